@@ -1,0 +1,52 @@
+// Features: the fixed-length windows the model sees, built from SQuAD examples exactly as
+// run_qa.py's prepare_train_features / prepare_validation_features (docs/hf-qa-spec.md 3.2, 3.3).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace cpuft {
+
+// One SQuAD question with its context (docs/hf-qa-spec.md 6).
+struct Answer {
+  std::string text;
+  int64_t answer_start = 0;  // code-point index into the context, as in the JSON
+};
+
+struct Example {
+  std::string id;
+  std::string title;
+  std::string context;
+  std::string question;
+  std::vector<Answer> answers;  // empty for SQuAD v2 unanswerable questions
+  bool is_impossible = false;
+};
+
+// A code-point span [begin, end) into the example's context; (-1, -1) marks a token that is not
+// part of the context (question, special tokens, padding) in evaluation features.
+struct Span {
+  int64_t begin = -1;
+  int64_t end = -1;
+};
+
+struct Feature {
+  std::vector<int32_t> input_ids;       // [max_seq_length], padded with the pad id
+  std::vector<int8_t> token_type_ids;   // [max_seq_length], 0 question / 1 context (BERT only)
+  std::vector<int8_t> attention_mask;   // [max_seq_length], 1 real token / 0 padding
+  int32_t example_index = -1;           // index into the example list this feature came from
+  // Training features: token positions of the answer, or the [CLS] index (0) when the answer is
+  // not wholly inside this window.
+  int32_t start_position = 0;
+  int32_t end_position = 0;
+  // Evaluation features: per token, its span in the context, (-1,-1) outside the context.
+  std::vector<Span> offsets;
+};
+
+struct FeatureOptions {
+  int max_seq_length = 384;
+  int doc_stride = 128;
+  bool pad_to_max_length = true;
+};
+
+}  // namespace cpuft

@@ -1,0 +1,43 @@
+// config.json of a Hugging Face model directory: DistilBERT and BERT (MiniLM) mapped onto one
+// ModelConfig (docs/hf-qa-spec.md 1.1, 1.5).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace cpuft {
+
+enum class ModelFamily { distilbert, bert };
+
+struct ModelConfig {
+  ModelFamily family = ModelFamily::distilbert;
+  int64_t vocab_size = 30522;
+  int64_t max_position_embeddings = 512;
+  int64_t type_vocab_size = 0;  // 0 for DistilBERT (no token-type embeddings), 2 for BERT
+  int64_t hidden = 768;         // dim / hidden_size
+  int64_t layers = 6;           // n_layers / num_hidden_layers
+  int64_t heads = 12;           // n_heads / num_attention_heads
+  int64_t intermediate = 3072;  // hidden_dim / intermediate_size
+  float hidden_dropout = 0.1f;     // dropout / hidden_dropout_prob
+  float attention_dropout = 0.1f;  // attention_dropout / attention_probs_dropout_prob
+  float qa_dropout = 0.1f;         // DistilBERT qa_dropout; 0 for BERT (no dropout before qa_outputs)
+  float layer_norm_eps = 1e-12f;
+  float initializer_range = 0.02f;
+  int64_t pad_token_id = 0;
+  bool sinusoidal_pos_embds = false;
+  std::string activation = "gelu";  // only "gelu" (exact erf form) is supported
+  nlohmann::json raw;               // the file as read, written back on save with our changes
+
+  int64_t head_dim() const { return hidden / heads; }
+  const char* prefix() const { return family == ModelFamily::distilbert ? "distilbert." : "bert."; }
+};
+
+// Reads and validates config.json; throws cpuft::Error naming the file, field, value and expectation.
+ModelConfig load_model_config(const std::string& path);
+
+// Writes config.json for a fine-tuned QA model (architectures = *ForQuestionAnswering), atomically.
+void save_model_config(const ModelConfig& config, const std::string& path);
+
+}  // namespace cpuft

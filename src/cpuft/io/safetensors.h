@@ -1,0 +1,69 @@
+// safetensors read (mmap, every offset and size bounds-checked) and write (HF layout: 8-byte
+// aligned header, "__metadata__": {"format": "pt"}, sorted as the reference writer sorts).
+// Format: docs/hf-qa-spec.md section 5.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace cpuft {
+
+enum class StDtype { F32, BF16, F16, I64, I32, F64, U8, I8, I16, U16, U32, U64, BOOL, OTHER };
+
+struct StTensorInfo {
+  std::string name;
+  StDtype dtype = StDtype::F32;
+  std::string dtype_name;       // as written in the header
+  std::vector<int64_t> shape;
+  uint64_t begin = 0, end = 0;  // offsets into the data buffer
+  int64_t numel() const;
+};
+
+// A safetensors file opened read-only with mmap. Throws cpuft::Error on any inconsistency:
+// missing or truncated file, header size over 100 MB or past the end of the file, header not a
+// JSON object, unknown dtype, size not matching shape x dtype, offsets out of range, overlapping
+// or leaving holes.
+class SafetensorsReader {
+ public:
+  explicit SafetensorsReader(const std::string& path);
+  ~SafetensorsReader();
+  SafetensorsReader(const SafetensorsReader&) = delete;
+  SafetensorsReader& operator=(const SafetensorsReader&) = delete;
+
+  const std::string& path() const { return path_; }
+  const std::vector<StTensorInfo>& tensors() const { return tensors_; }
+  const StTensorInfo* find(const std::string& name) const;  // nullptr if absent
+  const std::map<std::string, std::string>& metadata() const { return metadata_; }
+
+  // Copies the tensor into out as float32 (F32, BF16, F16 and F64 are converted; others error).
+  void read_f32(const StTensorInfo& t, float* out) const;
+  std::vector<float> read_f32(const std::string& name) const;
+  // Raw bytes of a tensor (for integer tensors).
+  const uint8_t* data(const StTensorInfo& t) const;
+
+ private:
+  std::string path_;
+  std::vector<StTensorInfo> tensors_;
+  std::map<std::string, std::string> metadata_;
+  const uint8_t* base_ = nullptr;  // start of the data buffer inside the mapping
+  void* map_ = nullptr;
+  size_t map_size_ = 0;
+};
+
+// A tensor to write: F32 from `f32`, or BF16 from `bf16`, or I64 from `i64` (exactly one set).
+struct StTensorOut {
+  std::string name;
+  std::vector<int64_t> shape;
+  const float* f32 = nullptr;
+  const uint16_t* bf16 = nullptr;
+  const int64_t* i64 = nullptr;
+};
+
+// Writes a safetensors file atomically (temporary name, fsync, rename).
+void write_safetensors(const std::string& path, const std::vector<StTensorOut>& tensors,
+                       const std::map<std::string, std::string>& metadata = {{"format", "pt"}});
+
+}  // namespace cpuft

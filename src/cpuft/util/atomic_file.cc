@@ -1,0 +1,85 @@
+#include "cpuft/util/atomic_file.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "cpuft/util/error.h"
+
+namespace cpuft {
+namespace {
+
+std::string parent_of(const std::string& path) {
+  size_t slash = path.find_last_of('/');
+  if (slash == std::string::npos) return ".";
+  if (slash == 0) return "/";
+  return path.substr(0, slash);
+}
+
+void fsync_path(const std::string& path, int flags) {
+  int fd = ::open(path.c_str(), flags);
+  if (fd < 0) return;  // best effort for directories on file systems that refuse it
+  ::fsync(fd);
+  ::close(fd);
+}
+
+}  // namespace
+
+void write_file_atomic(const std::string& path, std::string_view bytes) {
+  std::string tmp = path + ".tmp." + std::to_string(::getpid());
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) fail(path, ": cannot create: ", std::strerror(errno));
+  size_t done = 0;
+  while (done < bytes.size()) {
+    ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      int err = errno;
+      ::close(fd);
+      ::unlink(tmp.c_str());
+      fail(path, ": write failed: ", std::strerror(err));
+    }
+    done += static_cast<size_t>(n);
+  }
+  if (::fsync(fd) != 0 || ::close(fd) != 0) {
+    int err = errno;
+    ::unlink(tmp.c_str());
+    fail(path, ": fsync/close failed: ", std::strerror(err));
+  }
+  if (::rename(tmp.c_str(), path.c_str()) != 0) {
+    int err = errno;
+    ::unlink(tmp.c_str());
+    fail(path, ": rename failed: ", std::strerror(err));
+  }
+  fsync_path(parent_of(path), O_RDONLY | O_DIRECTORY);
+}
+
+void commit_directory(const std::string& tmp_dir, const std::string& final_dir) {
+  DIR* d = ::opendir(tmp_dir.c_str());
+  if (d == nullptr) fail(tmp_dir, ": cannot open directory: ", std::strerror(errno));
+  while (dirent* e = ::readdir(d)) {
+    if (e->d_name[0] == '.') continue;
+    fsync_path(tmp_dir + "/" + e->d_name, O_RDONLY);
+  }
+  ::closedir(d);
+  fsync_path(tmp_dir, O_RDONLY | O_DIRECTORY);
+  if (::rename(tmp_dir.c_str(), final_dir.c_str()) != 0)
+    fail(final_dir, ": cannot rename ", tmp_dir, " into place: ", std::strerror(errno));
+  fsync_path(parent_of(final_dir), O_RDONLY | O_DIRECTORY);
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) fail(path, ": cannot open: ", std::strerror(errno));
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+}  // namespace cpuft

@@ -1,0 +1,121 @@
+// Matrix products through oneDNN matmul primitives: the linear layers (forward, backward data,
+// backward weights) and the batched, strided products of multi-head attention.
+//
+// Every product runs on one process-wide oneDNN CPU engine and stream. A primitive is built the
+// first time a (shapes, strides, dtypes, alpha, bias, accumulate) combination is seen and cached
+// for the life of the process, so after the first training step no primitive is created.
+// Pointers are raw; element strides count elements, not bytes. Operands must not alias the output.
+//
+// Precision: inputs are f32 or bf16 (uint16_t storage; both inputs of one product must have the
+// same dtype); accumulation is always f32; the output is f32 or bf16. Where oneDNN cannot build a
+// bf16 product (oneDNN 2.6 without AVX-512, e.g. AMD Zen 3), the bf16 operands are converted to
+// f32 scratch and the f32 product runs instead: numerically the same as a bf16 product with f32
+// accumulation. gemm_bf16_native() says which case applies.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "cpuft/tensor/tensor.h"
+
+namespace cpuft {
+
+// One input operand: a matrix per batch index (b, h). Element (i, j) of matrix (b, h) is at
+//   data[b * batch_stride + h * head_stride + i * row_stride + j]            (trans == false)
+//   data[b * batch_stride + h * head_stride + j * row_stride + i]            (trans == true)
+// i.e. `trans` reads a row-major matrix as its transpose (e.g. W[N,K] read as W^T[K,N]).
+struct MatIn {
+  const void* data = nullptr;
+  DType dtype = DType::f32;  // f32 or bf16
+  int64_t row_stride = 0;    // distance between consecutive rows of the stored matrix
+  bool trans = false;
+  int64_t batch_stride = 0;  // distance between consecutive b (unused when B == 1)
+  int64_t head_stride = 0;   // distance between consecutive h (unused when H == 1)
+};
+
+// The output: element (i, j) of matrix (b, h) is at
+//   data[b * batch_stride + h * head_stride + i * row_stride + j].
+struct MatOut {
+  void* data = nullptr;
+  DType dtype = DType::f32;  // f32 or bf16
+  int64_t row_stride = 0;
+  int64_t batch_stride = 0;
+  int64_t head_stride = 0;
+};
+
+struct MatmulOptions {
+  float alpha = 1.0f;           // scales the product (not the bias, not the accumulated C)
+  const float* bias = nullptr;  // optional f32 bias[N] added to every row (only with B == H == 1)
+  bool accumulate = false;      // C += result instead of C = result
+};
+
+// For every b < B, h < H:  C[b,h] (+)= alpha * A[b,h] · Bm[b,h] (+ bias),
+// with A [M, K], Bm [K, N] and C [M, N] as described by MatIn / MatOut. Throws cpuft::Error on
+// non-positive sizes, null pointers, unsupported dtypes, mixed input dtypes, or a bias with a
+// batch. M, N, K, B, H may be any positive size.
+void matmul(int64_t B, int64_t H, int64_t M, int64_t N, int64_t K, const MatIn& a, const MatIn& b,
+            const MatOut& c, const MatmulOptions& opt = {});
+
+// ---- Linear layer: x [M, K] row-major, W [N, K] row-major (as Hugging Face stores [out, in]).
+// `in` is the dtype of x/dy and W (f32 or bf16), `out` the dtype of the result.
+
+// y[M,N] = x[M,K] · W[N,K]^T (+ bias[N], may be null).
+void linear_forward(int64_t M, int64_t N, int64_t K, const void* x, const void* w, DType in,
+                    const float* bias, void* y, DType out = DType::f32);
+
+// dx[M,K] (+)= dy[M,N] · W[N,K].
+void linear_backward_data(int64_t M, int64_t N, int64_t K, const void* dy, const void* w, DType in,
+                          void* dx, DType out = DType::f32, bool accumulate = false);
+
+// dW[N,K] (+)= dy[M,N]^T · x[M,K]   (f32 result; accumulate adds to the existing dW, for gradient
+// accumulation over micro-batches).
+void linear_backward_weight(int64_t M, int64_t N, int64_t K, const void* dy, const void* x, DType in,
+                            float* dw, bool accumulate);
+
+// db[N] (+)= sum over rows of dy[M,N] (f32 dy; the bias gradient of a linear layer).
+void bias_backward(int64_t M, int64_t N, const float* dy, float* db, bool accumulate);
+
+// ---- Multi-head attention. Q, K, V, context and their gradients are [T, D] matrices per
+// (batch b, head h), read in place from token-major buffers: for head h of sequence b the matrix
+// starts at data + b*batch_stride + h*head_stride with rows row_stride apart. For a fused QKV
+// projection output laid out [B, T, 3, H, D] (C = H*D): Q = {qkv, T*3C, D, 3C}, K = {qkv + C, ...},
+// V = {qkv + 2C, ...}; for a context buffer [B, T, H, D]: {ctx, T*C, D, C}. Scores and
+// probabilities are [B, H, T, T] contiguous: {s, H*T*T, T*T, T}.
+struct HeadsIn {
+  const void* data = nullptr;
+  DType dtype = DType::f32;
+  int64_t batch_stride = 0, head_stride = 0, row_stride = 0;
+};
+struct HeadsOut {
+  void* data = nullptr;
+  DType dtype = DType::f32;
+  int64_t batch_stride = 0, head_stride = 0, row_stride = 0;
+};
+
+// scores[b,h] = alpha * Q[b,h] · K[b,h]^T           ([T,T] from [T,D] x [T,D]^T)
+void attn_scores(int64_t B, int64_t H, int64_t T, int64_t D, const HeadsIn& q, const HeadsIn& k,
+                 float alpha, const HeadsOut& scores);
+// ctx[b,h] = P[b,h] · V[b,h]                         ([T,D] from [T,T] x [T,D])
+void attn_context(int64_t B, int64_t H, int64_t T, int64_t D, const HeadsIn& p, const HeadsIn& v,
+                  const HeadsOut& ctx);
+// Backward of attn_context: dP = dctx · V^T  and  dV = P^T · dctx.
+void attn_context_backward(int64_t B, int64_t H, int64_t T, int64_t D, const HeadsIn& dctx,
+                           const HeadsIn& p, const HeadsIn& v, const HeadsOut& dp,
+                           const HeadsOut& dv);
+// Backward of attn_scores (dS = gradient of the scaled scores):
+// dQ = alpha * dS · K  and  dK = alpha * dS^T · Q.
+void attn_scores_backward(int64_t B, int64_t H, int64_t T, int64_t D, const HeadsIn& ds,
+                          const HeadsIn& q, const HeadsIn& k, float alpha, const HeadsOut& dq,
+                          const HeadsOut& dk);
+
+// ---- Introspection.
+
+// True when oneDNN builds bf16 products natively; false when they are emulated in f32 (decided
+// once, by trying to build a small bf16 primitive).
+bool gemm_bf16_native();
+// Number of primitives built so far (tests use it to show the cache works).
+int64_t gemm_primitives_created();
+// One line for `cpuft doctor`: "oneDNN 2.6.3, isa avx2, bf16 matmul: emulated in f32".
+std::string describe_gemm();
+
+}  // namespace cpuft

@@ -1,0 +1,40 @@
+// bfloat16 <-> float32. A bf16 value is stored as uint16_t: the high 16 bits of the float32.
+// f32 -> bf16 rounds to nearest, ties to even (like PyTorch's c10::BFloat16 and the AVX512_BF16
+// instructions); infinities stay infinities, a NaN becomes a quiet NaN with the same sign (its top
+// mantissa bits kept, the quiet bit set), and denormals are rounded like any other value (never
+// flushed to zero). bf16 -> f32 is exact. Every array path gives the same bits as the scalar one.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+
+namespace cpuft {
+
+inline uint16_t f32_to_bf16(float f) {
+  uint32_t u;
+  std::memcpy(&u, &f, sizeof u);
+  if ((u & 0x7fffffffu) > 0x7f800000u) return static_cast<uint16_t>((u >> 16) | 0x0040u);
+  u += 0x7fffu + ((u >> 16) & 1u);
+  return static_cast<uint16_t>(u >> 16);
+}
+
+inline float bf16_to_f32(uint16_t h) {
+  uint32_t u = static_cast<uint32_t>(h) << 16;
+  float f;
+  std::memcpy(&f, &u, sizeof f);
+  return f;
+}
+
+// The float nearest to f that bf16 can hold (f32 -> bf16 -> f32).
+inline float round_to_bf16(float f) { return bf16_to_f32(f32_to_bf16(f)); }
+
+// Array conversions of n elements (n >= 0; src and dst must not overlap). They choose the widest
+// path the CPU and kernel_isa() allow (AVX512_BF16 instruction, AVX-512 integer, AVX2, scalar)
+// and split large arrays over OpenMP threads when called outside a parallel region.
+void f32_to_bf16_array(const float* src, uint16_t* dst, int64_t n);
+void bf16_to_f32_array(const uint16_t* src, float* dst, int64_t n);
+
+// Name of the path the array conversions use: "avx512_bf16", "avx512", "avx2" or "scalar".
+const char* bf16_convert_path();
+
+}  // namespace cpuft

@@ -6,11 +6,14 @@
 // for the life of the process, so after the first training step no primitive is created.
 // Pointers are raw; element strides count elements, not bytes. Operands must not alias the output.
 //
-// Precision: inputs are f32 or bf16 (uint16_t storage; both inputs of one product must have the
-// same dtype); accumulation is always f32; the output is f32 or bf16. Where oneDNN cannot build a
-// bf16 product (oneDNN 2.6 without AVX-512, e.g. AMD Zen 3), the bf16 operands are converted to
-// f32 scratch and the f32 product runs instead: numerically the same as a bf16 product with f32
-// accumulation. gemm_bf16_native() says which case applies.
+// Call from one thread at a time: each product already uses every OpenMP thread.
+//
+// Precision: inputs are f32 or bf16 (uint16_t storage); accumulation is always f32; the output is
+// f32 or bf16 (rounded to nearest even once, at the end). Where oneDNN cannot build the product
+// with the requested dtypes (bf16 in oneDNN 2.6 without AVX-512, e.g. AMD Zen 3; a bf16 output
+// from f32 inputs; one bf16 and one f32 input), the bf16 operands are converted to f32 scratch,
+// the f32 product runs, and a bf16 output is rounded from the f32 result: numerically the same as
+// a bf16 product with f32 accumulation. gemm_bf16_native() says which case applies to bf16 inputs.
 #pragma once
 
 #include <cstdint>
@@ -44,15 +47,15 @@ struct MatOut {
 };
 
 struct MatmulOptions {
-  float alpha = 1.0f;           // scales the product (not the bias, not the accumulated C)
+  float alpha = 1.0f;           // scales the product (not the accumulated C); must be 1 with a bias
   const float* bias = nullptr;  // optional f32 bias[N] added to every row (only with B == H == 1)
   bool accumulate = false;      // C += result instead of C = result
 };
 
 // For every b < B, h < H:  C[b,h] (+)= alpha * A[b,h] · Bm[b,h] (+ bias),
 // with A [M, K], Bm [K, N] and C [M, N] as described by MatIn / MatOut. Throws cpuft::Error on
-// non-positive sizes, null pointers, unsupported dtypes, mixed input dtypes, or a bias with a
-// batch. M, N, K, B, H may be any positive size.
+// non-positive sizes, null pointers, integer dtypes, a row stride shorter than a row, or a bias
+// with a batch or with alpha != 1. M, N, K, B, H may be any positive size.
 void matmul(int64_t B, int64_t H, int64_t M, int64_t N, int64_t K, const MatIn& a, const MatIn& b,
             const MatOut& c, const MatmulOptions& opt = {});
 

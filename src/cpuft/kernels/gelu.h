@@ -1,0 +1,26 @@
+// Exact (erf) GELU and the bias-gradient column sum (docs/hf-qa-spec.md 1.2, "gelu").
+#pragma once
+
+#include <cstdint>
+
+namespace cpuft {
+
+// out = gelu(pre) = (pre * 0.5) * (1 + erf(pre * M_SQRT1_2))   (torch's formula and order)
+// pre, out (M,N). bias (N) nullable: when given, pre is first updated IN PLACE to pre + bias,
+// so that after the call pre holds the true pre-activation that gelu_bwd needs (oneDNN usually
+// adds the bias in the GEMM: then pass bias = null).
+// out nullable (e.g. when only the bf16 copy feeds the next GEMM); out_bf16 (M,N) nullable.
+// out may alias pre only when no backward is needed (eval), since backward needs pre.
+void gelu_fwd(float* out, uint16_t* out_bf16, float* pre, const float* bias, int64_t M,
+              int64_t N);
+
+// dpre = dout * (cdf(pre) + pre * pdf(pre)),  cdf = 0.5 * (1 + erf(pre/sqrt2)),
+// pdf = exp(-pre^2/2) / sqrt(2*pi). All (n). dpre OVERWRITTEN; dpre may alias dout.
+void gelu_bwd(float* dpre, const float* dout, const float* pre, int64_t n);
+
+// db (N) += sum over the M rows of dy (M,N): the bias gradient of a Linear layer whose output
+// gradient is dy. Deterministic: each column is summed over the rows in order (f32), and the
+// threads split the columns, so every ISA and thread count gives the same bits.
+void bias_grad(float* db, const float* dy, int64_t M, int64_t N);
+
+}  // namespace cpuft

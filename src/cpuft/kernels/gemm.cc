@@ -1,0 +1,198 @@
+#include "cpuft/kernels/gemm.h"
+
+#include <omp.h>
+
+#include <vector>
+
+#include "cpuft/cpu/onednn_info.h"
+#include "cpuft/kernels/gemm_primitives.h"
+#include "cpuft/tensor/bf16.h"
+#include "cpuft/util/error.h"
+
+namespace cpuft {
+namespace {
+
+using gemm_detail::ProductShape;
+
+bool is_float(DType t) { return t == DType::f32 || t == DType::bf16; }
+
+void check_operand(const char* what, const void* data, DType type, int64_t row_stride,
+                   int64_t row_len) {
+  if (!data) fail("matmul: operand ", what, " is a null pointer");
+  if (!is_float(type)) fail("matmul: operand ", what, " has dtype ", dtype_name(type), ", expected f32 or bf16");
+  if (row_stride < row_len)
+    fail("matmul: operand ", what, " has row_stride ", row_stride, ", expected >= ", row_len);
+}
+
+void validate(int64_t B, int64_t H, int64_t M, int64_t N, int64_t K, const MatIn& a,
+              const MatIn& b, const MatOut& c, const MatmulOptions& opt) {
+  const int64_t sizes[] = {B, H, M, N, K};
+  const char* names[] = {"B", "H", "M", "N", "K"};
+  for (int i = 0; i < 5; ++i)
+    if (sizes[i] <= 0) fail("matmul: ", names[i], " is ", sizes[i], ", expected > 0");
+  check_operand("A", a.data, a.dtype, a.row_stride, a.trans ? M : K);
+  check_operand("B", b.data, b.dtype, b.row_stride, b.trans ? K : N);
+  check_operand("C", c.data, c.dtype, c.row_stride, N);
+  if (opt.bias && (B != 1 || H != 1))
+    fail("matmul: a bias needs B == H == 1, got B = ", B, ", H = ", H);
+  if (opt.bias && opt.alpha != 1.0f) fail("matmul: a bias needs alpha == 1, got ", opt.alpha);
+}
+
+// Scratch for the f32 emulation, grown on demand and kept: after the first step of a training
+// run no more memory is allocated here.
+float* scratch(int slot, int64_t n) {
+  thread_local std::vector<float> buffers[3];
+  std::vector<float>& v = buffers[slot];
+  if (static_cast<int64_t>(v.size()) < n) v.resize(static_cast<size_t>(n));
+  return v.data();
+}
+
+// Copies the [rows, cols] matrices of every (b, h) between a strided layout and a contiguous f32
+// one, converting from or to bf16 where `type` is bf16.
+void gather_f32(int64_t B, int64_t H, int64_t rows, int64_t cols, const void* src, DType type,
+                int64_t row, int64_t batch, int64_t head, float* dst) {
+  const int64_t lines = B * H * rows;
+#pragma omp parallel for schedule(static) if (lines * cols > (1 << 15))
+  for (int64_t l = 0; l < lines; ++l) {
+    const int64_t r = l % rows, bh = l / rows, h = bh % H, b = bh / H;
+    const int64_t off = b * batch + h * head + r * row;
+    float* out = dst + l * cols;
+    if (type == DType::bf16) {
+      bf16_to_f32_array(static_cast<const uint16_t*>(src) + off, out, cols);
+    } else {
+      const float* in = static_cast<const float*>(src) + off;
+      for (int64_t j = 0; j < cols; ++j) out[j] = in[j];
+    }
+  }
+}
+
+void scatter_bf16(int64_t B, int64_t H, int64_t rows, int64_t cols, const float* src, void* dst,
+                  int64_t row, int64_t batch, int64_t head) {
+  const int64_t lines = B * H * rows;
+#pragma omp parallel for schedule(static) if (lines * cols > (1 << 15))
+  for (int64_t l = 0; l < lines; ++l) {
+    const int64_t r = l % rows, bh = l / rows, h = bh % H, b = bh / H;
+    f32_to_bf16_array(src + l * cols, static_cast<uint16_t*>(dst) + b * batch + h * head + r * row, cols);
+  }
+}
+
+// An input operand as contiguous f32: itself when already f32, else converted into scratch slot.
+MatIn as_f32(int64_t B, int64_t H, int64_t rows, int64_t cols, const MatIn& m, int slot) {
+  if (m.dtype == DType::f32) return m;
+  // The stored matrix is [cols, rows] when read transposed.
+  const int64_t sr = m.trans ? cols : rows, sc = m.trans ? rows : cols;
+  float* buf = scratch(slot, B * H * sr * sc);
+  gather_f32(B, H, sr, sc, m.data, m.dtype, m.row_stride, m.batch_stride, m.head_stride, buf);
+  MatIn out;
+  out.data = buf;
+  out.dtype = DType::f32;
+  out.row_stride = sc;
+  out.trans = m.trans;
+  out.batch_stride = H * sr * sc;
+  out.head_stride = sr * sc;
+  return out;
+}
+
+// The product with every bf16 operand converted to f32 (see the header: same numbers as a bf16
+// product with f32 accumulation).
+void emulate_in_f32(int64_t B, int64_t H, int64_t M, int64_t N, int64_t K, const MatIn& a,
+                    const MatIn& b, const MatOut& c, const MatmulOptions& opt) {
+  const MatIn a32 = as_f32(B, H, M, K, a, 0);
+  const MatIn b32 = as_f32(B, H, K, N, b, 1);
+  if (c.dtype == DType::f32) {
+    matmul(B, H, M, N, K, a32, b32, c, opt);
+    return;
+  }
+  float* buf = scratch(2, B * H * M * N);
+  if (opt.accumulate) gather_f32(B, H, M, N, c.data, c.dtype, c.row_stride, c.batch_stride, c.head_stride, buf);
+  MatOut c32;
+  c32.data = buf;
+  c32.dtype = DType::f32;
+  c32.row_stride = N;
+  c32.batch_stride = H * M * N;
+  c32.head_stride = M * N;
+  matmul(B, H, M, N, K, a32, b32, c32, opt);
+  scatter_bf16(B, H, M, N, buf, c.data, c.row_stride, c.batch_stride, c.head_stride);
+}
+
+}  // namespace
+
+void matmul(int64_t B, int64_t H, int64_t M, int64_t N, int64_t K, const MatIn& a, const MatIn& b,
+            const MatOut& c, const MatmulOptions& opt) {
+  validate(B, H, M, N, K, a, b, c, opt);
+  ProductShape s;
+  s.B = B, s.H = H, s.M = M, s.N = N, s.K = K;
+  s.a_type = a.dtype, s.b_type = b.dtype, s.c_type = c.dtype;
+  // Strides of a size-1 batch dimension never matter: zero them so they do not split the cache.
+  s.a_row = a.row_stride, s.a_batch = B > 1 ? a.batch_stride : 0, s.a_head = H > 1 ? a.head_stride : 0;
+  s.b_row = b.row_stride, s.b_batch = B > 1 ? b.batch_stride : 0, s.b_head = H > 1 ? b.head_stride : 0;
+  s.c_row = c.row_stride, s.c_batch = B > 1 ? c.batch_stride : 0, s.c_head = H > 1 ? c.head_stride : 0;
+  s.a_trans = a.trans, s.b_trans = b.trans;
+  s.alpha = opt.alpha, s.bias = opt.bias != nullptr, s.accumulate = opt.accumulate;
+  if (const gemm_detail::Primitive* p = gemm_detail::find_primitive(s)) {
+    gemm_detail::execute(*p, a.data, b.data, c.data, opt.bias);
+    return;
+  }
+  if (a.dtype == DType::f32 && b.dtype == DType::f32 && c.dtype == DType::f32)
+    fail("matmul: oneDNN cannot build an f32 product for B=", B, " H=", H, " M=", M, " N=", N, " K=", K);
+  emulate_in_f32(B, H, M, N, K, a, b, c, opt);
+}
+
+void linear_forward(int64_t M, int64_t N, int64_t K, const void* x, const void* w, DType in,
+                    const float* bias, void* y, DType out) {
+  MatmulOptions opt;
+  opt.bias = bias;
+  matmul(1, 1, M, N, K, MatIn{x, in, K}, MatIn{w, in, K, /*trans=*/true}, MatOut{y, out, N}, opt);
+}
+
+void linear_backward_data(int64_t M, int64_t N, int64_t K, const void* dy, const void* w, DType in,
+                          void* dx, DType out, bool accumulate) {
+  MatmulOptions opt;
+  opt.accumulate = accumulate;
+  matmul(1, 1, M, K, N, MatIn{dy, in, N}, MatIn{w, in, K}, MatOut{dx, out, K}, opt);
+}
+
+void linear_backward_weight(int64_t M, int64_t N, int64_t K, const void* dy, const void* x, DType in,
+                            float* dw, bool accumulate) {
+  MatmulOptions opt;
+  opt.accumulate = accumulate;
+  matmul(1, 1, N, K, M, MatIn{dy, in, N, /*trans=*/true}, MatIn{x, in, K}, MatOut{dw, DType::f32, K}, opt);
+}
+
+void bias_backward(int64_t M, int64_t N, const float* dy, float* db, bool accumulate) {
+  if (M < 0 || N < 0) fail("bias_backward: M = ", M, ", N = ", N, ", expected >= 0");
+  // Each thread owns a band of columns and walks every row: no reduction across threads, and the
+  // sum order (row 0 first) does not depend on the thread count.
+  constexpr int64_t kBand = 64;
+  const int64_t bands = (N + kBand - 1) / kBand;
+#pragma omp parallel for schedule(static) if (M * N > (1 << 15))
+  for (int64_t band = 0; band < bands; ++band) {
+    const int64_t j0 = band * kBand, j1 = j0 + kBand < N ? j0 + kBand : N;
+    float acc[kBand];
+    for (int64_t j = j0; j < j1; ++j) acc[j - j0] = accumulate ? db[j] : 0.0f;
+    for (int64_t i = 0; i < M; ++i) {
+      const float* row = dy + i * N;
+      for (int64_t j = j0; j < j1; ++j) acc[j - j0] += row[j];
+    }
+    for (int64_t j = j0; j < j1; ++j) db[j] = acc[j - j0];
+  }
+}
+
+bool gemm_bf16_native() {
+  static const bool native = [] {
+    ProductShape s;
+    s.M = s.N = s.K = 16;
+    s.a_type = s.b_type = DType::bf16;
+    s.a_row = s.b_row = s.c_row = 16;
+    return gemm_detail::find_primitive(s) != nullptr;
+  }();
+  return native;
+}
+
+int64_t gemm_primitives_created() { return gemm_detail::primitives_created(); }
+
+std::string describe_gemm() {
+  return describe_onednn() + ", bf16 matmul: " + (gemm_bf16_native() ? "native" : "emulated in f32");
+}
+
+}  // namespace cpuft

@@ -1,0 +1,147 @@
+#include "cpuft/kernels/gemm_primitives.h"
+
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+
+#include <dnnl.hpp>
+
+#include "cpuft/cpu/onednn_info.h"
+
+namespace cpuft::gemm_detail {
+
+class Primitive {
+ public:
+  dnnl::matmul prim;
+  dnnl::memory::desc a, b, c, bias;
+};
+
+namespace {
+
+using dt = dnnl::memory::data_type;
+
+struct Runtime {
+  dnnl::engine engine;
+  dnnl::stream stream;
+};
+
+Runtime& runtime() {
+  static Runtime* r = [] {
+    onednn_prepare();  // must precede the first primitive: it may raise oneDNN's ISA to AMX
+    auto* rt = new Runtime;
+    rt->engine = dnnl::engine(dnnl::engine::kind::cpu, 0);
+    rt->stream = dnnl::stream(rt->engine);
+    return rt;
+  }();
+  return *r;
+}
+
+dt to_dnnl(DType t) { return t == DType::bf16 ? dt::bf16 : dt::f32; }
+
+// A [rows, cols] matrix per (b, h) as a 2-D or 4-D oneDNN descriptor. `trans` means the stored
+// matrix is [cols, rows] row-major, read transposed.
+dnnl::memory::desc matrix_desc(const ProductShape& s, int64_t rows, int64_t cols, DType type,
+                               int64_t row, bool trans, int64_t batch, int64_t head) {
+  const int64_t rs = trans ? 1 : row, cs = trans ? row : 1;
+  if (s.B == 1 && s.H == 1) return dnnl::memory::desc({rows, cols}, to_dnnl(type), {rs, cs});
+  return dnnl::memory::desc({s.B, s.H, rows, cols}, to_dnnl(type), {batch, head, rs, cs});
+}
+
+struct Key {
+  std::string bytes;
+  bool operator==(const Key& o) const { return bytes == o.bytes; }
+};
+struct KeyHash {
+  size_t operator()(const Key& k) const { return std::hash<std::string>()(k.bytes); }
+};
+
+// The key is the shape's fields laid end to end (copied one by one, so padding never enters).
+Key make_key(const ProductShape& s) {
+  Key k;
+  auto put = [&k](const auto& v) { k.bytes.append(reinterpret_cast<const char*>(&v), sizeof v); };
+  put(s.B), put(s.H), put(s.M), put(s.N), put(s.K);
+  put(s.a_type), put(s.b_type), put(s.c_type);
+  put(s.a_row), put(s.a_batch), put(s.a_head), put(s.a_trans);
+  put(s.b_row), put(s.b_batch), put(s.b_head), put(s.b_trans);
+  put(s.c_row), put(s.c_batch), put(s.c_head);
+  put(s.alpha), put(s.bias), put(s.accumulate);
+  return k;
+}
+
+std::unique_ptr<Primitive> build(const ProductShape& s) {
+  auto p = std::make_unique<Primitive>();
+  p->a = matrix_desc(s, s.M, s.K, s.a_type, s.a_row, s.a_trans, s.a_batch, s.a_head);
+  p->b = matrix_desc(s, s.K, s.N, s.b_type, s.b_row, s.b_trans, s.b_batch, s.b_head);
+  p->c = matrix_desc(s, s.M, s.N, s.c_type, s.c_row, false, s.c_batch, s.c_head);
+  dnnl::primitive_attr attr;
+  if (s.alpha != 1.0f) attr.set_output_scales(0, {s.alpha});
+  if (s.accumulate) {
+    dnnl::post_ops ops;
+    ops.append_sum(1.0f);
+    attr.set_post_ops(ops);
+  }
+  try {
+    std::unique_ptr<dnnl::matmul::desc> desc;
+    if (s.bias) {
+      p->bias = dnnl::memory::desc({1, s.N}, dt::f32, {s.N, 1});
+      desc = std::make_unique<dnnl::matmul::desc>(p->a, p->b, p->bias, p->c);
+    } else {
+      desc = std::make_unique<dnnl::matmul::desc>(p->a, p->b, p->c);
+    }
+    dnnl::matmul::primitive_desc pd(*desc, attr, runtime().engine);
+    // The reference implementation is orders of magnitude slower than converting to f32.
+    if (std::strncmp(pd.impl_info_str(), "ref", 3) == 0) return nullptr;
+    p->prim = dnnl::matmul(pd);
+  } catch (const dnnl::error&) {
+    return nullptr;
+  }
+  return p;
+}
+
+struct Cache {
+  std::mutex mu;
+  std::unordered_map<Key, std::unique_ptr<Primitive>, KeyHash> map;
+  int64_t created = 0;
+};
+
+Cache& cache() {
+  static Cache* c = new Cache;  // never destroyed: products may run during static destruction
+  return *c;
+}
+
+}  // namespace
+
+const Primitive* find_primitive(const ProductShape& shape) {
+  Key key = make_key(shape);
+  Cache& c = cache();
+  std::lock_guard<std::mutex> lock(c.mu);
+  auto it = c.map.find(key);
+  if (it == c.map.end()) {
+    std::unique_ptr<Primitive> p = build(shape);
+    if (p) ++c.created;
+    it = c.map.emplace(std::move(key), std::move(p)).first;  // a failure is cached too
+  }
+  return it->second.get();
+}
+
+void execute(const Primitive& p, const void* a, const void* b, void* c, const float* bias) {
+  Runtime& rt = runtime();
+  dnnl::memory am(p.a, rt.engine, const_cast<void*>(a));
+  dnnl::memory bm(p.b, rt.engine, const_cast<void*>(b));
+  dnnl::memory cm(p.c, rt.engine, c);
+  std::unordered_map<int, dnnl::memory> args{
+      {DNNL_ARG_SRC, am}, {DNNL_ARG_WEIGHTS, bm}, {DNNL_ARG_DST, cm}};
+  if (bias) args.emplace(DNNL_ARG_BIAS, dnnl::memory(p.bias, rt.engine, const_cast<float*>(bias)));
+  p.prim.execute(rt.stream, args);
+  rt.stream.wait();
+}
+
+int64_t primitives_created() {
+  Cache& c = cache();
+  std::lock_guard<std::mutex> lock(c.mu);
+  return c.created;
+}
+
+}  // namespace cpuft::gemm_detail

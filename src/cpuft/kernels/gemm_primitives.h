@@ -1,0 +1,35 @@
+// Internal to gemm.cc: the process-wide oneDNN engine and stream, and the cache of matmul
+// primitives keyed by everything that shapes one (sizes, strides, dtypes, alpha, bias, accumulate).
+#pragma once
+
+#include <cstdint>
+
+#include "cpuft/kernels/gemm.h"
+
+namespace cpuft::gemm_detail {
+
+// Everything matmul() needs to build a primitive; the data pointers are not part of it.
+struct ProductShape {
+  int64_t B = 1, H = 1, M = 0, N = 0, K = 0;
+  DType a_type = DType::f32, b_type = DType::f32, c_type = DType::f32;
+  int64_t a_row = 0, a_batch = 0, a_head = 0;
+  int64_t b_row = 0, b_batch = 0, b_head = 0;
+  int64_t c_row = 0, c_batch = 0, c_head = 0;
+  bool a_trans = false, b_trans = false;
+  float alpha = 1.0f;
+  bool bias = false;
+  bool accumulate = false;
+};
+
+class Primitive;
+
+// The cached primitive for `shape`, built on first use; nullptr when oneDNN cannot build it, or
+// can only offer its reference implementation (then the caller emulates in f32). Thread-safe.
+const Primitive* find_primitive(const ProductShape& shape);
+
+// Runs a primitive from find_primitive on the shared stream and waits for it.
+void execute(const Primitive& p, const void* a, const void* b, void* c, const float* bias);
+
+int64_t primitives_created();
+
+}  // namespace cpuft::gemm_detail

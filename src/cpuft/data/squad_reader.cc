@@ -1,0 +1,166 @@
+#include "cpuft/data/squad_reader.h"
+
+#include <nlohmann/json.hpp>
+
+#include <unordered_map>
+
+#include "cpuft/util/atomic_file.h"
+#include "cpuft/util/error.h"
+
+namespace cpuft {
+namespace {
+
+using nlohmann::json;
+
+// Short description of a JSON value for error messages: its type and, for scalars, the value.
+std::string describe(const json& v) {
+  std::string text = v.dump();
+  if (text.size() > 60) text = text.substr(0, 57) + "...";
+  if (v.is_structured()) return std::string(v.type_name());
+  return std::string(v.type_name()) + " " + text;
+}
+
+// Walks the nested SQuAD layout, keeping the JSON path of the node being read for errors.
+class Reader {
+ public:
+  explicit Reader(const std::string& source) : source_(source) {}
+
+  [[noreturn]] void bad(const std::string& path, const std::string& found, const char* expected) {
+    fail(source_, ": ", path, ": found ", found, ", expected ", expected);
+  }
+
+  const json& member(const json& obj, const std::string& path, const char* key) {
+    auto it = obj.find(key);
+    if (it == obj.end()) bad(path + "." + key, "nothing (missing)", kExpected(key));
+    return *it;
+  }
+
+  const json& array_member(const json& obj, const std::string& path, const char* key) {
+    const json& v = member(obj, path, key);
+    if (!v.is_array()) bad(path + "." + key, describe(v), "an array");
+    return v;
+  }
+
+  std::string string_member(const json& obj, const std::string& path, const char* key) {
+    const json& v = member(obj, path, key);
+    if (!v.is_string()) bad(path + "." + key, describe(v), "a string");
+    return v.get<std::string>();
+  }
+
+  void check_object(const json& v, const std::string& path) {
+    if (!v.is_object()) bad(path, describe(v), "an object");
+  }
+
+  SquadDataset read(const json& root) {
+    SquadDataset out;
+    if (!root.is_object()) bad("(top level)", describe(root), "an object with a \"data\" array");
+    auto version = root.find("version");
+    if (version != root.end()) {
+      if (!version->is_string()) bad("version", describe(*version), "a string such as \"1.1\" or \"v2.0\"");
+      const std::string v = version->get<std::string>();
+      if (v == "v2.0" || v == "2.0") out.version = 2;
+    }
+    const json& data = array_member(root, "", "data");
+    for (size_t a = 0; a < data.size(); ++a) {
+      const std::string apath = str_cat("data[", a, "]");
+      check_object(data[a], apath);
+      std::string title;
+      if (auto t = data[a].find("title"); t != data[a].end()) {
+        if (!t->is_string()) bad(apath + ".title", describe(*t), "a string");
+        title = t->get<std::string>();
+      }
+      const json& paragraphs = array_member(data[a], apath, "paragraphs");
+      for (size_t p = 0; p < paragraphs.size(); ++p) {
+        const std::string ppath = str_cat(apath, ".paragraphs[", p, "]");
+        check_object(paragraphs[p], ppath);
+        read_paragraph(paragraphs[p], ppath, title, out);
+      }
+    }
+    return out;
+  }
+
+ private:
+  static const char* kExpected(const char* key) {
+    std::string k = key;
+    if (k == "data" || k == "paragraphs" || k == "qas" || k == "answers") return "an array";
+    if (k == "answer_start") return "an integer";
+    return "a string";
+  }
+
+  void read_paragraph(const json& para, const std::string& ppath, const std::string& title, SquadDataset& out) {
+    const std::string context = string_member(para, ppath, "context");
+    const std::vector<size_t> at = code_point_offsets(context);
+    const int64_t context_len = static_cast<int64_t>(at.size()) - 1;
+    const json& qas = array_member(para, ppath, "qas");
+    for (size_t q = 0; q < qas.size(); ++q) {
+      const std::string qpath = str_cat(ppath, ".qas[", q, "]");
+      check_object(qas[q], qpath);
+      Example ex;
+      ex.id = string_member(qas[q], qpath, "id");
+      ex.title = title;
+      ex.context = context;
+      ex.question = string_member(qas[q], qpath, "question");
+      if (auto imp = qas[q].find("is_impossible"); imp != qas[q].end()) {
+        if (!imp->is_boolean()) bad(qpath + ".is_impossible", describe(*imp), "true or false");
+        ex.is_impossible = imp->get<bool>();
+      }
+      const json& answers = array_member(qas[q], qpath, "answers");
+      for (size_t k = 0; k < answers.size(); ++k) {
+        const std::string kpath = str_cat(qpath, ".answers[", k, "]");
+        check_object(answers[k], kpath);
+        Answer ans;
+        ans.text = string_member(answers[k], kpath, "text");
+        const json& start = member(answers[k], kpath, "answer_start");
+        if (!start.is_number_integer()) bad(kpath + ".answer_start", describe(start), "an integer");
+        const int64_t text_len = static_cast<int64_t>(code_point_offsets(ans.text).size()) - 1;
+        if (start.is_number_unsigned() ? start.get<uint64_t>() > static_cast<uint64_t>(context_len)
+                                       : start.get<int64_t>() < 0 || start.get<int64_t>() > context_len) {
+          bad(kpath + ".answer_start", describe(start),
+              str_cat("a code-point index in [0, ", context_len, "] (the context has ", context_len,
+                      " code points)")
+                  .c_str());
+        }
+        ans.answer_start = start.get<int64_t>();
+        const int64_t end = std::min(ans.answer_start + text_len, context_len);
+        if (ans.answer_start + text_len > context_len ||
+            context.compare(at[ans.answer_start], at[end] - at[ans.answer_start], ans.text) != 0) {
+          ++out.mismatched_answers;
+        }
+        ex.answers.push_back(std::move(ans));
+      }
+      if (ex.is_impossible || ex.answers.empty()) out.version = 2;
+      auto [it, inserted] = first_path_of_id_.emplace(ex.id, qpath);
+      if (!inserted) bad(qpath + ".id", str_cat("\"", ex.id, "\" (already used at ", it->second, ")"), "a unique id");
+      out.examples.push_back(std::move(ex));
+    }
+  }
+
+  const std::string& source_;
+  std::unordered_map<std::string, std::string> first_path_of_id_;
+};
+
+}  // namespace
+
+std::vector<size_t> code_point_offsets(std::string_view s) {
+  std::vector<size_t> at;
+  at.reserve(s.size() + 1);
+  for (size_t i = 0; i < s.size(); ++i) {
+    if ((static_cast<unsigned char>(s[i]) & 0xC0) != 0x80) at.push_back(i);
+  }
+  at.push_back(s.size());
+  return at;
+}
+
+SquadDataset parse_squad(std::string_view json_text, const std::string& source) {
+  json root;
+  try {
+    root = json::parse(json_text.begin(), json_text.end());
+  } catch (const json::parse_error& e) {
+    fail(source, ": not valid JSON at byte ", e.byte, ": ", e.what());
+  }
+  return Reader(source).read(root);
+}
+
+SquadDataset read_squad(const std::string& path) { return parse_squad(read_file(path), path); }
+
+}  // namespace cpuft

@@ -35,9 +35,17 @@ struct ModelConfig {
 };
 
 // Reads and validates config.json; throws cpuft::Error naming the file, field, value and expectation.
+// Missing optional fields take transformers' defaults (DistilBertConfig / BertConfig; DistilBERT
+// also accepts hidden_size, num_attention_heads, num_hidden_layers). A null pad_token_id reads as 0.
+// Rejected: invalid JSON (line/column), missing or unsupported model_type, wrong JSON types,
+// non-positive sizes, dropouts outside [0, 1], hidden not divisible by heads, activation other than
+// "gelu", position_embedding_type other than "absolute".
 ModelConfig load_model_config(const std::string& path);
 
-// Writes config.json for a fine-tuned QA model (architectures = *ForQuestionAnswering), atomically.
+// Writes config.json for a fine-tuned QA model, atomically, indent 2, keys sorted, ASCII-escaped
+// like transformers: `raw` (or, when raw is not an object, the fields of `config` under
+// transformers' names) with "model_type", "architectures" = ["DistilBertForQuestionAnswering"] or
+// ["BertForQuestionAnswering"] and "torch_dtype" (and "dtype" when present) = "float32".
 void save_model_config(const ModelConfig& config, const std::string& path);
 
 }  // namespace cpuft

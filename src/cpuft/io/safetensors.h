@@ -24,8 +24,9 @@ struct StTensorInfo {
 
 // A safetensors file opened read-only with mmap. Throws cpuft::Error on any inconsistency:
 // missing or truncated file, header size over 100 MB or past the end of the file, header not a
-// JSON object, unknown dtype, size not matching shape x dtype, offsets out of range, overlapping
-// or leaving holes.
+// JSON object, duplicate keys, __metadata__ not string -> string, unknown dtype, size not
+// matching shape x dtype, offsets out of range, overlapping or leaving holes. tensors() lists
+// the tensors in the order of their data.
 class SafetensorsReader {
  public:
   explicit SafetensorsReader(const std::string& path);
@@ -46,7 +47,8 @@ class SafetensorsReader {
 
  private:
   std::string path_;
-  std::vector<StTensorInfo> tensors_;
+  std::vector<StTensorInfo> tensors_;  // sorted by data offset
+  std::map<std::string, size_t> index_;  // name -> position in tensors_
   std::map<std::string, std::string> metadata_;
   const uint8_t* base_ = nullptr;  // start of the data buffer inside the mapping
   void* map_ = nullptr;
@@ -62,7 +64,11 @@ struct StTensorOut {
   const int64_t* i64 = nullptr;
 };
 
-// Writes a safetensors file atomically (temporary name, fsync, rename).
+// Writes a safetensors file atomically (temporary name, fsync, rename), byte for byte as the
+// reference writer (safetensors' serialize) does: tensors sorted by dtype (I64, F32, BF16) then
+// name, compact header, "__metadata__" first (omitted when `metadata` is empty; its entries in
+// key order), header padded with spaces to a multiple of 8. Throws cpuft::Error for an empty or
+// duplicate name, "__metadata__" as a name, a negative dimension or not exactly one data pointer.
 void write_safetensors(const std::string& path, const std::vector<StTensorOut>& tensors,
                        const std::map<std::string, std::string>& metadata = {{"format", "pt"}});
 

@@ -1,0 +1,211 @@
+// config.json of DistilBERT and BERT models, read with the defaults and aliases of transformers'
+// DistilBertConfig / BertConfig (docs/hf-qa-spec.md 1.1, 1.5).
+#include "cpuft/io/hf_config.h"
+
+#include <cmath>
+#include <limits>
+
+#include "cpuft/util/atomic_file.h"
+#include "cpuft/util/error.h"
+
+namespace cpuft {
+namespace {
+
+using json = nlohmann::json;
+
+// Reads typed fields of one config object; each accessor takes the field's names (canonical first,
+// then attribute_map aliases) and the default transformers uses when none is present.
+class Fields {
+ public:
+  Fields(const std::string& path, const json& root) : path_(path), root_(root) {}
+
+  int64_t integer(std::initializer_list<const char*> names, int64_t fallback) const {
+    const char* name = nullptr;
+    const json* v = find(names, &name);
+    if (!v) return fallback;
+    if (!v->is_number_integer()) fail(path_, ": \"", name, "\" is ", v->dump(), "; expected an integer");
+    return v->get<int64_t>();
+  }
+
+  int64_t positive(std::initializer_list<const char*> names, int64_t fallback) const {
+    int64_t value = integer(names, fallback);
+    if (value <= 0) fail(path_, ": \"", *names.begin(), "\" is ", value, "; expected a positive integer");
+    return value;
+  }
+
+  float number(const char* name, float fallback, float lo, float hi) const {
+    const char* found = nullptr;
+    const json* v = find({name}, &found);
+    if (!v) return fallback;
+    if (!v->is_number()) fail(path_, ": \"", name, "\" is ", v->dump(), "; expected a number");
+    double value = v->get<double>();
+    if (!(value >= lo && value <= hi)) {
+      fail(path_, ": \"", name, "\" is ", v->dump(), "; expected a number in [", lo, ", ", hi, "]");
+    }
+    return static_cast<float>(value);
+  }
+
+  bool boolean(const char* name, bool fallback) const {
+    const char* found = nullptr;
+    const json* v = find({name}, &found);
+    if (!v) return fallback;
+    if (!v->is_boolean()) fail(path_, ": \"", name, "\" is ", v->dump(), "; expected true or false");
+    return v->get<bool>();
+  }
+
+  std::string string(const char* name, const char* fallback) const {
+    const char* found = nullptr;
+    const json* v = find({name}, &found);
+    if (!v) return fallback;
+    if (!v->is_string()) fail(path_, ": \"", name, "\" is ", v->dump(), "; expected a string");
+    return v->get<std::string>();
+  }
+
+  // pad_token_id may be null (no padding row); the engine only uses it at random init, so null
+  // reads as the default.
+  bool is_null(const char* name) const { return root_.contains(name) && root_[name].is_null(); }
+
+ private:
+  // The value under the first present name; two names present with different values is an error
+  // (transformers would keep whichever it happened to set last).
+  const json* find(std::initializer_list<const char*> names, const char** found) const {
+    const json* value = nullptr;
+    for (const char* name : names) {
+      auto it = root_.find(name);
+      if (it == root_.end()) continue;
+      if (value && *value != *it) {
+        fail(path_, ": \"", *found, "\" is ", value->dump(), " but its alias \"", name, "\" is ", it->dump(),
+             "; expected one value");
+      }
+      if (!value) value = &*it, *found = name;
+    }
+    return value;
+  }
+
+  const std::string& path_;
+  const json& root_;
+};
+
+void read_distilbert(const std::string& path, const Fields& f, ModelConfig* c) {
+  c->family = ModelFamily::distilbert;
+  c->hidden = f.positive({"dim", "hidden_size"}, 768);
+  c->layers = f.positive({"n_layers", "num_hidden_layers"}, 6);
+  c->heads = f.positive({"n_heads", "num_attention_heads"}, 12);
+  c->intermediate = f.positive({"hidden_dim"}, 4 * 768);
+  c->hidden_dropout = f.number("dropout", 0.1f, 0, 1);
+  c->attention_dropout = f.number("attention_dropout", 0.1f, 0, 1);
+  c->qa_dropout = f.number("qa_dropout", 0.1f, 0, 1);
+  c->layer_norm_eps = 1e-12f;  // hard-coded in modeling_distilbert.py
+  c->type_vocab_size = 0;
+  c->sinusoidal_pos_embds = f.boolean("sinusoidal_pos_embds", false);
+  c->activation = f.string("activation", "gelu");
+  if (c->activation != "gelu") {
+    fail(path, ": \"activation\" is \"", c->activation, "\"; cpuft supports only \"gelu\"");
+  }
+}
+
+void read_bert(const std::string& path, const Fields& f, ModelConfig* c) {
+  c->family = ModelFamily::bert;
+  c->hidden = f.positive({"hidden_size"}, 768);
+  c->layers = f.positive({"num_hidden_layers"}, 12);
+  c->heads = f.positive({"num_attention_heads"}, 12);
+  c->intermediate = f.positive({"intermediate_size"}, 3072);
+  c->hidden_dropout = f.number("hidden_dropout_prob", 0.1f, 0, 1);
+  c->attention_dropout = f.number("attention_probs_dropout_prob", 0.1f, 0, 1);
+  c->qa_dropout = 0;  // BertForQuestionAnswering has no dropout before qa_outputs
+  c->layer_norm_eps = f.number("layer_norm_eps", 1e-12f, std::numeric_limits<float>::min(), 1);
+  c->type_vocab_size = f.positive({"type_vocab_size"}, 2);
+  c->sinusoidal_pos_embds = false;
+  c->activation = f.string("hidden_act", "gelu");
+  if (c->activation != "gelu") {
+    fail(path, ": \"hidden_act\" is \"", c->activation, "\"; cpuft supports only \"gelu\"");
+  }
+  std::string positions = f.string("position_embedding_type", "absolute");
+  if (positions != "absolute") {
+    fail(path, ": \"position_embedding_type\" is \"", positions, "\"; cpuft supports only \"absolute\"");
+  }
+}
+
+// The fields of a config built in code (no file read), under transformers' names.
+json fields_of(const ModelConfig& c) {
+  json j;
+  j["vocab_size"] = c.vocab_size;
+  j["max_position_embeddings"] = c.max_position_embeddings;
+  j["initializer_range"] = c.initializer_range;
+  j["pad_token_id"] = c.pad_token_id;
+  if (c.family == ModelFamily::distilbert) {
+    j["dim"] = c.hidden;
+    j["n_layers"] = c.layers;
+    j["n_heads"] = c.heads;
+    j["hidden_dim"] = c.intermediate;
+    j["dropout"] = c.hidden_dropout;
+    j["attention_dropout"] = c.attention_dropout;
+    j["qa_dropout"] = c.qa_dropout;
+    j["activation"] = c.activation;
+    j["sinusoidal_pos_embds"] = c.sinusoidal_pos_embds;
+  } else {
+    j["hidden_size"] = c.hidden;
+    j["num_hidden_layers"] = c.layers;
+    j["num_attention_heads"] = c.heads;
+    j["intermediate_size"] = c.intermediate;
+    j["hidden_dropout_prob"] = c.hidden_dropout;
+    j["attention_probs_dropout_prob"] = c.attention_dropout;
+    j["hidden_act"] = c.activation;
+    j["layer_norm_eps"] = c.layer_norm_eps;
+    j["type_vocab_size"] = c.type_vocab_size;
+    j["position_embedding_type"] = "absolute";
+  }
+  return j;
+}
+
+}  // namespace
+
+ModelConfig load_model_config(const std::string& path) {
+  std::string text = read_file(path);
+  ModelConfig c;
+  try {
+    c.raw = json::parse(text);
+  } catch (const json::parse_error& e) {
+    fail(path, ": invalid JSON: ", e.what());
+  }
+  if (!c.raw.is_object()) fail(path, ": top level is ", c.raw.type_name(), "; expected a JSON object");
+  auto type = c.raw.find("model_type");
+  if (type == c.raw.end()) fail(path, ": missing \"model_type\"; expected \"distilbert\" or \"bert\"");
+  if (!type->is_string()) fail(path, ": \"model_type\" is ", type->dump(), "; expected a string");
+  std::string model_type = type->get<std::string>();
+
+  Fields f(path, c.raw);
+  if (model_type == "distilbert") {
+    read_distilbert(path, f, &c);
+  } else if (model_type == "bert") {
+    read_bert(path, f, &c);
+  } else {
+    fail(path, ": model_type \"", model_type, "\" is not supported; supported: \"distilbert\", \"bert\"");
+  }
+  c.vocab_size = f.positive({"vocab_size"}, 30522);
+  c.max_position_embeddings = f.positive({"max_position_embeddings"}, 512);
+  c.initializer_range = f.number("initializer_range", 0.02f, 0, 1e3f);
+  c.pad_token_id = f.is_null("pad_token_id") ? 0 : f.integer({"pad_token_id"}, 0);
+  if (c.pad_token_id < 0 || c.pad_token_id >= c.vocab_size) {
+    fail(path, ": \"pad_token_id\" is ", c.pad_token_id, "; expected a token id in [0, ", c.vocab_size, ")");
+  }
+  if (c.hidden % c.heads != 0) {
+    const bool distil = c.family == ModelFamily::distilbert;
+    fail(path, ": ", distil ? "\"dim\" " : "\"hidden_size\" ", c.hidden, " is not divisible by ",
+         distil ? "\"n_heads\" " : "\"num_attention_heads\" ", c.heads);
+  }
+  return c;
+}
+
+void save_model_config(const ModelConfig& config, const std::string& path) {
+  json out = config.raw.is_object() ? config.raw : fields_of(config);
+  const bool distil = config.family == ModelFamily::distilbert;
+  out["model_type"] = distil ? "distilbert" : "bert";
+  out["architectures"] = json::array({distil ? "DistilBertForQuestionAnswering" : "BertForQuestionAnswering"});
+  out["torch_dtype"] = "float32";
+  // transformers 5 names the entry "dtype"; keep the two consistent when the input had it.
+  if (out.contains("dtype")) out["dtype"] = "float32";
+  write_file_atomic(path, out.dump(2, ' ', true) + "\n");
+}
+
+}  // namespace cpuft

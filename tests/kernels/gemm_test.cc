@@ -1,0 +1,320 @@
+// oneDNN products against a naive double-precision loop that reads the operands through the same
+// (strided, transposed, batched) descriptions, in f32 and bf16.
+#include "cpuft/kernels/gemm.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "cpuft/cpu/features.h"
+#include "cpuft/tensor/bf16.h"
+#include "cpuft/util/error.h"
+
+namespace cpuft {
+namespace {
+
+// A buffer that holds either f32 or bf16 elements, filled with random values in [-1, 1).
+struct Buf {
+  DType dtype;
+  std::vector<float> f;
+  std::vector<uint16_t> h;
+  Buf(DType t, int64_t n, uint32_t seed) : dtype(t) {
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+    if (t == DType::f32) {
+      f.resize(n);
+      for (float& x : f) x = u(rng);
+    } else {
+      h.resize(n);
+      for (uint16_t& x : h) x = f32_to_bf16(u(rng));
+    }
+  }
+  void* data() { return dtype == DType::f32 ? static_cast<void*>(f.data()) : h.data(); }
+  double at(int64_t i) const { return dtype == DType::f32 ? f[i] : bf16_to_f32(h[i]); }
+};
+
+double read(const void* p, DType t, int64_t i) {
+  return t == DType::f32 ? static_cast<const float*>(p)[i] : bf16_to_f32(static_cast<const uint16_t*>(p)[i]);
+}
+
+int64_t in_offset(const MatIn& m, int64_t b, int64_t h, int64_t i, int64_t j) {
+  return b * m.batch_stride + h * m.head_stride + (m.trans ? j * m.row_stride + i : i * m.row_stride + j);
+}
+
+int64_t out_offset(const MatOut& m, int64_t b, int64_t h, int64_t i, int64_t j) {
+  return b * m.batch_stride + h * m.head_stride + i * m.row_stride + j;
+}
+
+// Tolerance: f32 accumulation error is bounded by a small multiple of eps * sum |a_ik * b_kj|
+// (1e-5 covers K up to a few hundred with margin); a bf16 output adds one rounding, at most
+// 2^-9 relative (2^-8 allowed).
+constexpr double kAccumTol = 1e-5;
+constexpr double kBf16OutTol = 1.0 / 256;
+
+// Runs matmul and checks every element of C against the double-precision reference computed from
+// the operands as stored (bf16 operands are compared on their bf16 values); c_before holds C's
+// contents before the call (read only when accumulating). Elements of C outside the described
+// matrices must be unchanged.
+void check_matmul(int64_t B, int64_t H, int64_t M, int64_t N, int64_t K, const MatIn& a,
+                  const MatIn& b, Buf& c, const MatOut& cd, const MatmulOptions& opt,
+                  const std::string& what) {
+  const int64_t cn = static_cast<int64_t>(c.dtype == DType::f32 ? c.f.size() : c.h.size());
+  std::vector<double> before(cn);
+  for (int64_t i = 0; i < cn; ++i) before[i] = c.at(i);
+  std::vector<bool> covered(cn, false);
+  // cd may start inside c (e.g. the V third of a fused QKV gradient buffer).
+  const int64_t base = (static_cast<const char*>(cd.data) - static_cast<const char*>(c.data())) /
+                       static_cast<int64_t>(dtype_size(c.dtype));
+  matmul(B, H, M, N, K, a, b, cd, opt);
+  double worst = 0;
+  for (int64_t bb = 0; bb < B; ++bb)
+    for (int64_t hh = 0; hh < H; ++hh)
+      for (int64_t i = 0; i < M; ++i)
+        for (int64_t j = 0; j < N; ++j) {
+          double sum = 0, mag = 0;
+          for (int64_t k = 0; k < K; ++k) {
+            double p = read(a.data, a.dtype, in_offset(a, bb, hh, i, k)) *
+                       read(b.data, b.dtype, in_offset(b, bb, hh, k, j));
+            sum += p;
+            mag += std::fabs(p);
+          }
+          const int64_t o = base + out_offset(cd, bb, hh, i, j);
+          double want = opt.alpha * sum + (opt.bias ? opt.bias[j] : 0.0) + (opt.accumulate ? before[o] : 0.0);
+          mag = std::fabs(opt.alpha) * mag + (opt.accumulate ? std::fabs(before[o]) : 0.0) +
+                (opt.bias ? std::fabs(opt.bias[j]) : 0.0);
+          double tol = kAccumTol * mag + 1e-6 + (cd.dtype == DType::bf16 ? kBf16OutTol * std::fabs(want) : 0.0);
+          double err = std::fabs(c.at(o) - want);
+          worst = std::max(worst, err / tol);
+          ASSERT_LE(err, tol) << what << " at b=" << bb << " h=" << hh << " i=" << i << " j=" << j
+                              << " got " << c.at(o) << " want " << want;
+          covered[o] = true;
+        }
+  for (int64_t i = 0; i < cn; ++i)
+    if (!covered[i]) ASSERT_EQ(c.at(i), before[i]) << what << ": wrote outside C at " << i;
+  ::testing::Test::RecordProperty(what, std::to_string(worst));
+}
+
+struct Shape {
+  int64_t M, N, K;
+};
+const Shape kShapes[] = {{7, 13, 5}, {37, 65, 33}, {1, 1, 1}, {64, 3, 129}};
+const DType kTypes[] = {DType::f32, DType::bf16};
+
+std::string tag(const char* op, const Shape& s, DType in, DType out, bool flag) {
+  return std::string(op) + " " + std::to_string(s.M) + "x" + std::to_string(s.N) + "x" + std::to_string(s.K) +
+         " in=" + dtype_name(in) + " out=" + dtype_name(out) + (flag ? " +flag" : "");
+}
+
+TEST(Gemm, LinearForwardWithAndWithoutBias) {
+  uint32_t seed = 1;
+  for (const Shape& s : kShapes)
+    for (DType in : kTypes)
+      for (DType out : kTypes)
+        for (bool with_bias : {false, true}) {
+          Buf x(in, s.M * s.K, ++seed), w(in, s.N * s.K, ++seed), y(out, s.M * s.N, ++seed);
+          Buf bias(DType::f32, s.N, ++seed);
+          MatmulOptions opt;
+          opt.bias = with_bias ? bias.f.data() : nullptr;
+          // What linear_forward promises, checked through the reference on the same layout.
+          MatIn a{x.data(), in, s.K}, b{w.data(), in, s.K, true};
+          MatOut c{y.data(), out, s.N};
+          Buf y2(out, s.M * s.N, seed);
+          check_matmul(1, 1, s.M, s.N, s.K, a, b, y, c, opt, tag("fwd", s, in, out, with_bias));
+          linear_forward(s.M, s.N, s.K, x.data(), w.data(), in, opt.bias, y2.data(), out);
+          for (int64_t i = 0; i < s.M * s.N; ++i) ASSERT_EQ(y2.at(i), y.at(i)) << "linear_forward differs";
+        }
+}
+
+TEST(Gemm, LinearBackwardDataAccumulates) {
+  uint32_t seed = 100;
+  for (const Shape& s : kShapes)
+    for (DType in : kTypes)
+      for (DType out : kTypes)
+        for (bool acc : {false, true}) {
+          Buf dy(in, s.M * s.N, ++seed), w(in, s.N * s.K, ++seed), dx(out, s.M * s.K, ++seed);
+          Buf dx2 = dx;
+          MatmulOptions opt;
+          opt.accumulate = acc;
+          check_matmul(1, 1, s.M, s.K, s.N, MatIn{dy.data(), in, s.N}, MatIn{w.data(), in, s.K},
+                       dx, MatOut{dx.data(), out, s.K}, opt, tag("bwd_data", s, in, out, acc));
+          linear_backward_data(s.M, s.N, s.K, dy.data(), w.data(), in, dx2.data(), out, acc);
+          for (int64_t i = 0; i < s.M * s.K; ++i) ASSERT_EQ(dx2.at(i), dx.at(i)) << "linear_backward_data differs";
+        }
+}
+
+TEST(Gemm, LinearBackwardWeightAccumulates) {
+  uint32_t seed = 200;
+  for (const Shape& s : kShapes)
+    for (DType in : kTypes)
+      for (bool acc : {false, true}) {
+        Buf dy(in, s.M * s.N, ++seed), x(in, s.M * s.K, ++seed), dw(DType::f32, s.N * s.K, ++seed);
+        Buf dw2 = dw;
+        MatmulOptions opt;
+        opt.accumulate = acc;
+        check_matmul(1, 1, s.N, s.K, s.M, MatIn{dy.data(), in, s.N, true}, MatIn{x.data(), in, s.K},
+                     dw, MatOut{dw.data(), DType::f32, s.K}, opt, tag("bwd_weight", s, in, DType::f32, acc));
+        linear_backward_weight(s.M, s.N, s.K, dy.data(), x.data(), in, dw2.f.data(), acc);
+        for (int64_t i = 0; i < s.N * s.K; ++i) ASSERT_EQ(dw2.at(i), dw.at(i)) << "linear_backward_weight differs";
+      }
+}
+
+TEST(Gemm, MixedInputDtypesAndScaledAccumulate) {
+  Shape s{9, 11, 17};
+  Buf a(DType::bf16, s.M * s.K, 1), b(DType::f32, s.K * s.N, 2), c(DType::f32, s.M * s.N, 3);
+  MatmulOptions opt;
+  opt.alpha = -0.375f;
+  opt.accumulate = true;
+  check_matmul(1, 1, s.M, s.N, s.K, MatIn{a.data(), DType::bf16, s.K}, MatIn{b.data(), DType::f32, s.N}, c,
+               MatOut{c.data(), DType::f32, s.N}, opt, "mixed bf16 x f32, alpha, accumulate");
+}
+
+TEST(Gemm, BiasBackwardSumsRows) {
+  for (bool acc : {false, true}) {
+    const int64_t M = 37, N = 130;
+    Buf dy(DType::f32, M * N, 5), db(DType::f32, N, 6);
+    std::vector<float> before = db.f;
+    bias_backward(M, N, dy.f.data(), db.f.data(), acc);
+    for (int64_t j = 0; j < N; ++j) {
+      double want = acc ? before[j] : 0.0;
+      for (int64_t i = 0; i < M; ++i) want += dy.f[i * N + j];
+      ASSERT_NEAR(db.f[j], want, 1e-5) << "column " << j;
+    }
+  }
+}
+
+// Attention with the real layout: a fused QKV buffer [B, T, 3, H, D] (C = H*D, rows of 3C), a
+// context buffer [B, T, H, D] and scores [B, H, T, T], at odd T and D.
+struct AttnLayout {
+  int64_t B = 2, H = 3, T = 7, D = 5;
+  int64_t C() const { return H * D; }
+  HeadsIn qkv(const void* base, DType t, int which) const {
+    const void* p = static_cast<const char*>(base) + which * C() * static_cast<int64_t>(dtype_size(t));
+    return HeadsIn{p, t, T * 3 * C(), D, 3 * C()};
+  }
+  HeadsOut qkv_out(void* base, DType t, int which) const {
+    void* p = static_cast<char*>(base) + which * C() * static_cast<int64_t>(dtype_size(t));
+    return HeadsOut{p, t, T * 3 * C(), D, 3 * C()};
+  }
+  HeadsIn ctx(const void* p, DType t) const { return HeadsIn{p, t, T * C(), D, C()}; }
+  HeadsOut ctx_out(void* p, DType t) const { return HeadsOut{p, t, T * C(), D, C()}; }
+  HeadsIn scores(const void* p, DType t) const { return HeadsIn{p, t, H * T * T, T * T, T}; }
+  HeadsOut scores_out(void* p, DType t) const { return HeadsOut{p, t, H * T * T, T * T, T}; }
+};
+
+MatIn mi(const HeadsIn& h, bool trans = false) {
+  return MatIn{h.data, h.dtype, h.row_stride, trans, h.batch_stride, h.head_stride};
+}
+MatOut mo(const HeadsOut& h) { return MatOut{h.data, h.dtype, h.row_stride, h.batch_stride, h.head_stride}; }
+
+// Checks that `got` (written by an attention helper) equals what matmul with the reference check
+// writes for the same description.
+void expect_same(const Buf& got, const Buf& want, const std::string& what) {
+  const int64_t n = static_cast<int64_t>(got.dtype == DType::f32 ? got.f.size() : got.h.size());
+  for (int64_t i = 0; i < n; ++i) ASSERT_EQ(got.at(i), want.at(i)) << what << " at " << i;
+}
+
+TEST(Gemm, AttentionProductsOnFusedQkvLayout) {
+  for (const AttnLayout L : {AttnLayout{}, AttnLayout{3, 2, 13, 8}}) {
+    for (DType in : kTypes)
+      for (DType out : kTypes) {
+        const int64_t B = L.B, H = L.H, T = L.T, D = L.D, C = L.C();
+        const std::string sfx = std::string(" T=") + std::to_string(T) + " in=" + dtype_name(in) + " out=" + dtype_name(out);
+        const float alpha = 1.0f / std::sqrt(static_cast<float>(D));
+        Buf qkv(in, B * T * 3 * C, 11), probs(in, B * H * T * T, 12), dctx(in, B * T * C, 13);
+        Buf dscores(in, B * H * T * T, 14);
+
+        Buf s_ref(out, B * H * T * T, 20), s_got = s_ref;
+        MatmulOptions scale;
+        scale.alpha = alpha;
+        check_matmul(B, H, T, T, D, mi(L.qkv(qkv.data(), in, 0)), mi(L.qkv(qkv.data(), in, 1), true), s_ref,
+                     mo(L.scores_out(s_ref.data(), out)), scale, "scores" + sfx);
+        attn_scores(B, H, T, D, L.qkv(qkv.data(), in, 0), L.qkv(qkv.data(), in, 1), alpha,
+                    L.scores_out(s_got.data(), out));
+        expect_same(s_got, s_ref, "attn_scores" + sfx);
+
+        Buf ctx_ref(out, B * T * C, 21), ctx_got = ctx_ref;
+        check_matmul(B, H, T, D, T, mi(L.scores(probs.data(), in)), mi(L.qkv(qkv.data(), in, 2)), ctx_ref,
+                     mo(L.ctx_out(ctx_ref.data(), out)), {}, "context" + sfx);
+        attn_context(B, H, T, D, L.scores(probs.data(), in), L.qkv(qkv.data(), in, 2), L.ctx_out(ctx_got.data(), out));
+        expect_same(ctx_got, ctx_ref, "attn_context" + sfx);
+
+        // Backward: dP [B,H,T,T]; dQ, dK, dV into one gradient buffer shaped like qkv.
+        Buf dp_ref(out, B * H * T * T, 22), dp_got = dp_ref;
+        Buf dqkv_ref(out, B * T * 3 * C, 23), dqkv_got = dqkv_ref;
+        check_matmul(B, H, T, T, D, mi(L.ctx(dctx.data(), in)), mi(L.qkv(qkv.data(), in, 2), true), dp_ref,
+                     mo(L.scores_out(dp_ref.data(), out)), {}, "dP" + sfx);
+        check_matmul(B, H, T, D, T, mi(L.scores(probs.data(), in), true), mi(L.ctx(dctx.data(), in)), dqkv_ref,
+                     mo(L.qkv_out(dqkv_ref.data(), out, 2)), {}, "dV" + sfx);
+        attn_context_backward(B, H, T, D, L.ctx(dctx.data(), in), L.scores(probs.data(), in),
+                              L.qkv(qkv.data(), in, 2), L.scores_out(dp_got.data(), out),
+                              L.qkv_out(dqkv_got.data(), out, 2));
+        expect_same(dp_got, dp_ref, "attn_context_backward dP" + sfx);
+
+        check_matmul(B, H, T, D, T, mi(L.scores(dscores.data(), in)), mi(L.qkv(qkv.data(), in, 1)), dqkv_ref,
+                     mo(L.qkv_out(dqkv_ref.data(), out, 0)), scale, "dQ" + sfx);
+        check_matmul(B, H, T, D, T, mi(L.scores(dscores.data(), in), true), mi(L.qkv(qkv.data(), in, 0)),
+                     dqkv_ref, mo(L.qkv_out(dqkv_ref.data(), out, 1)), scale, "dK" + sfx);
+        attn_scores_backward(B, H, T, D, L.scores(dscores.data(), in), L.qkv(qkv.data(), in, 0),
+                             L.qkv(qkv.data(), in, 1), alpha, L.qkv_out(dqkv_got.data(), out, 0),
+                             L.qkv_out(dqkv_got.data(), out, 1));
+        expect_same(dqkv_got, dqkv_ref, "attn backward dQ/dK/dV" + sfx);
+      }
+  }
+}
+
+TEST(Gemm, PrimitivesAreBuiltOncePerShape) {
+  Buf x(DType::f32, 6 * 10, 1), w(DType::f32, 4 * 10, 2), y(DType::f32, 6 * 4, 3);
+  linear_forward(6, 4, 10, x.data(), w.data(), DType::f32, nullptr, y.data());
+  const int64_t built = gemm_primitives_created();
+  for (int i = 0; i < 3; ++i) linear_forward(6, 4, 10, x.data(), w.data(), DType::f32, nullptr, y.data());
+  EXPECT_EQ(gemm_primitives_created(), built);
+  linear_forward(6, 4, 10, x.data(), w.data(), DType::f32, nullptr, y.data(), DType::f32);
+  Buf xb(DType::bf16, 6 * 10, 1), wb(DType::bf16, 4 * 10, 2);
+  linear_forward(6, 4, 10, xb.data(), wb.data(), DType::bf16, nullptr, y.data());
+  const int64_t after_bf16 = gemm_primitives_created();
+  linear_forward(6, 4, 10, xb.data(), wb.data(), DType::bf16, nullptr, y.data());
+  EXPECT_EQ(gemm_primitives_created(), after_bf16) << "the emulated bf16 path must reuse its f32 primitive";
+}
+
+template <typename Fn>
+void expect_error(Fn fn, const std::string& needle) {
+  try {
+    fn();
+    FAIL() << "expected cpuft::Error containing: " << needle;
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+  }
+}
+
+TEST(Gemm, BadArgumentsAreRejected) {
+  float a[64] = {}, b[64] = {}, c[64] = {}, bias[8] = {};
+  MatIn A{a, DType::f32, 4}, Bm{b, DType::f32, 4};
+  MatOut Cm{c, DType::f32, 4};
+  expect_error([&] { matmul(1, 1, 0, 4, 4, A, Bm, Cm); }, "matmul: M is 0, expected > 0");
+  expect_error([&] { matmul(1, 1, 4, 4, 4, MatIn{nullptr, DType::f32, 4}, Bm, Cm); }, "operand A is a null pointer");
+  expect_error([&] { matmul(1, 1, 4, 4, 4, A, MatIn{b, DType::i32, 4}, Cm); }, "operand B has dtype i32");
+  expect_error([&] { matmul(1, 1, 4, 4, 4, A, Bm, MatOut{c, DType::f32, 3}); }, "operand C has row_stride 3, expected >= 4");
+  expect_error([&] { matmul(1, 1, 4, 4, 5, A, Bm, Cm); }, "operand A has row_stride 4, expected >= 5");
+  MatmulOptions with_bias;
+  with_bias.bias = bias;
+  expect_error([&] { matmul(2, 1, 2, 2, 2, A, Bm, Cm, with_bias); }, "a bias needs B == H == 1");
+  with_bias.alpha = 0.5f;
+  expect_error([&] { matmul(1, 1, 2, 2, 2, A, Bm, Cm, with_bias); }, "a bias needs alpha == 1");
+  expect_error([&] { bias_backward(-1, 2, a, c, false); }, "bias_backward: M = -1");
+}
+
+TEST(Gemm, DescribesOneDnnAndBf16Support) {
+  const std::string d = describe_gemm();
+  EXPECT_EQ(d.rfind("oneDNN ", 0), 0u) << d;
+  EXPECT_NE(d.find(", isa "), std::string::npos) << d;
+  EXPECT_NE(d.find(gemm_bf16_native() ? "bf16 matmul: native" : "bf16 matmul: emulated in f32"), std::string::npos) << d;
+  // oneDNN 2.x builds bf16 matmuls only on AVX-512 CPUs.
+  if (!cpu_features().avx512f) EXPECT_FALSE(gemm_bf16_native()) << d;
+  RecordProperty("describe_gemm", d);
+}
+
+}  // namespace
+}  // namespace cpuft

@@ -1,0 +1,93 @@
+#include "cpuft/dist/launcher.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+
+#include "cpuft/util/error.h"
+
+namespace {
+
+cpuft::LaunchOptions two_by_two() {
+  cpuft::LaunchOptions o;
+  o.hostfile = "hosts";
+  o.nodes = 2;
+  o.nproc_per_node = 2;
+  o.threads_per_rank = 8;
+  o.program = {"cpuft", "train", "--output_dir", "out dir"};
+  return o;
+}
+
+TEST(Launcher, DetectsFlavours) {
+  EXPECT_EQ(cpuft::detect_mpi_flavour("mpirun (Open MPI) 4.1.4\n"), cpuft::MpiFlavour::open_mpi);
+  EXPECT_EQ(cpuft::detect_mpi_flavour("HYDRA build details:\n    Version: 4.0.2\n"), cpuft::MpiFlavour::mpich);
+  EXPECT_EQ(cpuft::detect_mpi_flavour("Intel(R) MPI Library for Linux* OS, Version 2021.9 Build\n"),
+            cpuft::MpiFlavour::intel_mpi);
+  EXPECT_EQ(cpuft::detect_mpi_flavour("something else"), cpuft::MpiFlavour::unknown);
+}
+
+TEST(Launcher, OpenMpiCommand) {
+  EXPECT_EQ(cpuft::shell_join(cpuft::build_mpirun_command(cpuft::MpiFlavour::open_mpi, two_by_two())),
+            "mpirun -np 4 --hostfile hosts --map-by ppr:2:node --bind-to none -x OMP_NUM_THREADS=8 cpuft train "
+            "--output_dir 'out dir'");
+  cpuft::LaunchOptions bound = two_by_two();
+  bound.bind_to_core = true;
+  bound.cores_per_rank = 8;
+  EXPECT_EQ(cpuft::shell_join(cpuft::build_mpirun_command(cpuft::MpiFlavour::open_mpi, bound)),
+            "mpirun -np 4 --hostfile hosts --map-by ppr:2:node:PE=8 --bind-to core -x OMP_NUM_THREADS=8 cpuft train "
+            "--output_dir 'out dir'");
+}
+
+TEST(Launcher, MpichAndIntelCommands) {
+  cpuft::LaunchOptions o = two_by_two();
+  o.mpirun = "mpiexec";
+  EXPECT_EQ(cpuft::shell_join(cpuft::build_mpirun_command(cpuft::MpiFlavour::mpich, o)),
+            "mpiexec -n 4 -f hosts -ppn 2 -bind-to none -genv OMP_NUM_THREADS 8 cpuft train --output_dir 'out dir'");
+  EXPECT_EQ(cpuft::shell_join(cpuft::build_mpirun_command(cpuft::MpiFlavour::intel_mpi, o)),
+            "mpiexec -n 4 -f hosts -ppn 2 -genv I_MPI_PIN 0 -genv OMP_NUM_THREADS 8 cpuft train --output_dir "
+            "'out dir'");
+}
+
+TEST(Launcher, RejectsBadOptions) {
+  cpuft::LaunchOptions o = two_by_two();
+  EXPECT_THROW(cpuft::build_mpirun_command(cpuft::MpiFlavour::unknown, o), cpuft::Error);
+  o.nproc_per_node = 0;
+  EXPECT_THROW(cpuft::build_mpirun_command(cpuft::MpiFlavour::open_mpi, o), cpuft::Error);
+  o = two_by_two();
+  o.program.clear();
+  EXPECT_THROW(cpuft::build_mpirun_command(cpuft::MpiFlavour::open_mpi, o), cpuft::Error);
+}
+
+TEST(Launcher, ShellJoinQuotes) {
+  EXPECT_EQ(cpuft::shell_join({"a", "it's", "", "x=1"}), "a 'it'\\''s' '' x=1");
+}
+
+TEST(Launcher, ReadsHostfiles) {
+  std::string path = "/tmp/cpuft-hostfile-test-" + std::to_string(getpid());
+  std::ofstream(path) << "# cluster\nnode1 slots=4\n\nnode2:2   # mpich style\n";
+  EXPECT_EQ(cpuft::read_hostfile_hosts(path), (std::vector<std::string>{"node1", "node2"}));
+  std::ofstream(path) << "# nothing\n";
+  try {
+    cpuft::read_hostfile_hosts(path);
+    FAIL();
+  } catch (const cpuft::Error& e) {
+    EXPECT_NE(std::string(e.what()).find(path), std::string::npos);
+  }
+  std::remove(path.c_str());
+  EXPECT_THROW(cpuft::read_hostfile_hosts(path), cpuft::Error);
+}
+
+TEST(Launcher, FindsTheInstalledMpi) {
+  std::string out;
+  try {
+    out = cpuft::mpirun_version_output("mpirun");
+  } catch (const cpuft::Error&) {
+    GTEST_SKIP() << "no mpirun on PATH";
+  }
+  EXPECT_NE(cpuft::detect_mpi_flavour(out), cpuft::MpiFlavour::unknown) << out;
+  EXPECT_THROW(cpuft::mpirun_version_output("/nonexistent/mpirun"), cpuft::Error);
+}
+
+}  // namespace

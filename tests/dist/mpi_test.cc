@@ -1,0 +1,85 @@
+// Runs tests/dist/helper/dist_helper.cc under mpirun on this machine (oversubscribed: 2 cores).
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "dist/mpi_run.h"
+
+namespace {
+
+class Mpi : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    cpuft_test::allow_mpirun_as_root();
+    if (!cpuft_test::have_mpirun()) GTEST_SKIP() << "mpirun not found";
+    cpuft_test::RunResult r = mpirun(1, "info");
+    if (r.output.find("mpi=1") == std::string::npos) GTEST_SKIP() << "built without MPI: " << r.output;
+  }
+  // Every run is bounded by `timeout` so that a hang fails the test instead of blocking it.
+  static cpuft_test::RunResult mpirun(int np, const std::string& args) {
+    return cpuft_test::run_command("timeout 120 mpirun --oversubscribe --bind-to none -np " + std::to_string(np) +
+                                   " " CPUFT_DIST_HELPER " " + args);
+  }
+};
+
+TEST_F(Mpi, RanksAndLocalRanks) {
+  cpuft_test::RunResult r = mpirun(2, "info");
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("rank=1 size=2 local_rank=1 local_size=2 nodes=1"), std::string::npos) << r.output;
+}
+
+TEST_F(Mpi, Collectives) {
+  for (int np : {2, 4}) {
+    cpuft_test::RunResult r = mpirun(np, "collectives");
+    EXPECT_EQ(r.status, 0) << "np " << np << ": " << r.output;
+  }
+}
+
+TEST_F(Mpi, OverlappedBucketsEqualBlockingAllreduce) {
+  // 100000 floats in buckets of 10000 floats, marked in pieces of 777 that straddle bucket borders.
+  cpuft_test::RunResult r = mpirun(4, "buckets 100000 40000 f32");
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("rank 3: 10 buckets, worst relative difference 0\n"), std::string::npos) << r.output;
+}
+
+TEST_F(Mpi, Bf16WireWithinBf16Precision) {
+  cpuft_test::RunResult r = mpirun(3, "buckets 100000 40000 bf16");
+  ASSERT_EQ(r.status, 0) << r.output;
+}
+
+TEST_F(Mpi, AbortEndsEveryRankNamingTheRank) {
+  cpuft_test::RunResult r = mpirun(3, "abort 1");
+  EXPECT_NE(r.status, 0);
+  EXPECT_LT(r.seconds, 30) << r.output;
+  EXPECT_NE(r.output.find("cpuft: rank 1 of 3"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("injected failure"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("allreduce returned"), std::string::npos) << r.output;
+}
+
+TEST_F(Mpi, ARankThatExitsEndsTheJob) {
+  cpuft_test::RunResult r = mpirun(3, "exit 1");
+  EXPECT_NE(r.status, 0);
+  EXPECT_LT(r.seconds, 30) << r.output;
+  // Open MPI names the process as [[job,1],rank].
+  EXPECT_NE(r.output.find(",1],1]"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("allreduce returned"), std::string::npos) << r.output;
+}
+
+TEST_F(Mpi, WatchdogEndsAJobWithAHungRank) {
+  cpuft_test::RunResult r = mpirun(3, "hang 1 3");
+  EXPECT_NE(r.status, 0);
+  EXPECT_LT(r.seconds, 30) << r.output;
+  EXPECT_NE(r.output.find("MPI_Allreduce has not completed within 3 s"), std::string::npos) << r.output;
+}
+
+TEST_F(Mpi, ClusterCheckOnOneHost) {
+  cpuft_test::RunResult r = mpirun(2, "cluster-check");
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("cluster-check: OK"), std::string::npos) << r.output;
+  cpuft_test::RunResult missing = mpirun(2, "cluster-check no-such-host");
+  EXPECT_EQ(missing.status, 1) << missing.output;
+  EXPECT_NE(missing.output.find("host no-such-host of the hostfile runs no rank"), std::string::npos)
+      << missing.output;
+}
+
+}  // namespace

@@ -10,6 +10,9 @@
 
 namespace cpuft {
 
+// Elements per block of block_sum_squares (a fixed size: the sum does not depend on threads).
+constexpr int64_t kSumSquaresBlock = 4096;
+
 // Same signatures as the public functions, except where noted: the public wrappers validate
 // arguments (ids in range, n < 2^32) and precompute scalars, the table entries only compute.
 struct KernelTable {
@@ -34,7 +37,9 @@ struct KernelTable {
                         uint64_t key, uint32_t threshold24);
   void (*adamw_step)(float*, float*, float*, uint16_t*, const float*, int64_t,
                      const AdamWParams&, int64_t);
-  double (*sum_squares)(const float*, int64_t);
+  // Sums of squares per block of kSumSquaresBlock elements (out has ceil(n / block) entries, in
+  // double); sum_squares() adds them in order.
+  void (*block_sum_squares)(double* out, const float* x, int64_t n);
   void (*scale_inplace)(float*, int64_t, float);
   // Vector math exposed for tests (n elements, out may alias in): exp and erf in f32.
   void (*exp_f32)(float*, const float*, int64_t);

@@ -1,0 +1,60 @@
+// Dropout: the keep-mask key and threshold, dispatch, and the scalar reference.
+#include "cpuft/kernels/dropout.h"
+
+#include <cstring>
+
+#include "cpuft/kernels/bf16_round.h"
+#include "cpuft/kernels/dropout_hash.h"
+#include "cpuft/kernels/kernel_table.h"
+#include "cpuft/kernels/ref_kernels.h"
+#include "cpuft/util/error.h"
+
+namespace cpuft {
+namespace {
+
+void dropout_run(float* out, uint16_t* out_bf16, const float* in, int64_t n, float p,
+                 uint64_t seed, uint64_t stream, const char* what) {
+  if (!(p >= 0.0f && p <= 1.0f)) fail(what, ": dropout probability ", p, ", expected [0, 1]");
+  if (n < 0 || n > int64_t{0xffffffff}) {
+    fail(what, ": ", n, " elements, expected fewer than 2^32 (the mask index is 32 bits)");
+  }
+  // p == 0: the identity (torch skips the mask); p == 1: zeros. Both through the same kernel:
+  // a threshold of 0 keeps everything and a scale of 0 drops everything.
+  const float scale = p >= 1.0f ? 0.0f : 1.0f / (1.0f - p);
+  const uint32_t threshold = p >= 1.0f ? 0u : dropout_threshold24(p);
+  if (p == 0.0f && out == in && !out_bf16) return;
+  kernels().dropout_apply(out, out_bf16, in, n, scale, dropout_key(seed, stream), threshold);
+}
+
+}  // namespace
+
+bool dropout_keep(uint64_t seed, uint64_t stream, uint64_t index, float p) {
+  return (dropout_hash(dropout_key(seed, stream), static_cast<uint32_t>(index)) >> 8) >=
+         dropout_threshold24(p);
+}
+
+void dropout_fwd(float* out, uint16_t* out_bf16, const float* in, int64_t n, float p,
+                 uint64_t seed, uint64_t stream) {
+  dropout_run(out, out_bf16, in, n, p, seed, stream, "dropout_fwd");
+}
+
+void dropout_bwd(float* din, const float* dout, int64_t n, float p, uint64_t seed,
+                 uint64_t stream) {
+  dropout_run(din, nullptr, dout, n, p, seed, stream, "dropout_bwd");
+}
+
+namespace ref {
+
+void dropout_apply(float* out, uint16_t* out_bf16, const float* in, int64_t n, float scale,
+                   uint64_t key, uint32_t threshold24) {
+#pragma omp parallel for schedule(static)
+  for (int64_t i = 0; i < n; ++i) {
+    const bool keep = (dropout_hash(key, static_cast<uint32_t>(i)) >> 8) >= threshold24;
+    const float y = in[i] * (keep ? scale : 0.0f);
+    if (out) out[i] = y;
+    if (out_bf16) out_bf16[i] = bf16_round(y);
+  }
+}
+
+}  // namespace ref
+}  // namespace cpuft

@@ -1,0 +1,58 @@
+// Embedding forward/backward over any Vec (see embedding.h for the contract).
+#pragma once
+
+#include <cstdint>
+
+#include "cpuft/kernels/vec_loop.h"
+
+namespace cpuft {
+
+template <class V>
+void embedding_fwd_vec(float* out, const int32_t* ids, const int8_t* type_ids, const float* wte,
+                       const float* wpe, const float* wtt, int B, int T, int C) {
+  const int64_t rows = static_cast<int64_t>(B) * T;
+#pragma omp parallel for schedule(static)
+  for (int64_t n = 0; n < rows; ++n) {
+    const float* w = wte + static_cast<int64_t>(ids[n]) * C;
+    const float* p = wpe + (n % T) * C;
+    const float* tt = wtt ? wtt + (type_ids ? static_cast<int64_t>(type_ids[n]) * C : 0) : nullptr;
+    float* o = out + n * C;
+    for (int64_t c = 0; c < C; c += V::W) {
+      int k = width_at<V>(c, C);
+      auto x = load_k<V>(w + c, k);
+      if (tt) x = V::add(x, load_k<V>(tt + c, k));
+      store_k<V>(o + c, k, V::add(x, load_k<V>(p + c, k)));
+    }
+  }
+}
+
+// Each task owns a slab of columns of all three tables and adds the rows in (b,t) order.
+template <class V>
+void embedding_bwd_vec(float* dwte, float* dwpe, float* dwtt, const float* dout,
+                       const int32_t* ids, const int8_t* type_ids, int B, int T, int C,
+                       int pad_id) {
+  const int64_t rows = static_cast<int64_t>(B) * T;
+  const int64_t slab = kColumnSlab<V>;
+  const int64_t n_slabs = (C + slab - 1) / slab;
+#pragma omp parallel for schedule(static)
+  for (int64_t s = 0; s < n_slabs; ++s) {
+    const int64_t c0 = s * slab;
+    const int64_t c1 = c0 + slab < C ? c0 + slab : C;
+    for (int64_t n = 0; n < rows; ++n) {
+      const float* d = dout + n * C;
+      float* targets[3] = {ids[n] == pad_id ? nullptr : dwte + static_cast<int64_t>(ids[n]) * C,
+                           dwpe + (n % T) * C,
+                           dwtt ? dwtt + (type_ids ? static_cast<int64_t>(type_ids[n]) * C : 0)
+                                : nullptr};
+      for (float* g : targets) {
+        if (!g) continue;
+        for (int64_t c = c0; c < c1; c += V::W) {
+          int k = width_at<V>(c, c1);
+          store_k<V>(g + c, k, V::add(load_k<V>(g + c, k), load_k<V>(d + c, k)));
+        }
+      }
+    }
+  }
+}
+
+}  // namespace cpuft

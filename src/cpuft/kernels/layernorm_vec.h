@@ -1,0 +1,120 @@
+// Residual + LayerNorm forward/backward over any Vec (see layernorm.h for the contract).
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+
+#include "cpuft/kernels/vec_loop.h"
+
+namespace cpuft {
+
+template <class V>
+void layernorm_fwd_vec(float* out, uint16_t* out_bf16, float* mean, float* rstd, float* x_sum,
+                       const float* a, const float* r, const float* w, const float* b, int N,
+                       int C, float eps) {
+  using F = typename V::F;
+#pragma omp parallel for schedule(static)
+  for (int64_t n = 0; n < N; ++n) {
+    const int64_t off = n * C;
+    // Pass 1: x = a + r (kept in x_sum when given) and its sum.
+    F acc = V::zero();
+    for (int64_t c = 0; c < C; c += V::W) {
+      int k = width_at<V>(c, C);
+      F x = load_k<V>(a + off + c, k);
+      if (r) x = V::add(x, load_k<V>(r + off + c, k));
+      if (x_sum) store_k<V>(x_sum + off + c, k, x);
+      acc = V::add(acc, x);
+    }
+    const float* xs = x_sum ? x_sum + off : nullptr;
+    auto load_x = [&](int64_t c, int k) {
+      if (xs) return load_k<V>(xs + c, k);
+      F x = load_k<V>(a + off + c, k);
+      return r ? V::add(x, load_k<V>(r + off + c, k)) : x;
+    };
+    const float mu = V::hsum(acc) / static_cast<float>(C);
+    // Pass 2: biased variance about the mean (two-pass for accuracy).
+    const F vmu = V::set1(mu);
+    F acc2 = V::zero();
+    for (int64_t c = 0; c < C; c += V::W) {
+      int k = width_at<V>(c, C);
+      F d = V::sub(load_x(c, k), vmu);
+      if (k < V::W) d = V::select(V::first(k), d, V::zero());
+      acc2 = V::fma(d, d, acc2);
+    }
+    const float rs = 1.0f / std::sqrt(V::hsum(acc2) / static_cast<float>(C) + eps);
+    if (mean) mean[n] = mu;
+    if (rstd) rstd[n] = rs;
+    // Pass 3: normalise, scale, shift.
+    const F vrs = V::set1(rs);
+    for (int64_t c = 0; c < C; c += V::W) {
+      int k = width_at<V>(c, C);
+      F y = V::mul(V::sub(load_x(c, k), vmu), vrs);
+      y = V::fma(y, load_k<V>(w + c, k), load_k<V>(b + c, k));
+      store_k<V>(out + off + c, k, y);
+      if (out_bf16) store_bf16_k<V>(out_bf16 + off + c, k, y);
+    }
+  }
+}
+
+template <class V>
+void layernorm_bwd_vec(float* dx, float* dw, float* db, const float* dout, const float* x,
+                       const float* mean, const float* rstd, const float* w, int N, int C) {
+  using F = typename V::F;
+  // Column sums first (dx may alias dout): dw += sum_n dout * xhat, db += sum_n dout.
+  constexpr int kVecs = 4;
+  const int64_t slab = kColumnSlab<V>;
+  const int64_t n_slabs = (C + slab - 1) / slab;
+#pragma omp parallel for schedule(static)
+  for (int64_t s = 0; s < n_slabs; ++s) {
+    const int64_t c0 = s * slab;
+    F aw[kVecs], ab[kVecs];
+    for (int j = 0; j < kVecs; ++j) aw[j] = ab[j] = V::zero();
+    for (int64_t n = 0; n < N; ++n) {
+      const F vmu = V::set1(mean[n]);
+      const F vrs = V::set1(rstd[n]);
+      const int64_t off = n * C;
+      for (int j = 0; j < kVecs; ++j) {
+        const int64_t c = c0 + j * V::W;
+        if (c >= C) break;
+        int k = width_at<V>(c, C);
+        F d = load_k<V>(dout + off + c, k);
+        F xhat = V::mul(V::sub(load_k<V>(x + off + c, k), vmu), vrs);
+        aw[j] = V::fma(d, xhat, aw[j]);
+        ab[j] = V::add(ab[j], d);
+      }
+    }
+    for (int j = 0; j < kVecs; ++j) {
+      const int64_t c = c0 + j * V::W;
+      if (c >= C) break;
+      int k = width_at<V>(c, C);
+      store_k<V>(dw + c, k, V::add(load_k<V>(dw + c, k), aw[j]));
+      store_k<V>(db + c, k, V::add(load_k<V>(db + c, k), ab[j]));
+    }
+  }
+  // Rows: dx = rstd * (g - mean(g) - xhat * mean(g * xhat)), g = dout * w.
+#pragma omp parallel for schedule(static)
+  for (int64_t n = 0; n < N; ++n) {
+    const int64_t off = n * C;
+    const F vmu = V::set1(mean[n]);
+    const F vrs = V::set1(rstd[n]);
+    F sg = V::zero(), sgx = V::zero();
+    for (int64_t c = 0; c < C; c += V::W) {
+      int k = width_at<V>(c, C);
+      F g = V::mul(load_k<V>(dout + off + c, k), load_k<V>(w + c, k));
+      F xhat = V::mul(V::sub(load_k<V>(x + off + c, k), vmu), vrs);
+      sg = V::add(sg, g);
+      sgx = V::fma(g, xhat, sgx);
+    }
+    const F mg = V::set1(V::hsum(sg) / static_cast<float>(C));
+    const F mgx = V::set1(V::hsum(sgx) / static_cast<float>(C));
+    for (int64_t c = 0; c < C; c += V::W) {
+      int k = width_at<V>(c, C);
+      F g = V::mul(load_k<V>(dout + off + c, k), load_k<V>(w + c, k));
+      F xhat = V::mul(V::sub(load_k<V>(x + off + c, k), vmu), vrs);
+      F t = V::sub(V::sub(g, mg), V::mul(xhat, mgx));
+      store_k<V>(dx + off + c, k, V::mul(t, vrs));
+    }
+  }
+}
+
+}  // namespace cpuft

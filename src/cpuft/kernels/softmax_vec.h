@@ -1,0 +1,79 @@
+// Masked attention softmax forward/backward over any Vec (see softmax.h for the contract).
+#pragma once
+
+#include <cstdint>
+
+#include "cpuft/kernels/vec_loop.h"
+#include "cpuft/kernels/vec_math.h"
+
+namespace cpuft {
+
+template <class V>
+void softmax_fwd_vec(float* probs, uint16_t* probs_bf16, const float* scores,
+                     const int8_t* key_mask, int B, int H, int T, float divisor,
+                     float mask_value) {
+  using F = typename V::F;
+  const int64_t rows = static_cast<int64_t>(B) * H * T;
+  const float neg_inf = -__builtin_inff();
+#pragma omp parallel for schedule(static)
+  for (int64_t row = 0; row < rows; ++row) {
+    const int64_t off = row * T;
+    const int8_t* km = key_mask ? key_mask + (row / (static_cast<int64_t>(H) * T)) * T : nullptr;
+    // Pass 1: scale, mask, max (the scaled and masked scores are parked in probs).
+    F vmax = V::set1(neg_inf);
+    for (int64_t c = 0; c < T; c += V::W) {
+      int k = width_at<V>(c, T);
+      F s = load_k<V>(scores + off + c, k, neg_inf);
+      if (divisor != 1.0f) s = V::div(s, V::set1(divisor));
+      if (km) s = V::select(V::zero_i8(km + c, k), V::set1(mask_value), s);
+      store_k<V>(probs + off + c, k, s);
+      vmax = V::max(vmax, s);
+    }
+    const F mx = V::set1(V::hmax(vmax));
+    // Pass 2: e = exp(s - max) and its sum.
+    F vsum = V::zero();
+    for (int64_t c = 0; c < T; c += V::W) {
+      int k = width_at<V>(c, T);
+      F e = vexp<V>(V::sub(load_k<V>(probs + off + c, k), mx));
+      if (k < V::W) e = V::select(V::first(k), e, V::zero());
+      store_k<V>(probs + off + c, k, e);
+      vsum = V::add(vsum, e);
+    }
+    const F inv = V::set1(1.0f / V::hsum(vsum));
+    // Pass 3: normalise.
+    for (int64_t c = 0; c < T; c += V::W) {
+      int k = width_at<V>(c, T);
+      F p = V::mul(load_k<V>(probs + off + c, k), inv);
+      store_k<V>(probs + off + c, k, p);
+      if (probs_bf16) store_bf16_k<V>(probs_bf16 + off + c, k, p);
+    }
+  }
+}
+
+template <class V>
+void softmax_bwd_vec(float* dscores, const float* dprobs, const float* probs,
+                     const int8_t* key_mask, int B, int H, int T, float divisor) {
+  using F = typename V::F;
+  const int64_t rows = static_cast<int64_t>(B) * H * T;
+#pragma omp parallel for schedule(static)
+  for (int64_t row = 0; row < rows; ++row) {
+    const int64_t off = row * T;
+    const int8_t* km = key_mask ? key_mask + (row / (static_cast<int64_t>(H) * T)) * T : nullptr;
+    F acc = V::zero();
+    for (int64_t c = 0; c < T; c += V::W) {
+      int k = width_at<V>(c, T);
+      acc = V::fma(load_k<V>(dprobs + off + c, k), load_k<V>(probs + off + c, k), acc);
+    }
+    const F dot = V::set1(V::hsum(acc));
+    for (int64_t c = 0; c < T; c += V::W) {
+      int k = width_at<V>(c, T);
+      F p = load_k<V>(probs + off + c, k);
+      F ds = V::mul(p, V::sub(load_k<V>(dprobs + off + c, k), dot));
+      if (divisor != 1.0f) ds = V::div(ds, V::set1(divisor));
+      if (km) ds = V::select(V::zero_i8(km + c, k), V::zero(), ds);
+      store_k<V>(dscores + off + c, k, ds);
+    }
+  }
+}
+
+}  // namespace cpuft

@@ -1,0 +1,47 @@
+// Helpers for the kernel templates: full-width or partial (tail) loads and stores, so every
+// element, the tail included, goes through the same vector code.
+#pragma once
+
+#include <cstdint>
+
+namespace cpuft {
+
+// Columns handled per OpenMP task when a reduction runs down the rows (column-owned sums):
+// four vectors of columns, so the accumulators stay in registers.
+template <class V>
+constexpr int64_t kColumnSlab = 4 * V::W;
+
+// Elements per OpenMP task for flat elementwise loops (a fixed size, so results and the mask
+// indices never depend on the thread count).
+constexpr int64_t kFlatChunk = 16384;
+
+template <class V>
+typename V::F load_k(const float* p, int k, float fill = 0.0f) {
+  return k == V::W ? V::load(p) : V::load_part(p, k, fill);
+}
+
+template <class V>
+void store_k(float* p, int k, typename V::F v) {
+  if (k == V::W) {
+    V::store(p, v);
+  } else {
+    V::store_part(p, k, v);
+  }
+}
+
+template <class V>
+void store_bf16_k(uint16_t* p, int k, typename V::F v) {
+  if (k == V::W) {
+    V::store_bf16(p, v);
+  } else {
+    V::store_bf16_part(p, k, v);
+  }
+}
+
+// Width of the chunk starting at i of a row of n: W, or the tail.
+template <class V>
+int width_at(int64_t i, int64_t n) {
+  return n - i >= V::W ? V::W : static_cast<int>(n - i);
+}
+
+}  // namespace cpuft

@@ -1,0 +1,134 @@
+// Matrix-product throughput on the DistilBERT training shapes (8 sequences x 384 tokens = 3072
+// rows; hidden 768, FFN 3072, 12 heads of 64), in f32 and bf16, plus a large square product as the
+// machine's practical peak and a streaming copy for memory bandwidth. Counters are rates, shown
+// as GFLOP=x/s (floating-point operations) and GB=x/s (bytes read + written).
+#include <benchmark/benchmark.h>
+
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include "cpuft/kernels/gemm.h"
+#include "cpuft/tensor/bf16.h"
+#include "cpuft/tensor/tensor.h"
+
+namespace cpuft {
+namespace {
+
+constexpr int64_t kTokens = 8 * 384;
+
+// A tensor of random values in [-1, 1) (bf16 ones are rounded from f32).
+Tensor random_tensor(DType t, int64_t n, uint32_t seed) {
+  Tensor x(t, {n});
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  for (int64_t i = 0; i < n; ++i) {
+    if (t == DType::f32)
+      x.data<float>()[i] = u(rng);
+    else
+      x.data<uint16_t>()[i] = f32_to_bf16(u(rng));
+  }
+  return x;
+}
+
+void set_gflops(benchmark::State& state, double flops_per_iter) {
+  state.counters["GFLOP"] =
+      benchmark::Counter(flops_per_iter * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+}
+
+enum class LinearOp { forward, backward_data, backward_weight };
+
+// Args: N (out features), K (in features), dtype (0 f32, 1 bf16).
+template <LinearOp op>
+void BM_Linear(benchmark::State& state) {
+  const int64_t M = kTokens, N = state.range(0), K = state.range(1);
+  const DType in = state.range(2) ? DType::bf16 : DType::f32;
+  Tensor x = random_tensor(in, M * K, 1), w = random_tensor(in, N * K, 2), dy = random_tensor(in, M * N, 3);
+  Tensor bias = random_tensor(DType::f32, N, 4);
+  Tensor y(DType::f32, {M * N}), dx(DType::f32, {M * K}), dw(DType::f32, {N * K});
+  for (auto _ : state) {
+    if (op == LinearOp::forward)
+      linear_forward(M, N, K, x.raw(), w.raw(), in, bias.data<float>(), y.raw());
+    else if (op == LinearOp::backward_data)
+      linear_backward_data(M, N, K, dy.raw(), w.raw(), in, dx.raw());
+    else
+      linear_backward_weight(M, N, K, dy.raw(), x.raw(), in, dw.data<float>(), /*accumulate=*/true);
+  }
+  set_gflops(state, 2.0 * M * N * K);
+  if (in == DType::bf16) state.SetLabel(gemm_bf16_native() ? "bf16 native" : "bf16 emulated in f32");
+}
+
+void linear_args(benchmark::internal::Benchmark* b) {
+  for (int dtype : {0, 1}) {
+    b->Args({768, 768, dtype});   // q, k, v, out projections
+    b->Args({3072, 768, dtype});  // lin1
+    b->Args({768, 3072, dtype});  // lin2
+  }
+  b->ArgNames({"N", "K", "bf16"})->Unit(benchmark::kMillisecond)->UseRealTime();
+}
+
+BENCHMARK_TEMPLATE(BM_Linear, LinearOp::forward)->Apply(linear_args);
+BENCHMARK_TEMPLATE(BM_Linear, LinearOp::backward_data)->Apply(linear_args);
+BENCHMARK_TEMPLATE(BM_Linear, LinearOp::backward_weight)->Apply(linear_args);
+
+// Attention products of one layer, read in place from a fused [B, T, 3, H, D] QKV buffer.
+// Args: dtype (0 f32, 1 bf16).
+void BM_AttentionForward(benchmark::State& state) {
+  const int64_t B = 8, H = 12, T = 384, D = 64, C = H * D;
+  const DType in = state.range(0) ? DType::bf16 : DType::f32;
+  const int64_t es = static_cast<int64_t>(dtype_size(in));
+  Tensor qkv = random_tensor(in, B * T * 3 * C, 1), probs = random_tensor(in, B * H * T * T, 2);
+  Tensor scores(DType::f32, {B * H * T * T}), ctx(DType::f32, {B * T * C});
+  const char* base = static_cast<const char*>(qkv.raw());
+  HeadsIn q{base, in, T * 3 * C, D, 3 * C}, k{base + C * es, in, T * 3 * C, D, 3 * C},
+      v{base + 2 * C * es, in, T * 3 * C, D, 3 * C};
+  for (auto _ : state) {
+    attn_scores(B, H, T, D, q, k, 0.125f, HeadsOut{scores.raw(), DType::f32, H * T * T, T * T, T});
+    attn_context(B, H, T, D, HeadsIn{probs.raw(), in, H * T * T, T * T, T}, v,
+                 HeadsOut{ctx.raw(), DType::f32, T * C, D, C});
+  }
+  set_gflops(state, 2.0 * 2.0 * B * H * T * T * D);
+  if (in == DType::bf16) state.SetLabel(gemm_bf16_native() ? "bf16 native" : "bf16 emulated in f32");
+}
+BENCHMARK(BM_AttentionForward)->Arg(0)->Arg(1)->ArgName("bf16")->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// A large square product: close to the best this machine and oneDNN reach.
+void BM_SquarePeak(benchmark::State& state) {
+  const int64_t n = state.range(0);
+  const DType in = state.range(1) ? DType::bf16 : DType::f32;
+  Tensor a = random_tensor(in, n * n, 1), b = random_tensor(in, n * n, 2);
+  Tensor c(DType::f32, {n * n});
+  for (auto _ : state) linear_forward(n, n, n, a.raw(), b.raw(), in, nullptr, c.raw());
+  set_gflops(state, 2.0 * n * n * n);
+}
+BENCHMARK(BM_SquarePeak)->Args({2048, 0})->Args({2048, 1})->ArgNames({"n", "bf16"})
+    ->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// Streaming copy of a 256 MiB float array (bytes read + bytes written per second).
+void BM_StreamCopy(benchmark::State& state) {
+  const int64_t n = int64_t(64) << 20;
+  Tensor src = random_tensor(DType::f32, n, 1), dst(DType::f32, {n});
+  const float* s = src.data<float>();
+  float* d = dst.data<float>();
+  for (auto _ : state) {
+#pragma omp parallel for schedule(static)
+    for (int64_t i = 0; i < n; ++i) d[i] = s[i];
+    benchmark::DoNotOptimize(d);
+  }
+  state.counters["GB"] = benchmark::Counter(2.0 * n * sizeof(float) * 1e-9,
+                                              benchmark::Counter::kIsIterationInvariantRate);
+}
+BENCHMARK(BM_StreamCopy)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// f32 <-> bf16 conversion of one 3072 x 768 activation (bytes read + written per second).
+void BM_Bf16Convert(benchmark::State& state) {
+  const int64_t n = kTokens * 768;
+  Tensor f = random_tensor(DType::f32, n, 1), h(DType::bf16, {n});
+  for (auto _ : state) f32_to_bf16_array(f.data<float>(), h.data<uint16_t>(), n);
+  state.counters["GB"] = benchmark::Counter(6.0 * n * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+  state.SetLabel(bf16_convert_path());
+}
+BENCHMARK(BM_Bf16Convert)->Unit(benchmark::kMicrosecond)->UseRealTime();
+
+}  // namespace
+}  // namespace cpuft

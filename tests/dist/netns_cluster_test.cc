@@ -1,0 +1,81 @@
+// Two "hosts" made by scripts/netns-cluster.sh (network + UTS namespaces on a private bridge): a real
+// multi-node Open MPI job over TCP. Skipped where namespaces cannot be made (not root, no ip netns).
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "cpuft/dist/cluster_check.h"
+#include "dist/mpi_run.h"
+
+namespace {
+
+const std::string kScript = CPUFT_SOURCE_DIR "/scripts/netns-cluster.sh";
+const std::string kState = "/tmp/cpuft-netns-test-" + std::to_string(getpid());
+
+class NetnsCluster : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    cpuft_test::allow_mpirun_as_root();
+    if (geteuid() != 0) GTEST_SKIP() << "needs root for ip netns";
+    if (!cpuft_test::have_mpirun()) GTEST_SKIP() << "mpirun not found";
+    if (cpuft_test::run_command("ip netns list").status != 0) GTEST_SKIP() << "ip netns not available";
+    cpuft_test::RunResult up = script("up 2");
+    if (up.status != 0) {
+      script("down");
+      GTEST_SKIP() << "cannot create namespaces here: " << up.output;
+    }
+    up_ = true;
+  }
+  void TearDown() override {
+    if (!up_) return;
+    cpuft_test::RunResult down = script("down");
+    EXPECT_EQ(down.status, 0) << down.output;
+    EXPECT_EQ(cpuft_test::run_command("ip netns list | grep cpuft-h").output, "");
+    EXPECT_EQ(cpuft_test::run_command("grep cpuft-netns /etc/hosts").output, "");
+  }
+  static cpuft_test::RunResult script(const std::string& args) {
+    return cpuft_test::run_command("CPUFT_NETNS_STATE=" + kState + " CPUFT_NETNS_SLOTS=2 " + kScript + " " + args);
+  }
+  static cpuft_test::RunResult mpirun(int per_node, const std::string& args) {
+    return cpuft_test::run_command(
+        "timeout 120 mpirun --oversubscribe --bind-to none --hostfile " + kState + "/hostfile --mca plm_rsh_agent " +
+        kState + "/rsh-agent --mca btl tcp,self --mca btl_tcp_if_include 10.77.0.0/24 --mca oob_tcp_if_include "
+        "10.77.0.0/24 -np " + std::to_string(2 * per_node) + " --map-by ppr:" + std::to_string(per_node) +
+        ":node " CPUFT_DIST_HELPER " " + args);
+  }
+  bool up_ = false;
+};
+
+TEST_F(NetnsCluster, TwoHosts) {
+  std::vector<cpuft::HostReachability> reach =
+      cpuft::check_hosts_reachable({"cpuft-h1", "cpuft-h2", "cpuft-h9"}, kState + "/rsh-agent", 5);
+  ASSERT_EQ(reach.size(), 3u);
+  EXPECT_TRUE(reach[0].ok) << reach[0].detail;
+  EXPECT_TRUE(reach[1].ok) << reach[1].detail;
+  EXPECT_FALSE(reach[2].ok);
+  EXPECT_NE(reach[2].detail.find("no namespace cpuft-h9"), std::string::npos) << reach[2].detail;
+
+  cpuft_test::RunResult info = mpirun(2, "info");
+  ASSERT_EQ(info.status, 0) << info.output;
+  EXPECT_NE(info.output.find("rank=3 size=4 local_rank=1 local_size=2 nodes=2 host=cpuft-h2"), std::string::npos)
+      << info.output;
+
+  cpuft_test::RunResult check = mpirun(1, "cluster-check cpuft-h1 cpuft-h2");
+  ASSERT_EQ(check.status, 0) << check.output;
+  EXPECT_NE(check.output.find("1    cpuft-h2"), std::string::npos) << check.output;
+  EXPECT_NE(check.output.find("cluster-check: OK"), std::string::npos) << check.output;
+  std::printf("%s", check.output.c_str());  // the measured bandwidth and latency, for the log
+
+  cpuft_test::RunResult buckets = mpirun(2, "buckets 100000 40000 f32");
+  EXPECT_EQ(buckets.status, 0) << buckets.output;
+
+  cpuft_test::RunResult abort = mpirun(1, "abort 1");
+  EXPECT_NE(abort.status, 0);
+  EXPECT_LT(abort.seconds, 30) << abort.output;
+  EXPECT_NE(abort.output.find("cpuft: rank 1 of 2 on cpuft-h2: injected failure"), std::string::npos)
+      << abort.output;
+}
+
+}  // namespace

@@ -9,7 +9,10 @@
 #include <string>
 #include <vector>
 
+#include <dnnl_version.h>
+
 #include "cpuft/cpu/features.h"
+#include "cpuft/cpu/onednn_info.h"
 #include "cpuft/tensor/bf16.h"
 #include "cpuft/util/error.h"
 
@@ -306,7 +309,25 @@ TEST(Gemm, BadArgumentsAreRejected) {
   expect_error([&] { bias_backward(-1, 2, a, c, false); }, "bias_backward: M = -1");
 }
 
+// Where bf16 products are emulated, they must be exactly the f32 product of the bf16 values.
+TEST(Gemm, EmulatedBf16EqualsF32OnRoundedInputs) {
+  if (gemm_bf16_native()) GTEST_SKIP() << "bf16 products are native here: " << describe_gemm();
+  const int64_t M = 37, N = 65, K = 33;
+  Buf x(DType::bf16, M * K, 7), w(DType::bf16, N * K, 8), bias(DType::f32, N, 9);
+  std::vector<float> x32(M * K), w32(N * K), y16(M * N), y32(M * N);
+  for (int64_t i = 0; i < M * K; ++i) x32[i] = bf16_to_f32(x.h[i]);
+  for (int64_t i = 0; i < N * K; ++i) w32[i] = bf16_to_f32(w.h[i]);
+  linear_forward(M, N, K, x.data(), w.data(), DType::bf16, bias.f.data(), y16.data());
+  linear_forward(M, N, K, x32.data(), w32.data(), DType::f32, bias.f.data(), y32.data());
+  for (int64_t i = 0; i < M * N; ++i) ASSERT_EQ(y16[i], y32[i]) << "element " << i;
+}
+
 TEST(Gemm, DescribesOneDnnAndBf16Support) {
+  EXPECT_EQ(onednn_version(), std::to_string(DNNL_VERSION_MAJOR) + "." + std::to_string(DNNL_VERSION_MINOR) +
+                                  "." + std::to_string(DNNL_VERSION_PATCH));
+  const std::string isa = onednn_isa();
+  EXPECT_FALSE(isa.empty());
+  EXPECT_NE(isa, "unknown");
   const std::string d = describe_gemm();
   EXPECT_EQ(d.rfind("oneDNN ", 0), 0u) << d;
   EXPECT_NE(d.find(", isa "), std::string::npos) << d;

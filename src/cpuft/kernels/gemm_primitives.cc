@@ -91,8 +91,10 @@ std::unique_ptr<Primitive> build(const ProductShape& s) {
       desc = std::make_unique<dnnl::matmul::desc>(p->a, p->b, p->c);
     }
     dnnl::matmul::primitive_desc pd(*desc, attr, runtime().engine);
-    // The reference implementation is orders of magnitude slower than converting to f32.
-    if (std::strncmp(pd.impl_info_str(), "ref", 3) == 0) return nullptr;
+    // The reference implementation is orders of magnitude slower than converting bf16 operands
+    // to f32; an all-f32 product has no faster alternative, so it keeps whatever oneDNN offers.
+    const bool all_f32 = s.a_type == DType::f32 && s.b_type == DType::f32 && s.c_type == DType::f32;
+    if (!all_f32 && std::strncmp(pd.impl_info_str(), "ref", 3) == 0) return nullptr;
     p->prim = dnnl::matmul(pd);
   } catch (const dnnl::error&) {
     return nullptr;

@@ -24,7 +24,8 @@ struct ProductShape {
 class Primitive;
 
 // The cached primitive for `shape`, built on first use; nullptr when oneDNN cannot build it, or
-// can only offer its reference implementation (then the caller emulates in f32). Thread-safe.
+// offers only its reference implementation for a product involving bf16 (then the caller
+// emulates in f32). Thread-safe.
 const Primitive* find_primitive(const ProductShape& shape);
 
 // Runs a primitive from find_primitive on the shared stream and waits for it.

@@ -1,0 +1,67 @@
+#include "cpuft/model/activations.h"
+
+#include <algorithm>
+
+namespace cpuft {
+
+QaModel::Acts QaModel::Acts::plan(const ModelConfig& c, bool bf16, int batch, int seq, int threads, float* base) {
+  Acts a;
+  a.batch = batch;
+  a.seq = seq;
+  const size_t n = static_cast<size_t>(batch) * static_cast<size_t>(seq);
+  const size_t h = static_cast<size_t>(c.hidden), inter = static_cast<size_t>(c.intermediate);
+  const size_t tt = static_cast<size_t>(seq) * static_cast<size_t>(seq);
+  size_t used = 0;
+  // Each tensor starts on a 16-float (64-byte) boundary.
+  auto take = [&](size_t count) {
+    float* p = base ? base + used : nullptr;
+    used += (count + 15) / 16 * 16;
+    return p;
+  };
+  a.emb_sum = take(n * h);
+  a.emb_mean = take(n);
+  a.emb_rstd = take(n);
+  a.emb_ln = take(n * h);
+  a.x0 = take(n * h);
+  const float* input = a.x0;
+  for (int64_t i = 0; i < c.layers; ++i) {
+    Layer l;
+    l.xb = bf16 ? take(n * h) : const_cast<float*>(input);
+    l.q = take(n * h);
+    l.k = take(n * h);
+    l.v = take(n * h);
+    l.probs = take(static_cast<size_t>(batch) * static_cast<size_t>(c.heads) * tt);
+    l.ctx = take(n * h);
+    l.res1 = take(n * h);
+    l.mean1 = take(n);
+    l.rstd1 = take(n);
+    l.h1 = take(n * h);
+    l.h1b = bf16 ? take(n * h) : l.h1;
+    l.f1 = take(n * inter);
+    l.g = take(n * inter);
+    l.res2 = take(n * h);
+    l.mean2 = take(n);
+    l.rstd2 = take(n);
+    l.h2 = take(n * h);
+    input = l.h2;
+    a.layers.push_back(l);
+  }
+  a.qa_in = take(n * h);
+  a.logits = take(n * 2);
+  a.dlogits = take(n * 2);
+  a.dres = take(n * h);
+  a.da = take(n * h);
+  a.db = take(n * h);
+  a.dq = take(n * h);
+  a.dk = take(n * h);
+  a.dv = take(n * h);
+  a.dln = take(n * h);
+  a.di = take(n * inter);
+  a.dy_round = take(n * std::max(h, inter));
+  a.tiles = take(static_cast<size_t>(threads) * 2 * tt);
+  a.ones = take(n);
+  a.floats = used;
+  return a;
+}
+
+}  // namespace cpuft

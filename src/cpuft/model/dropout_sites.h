@@ -1,0 +1,15 @@
+// Dropout site numbers: each dropout in the network draws its mask from (seed, site, element), so
+// every site needs its own number. Forward and backward name the same sites.
+#pragma once
+
+#include <cstdint>
+
+namespace cpuft::dropout_site {
+
+constexpr uint64_t kEmbeddings = 1;
+constexpr uint64_t kQaInput = 2;
+inline uint64_t attention(int64_t layer) { return 16 + 4 * static_cast<uint64_t>(layer); }
+inline uint64_t attention_output(int64_t layer) { return 17 + 4 * static_cast<uint64_t>(layer); }
+inline uint64_t ffn_output(int64_t layer) { return 18 + 4 * static_cast<uint64_t>(layer); }
+
+}  // namespace cpuft::dropout_site

@@ -1,0 +1,156 @@
+// QaModel backward pass: the mirror of encoder_forward.cc, last step first. Parameter gradients are
+// added into grads_; activation gradients are written into the scratch buffers of the arena, and
+// a.dres carries the gradient of the residual stream from one layer down to the next.
+#include <omp.h>
+
+#include <cmath>
+#include <cstring>
+
+#include "cpuft/model/activations.h"
+#include "cpuft/model/dropout_sites.h"
+#include "cpuft/model/linear.h"
+#include "cpuft/tensor/bf16.h"
+
+namespace cpuft {
+namespace {
+
+// The output gradient a matrix product reads: rounded to bf16 into `scratch` in bf16 mode.
+const float* gemm_dy(const float* dy, float* scratch, int64_t n, bool bf16) {
+  if (!bf16) return dy;
+#pragma omp parallel for schedule(static)
+  for (int64_t i = 0; i < n; ++i) scratch[i] = round_to_bf16(dy[i]);
+  return scratch;
+}
+
+void copy(float* dst, const float* src, int64_t n) { std::memcpy(dst, src, static_cast<size_t>(n) * sizeof(float)); }
+
+}  // namespace
+
+void QaModel::backward_pass(const Batch& b, const Acts& a, uint64_t seed) {
+  const ModelConfig& c = config_;
+  const bool distil = c.family == ModelFamily::distilbert;
+  const int64_t B = b.batch, T = b.seq_len, N = B * T, H = c.hidden, I = c.intermediate, NH = c.heads;
+  const int64_t HD = c.head_dim();
+  const float* P = params_.data();
+  float* G = grads_.data();
+  const EmbeddingOffsets& eo = table_.embeddings();
+  const float hidden_p = c.hidden_dropout, attn_p = c.attention_dropout;
+  auto ready = [&](size_t begin, size_t end) {
+    if (grad_ready_) grad_ready_(begin, end);
+  };
+
+  // QA head.
+  const LinearOffsets& qa = table_.qa();
+  linear_bwd(a.dres, G + qa.w, G + qa.b, gemm_dy(a.dlogits, a.dy_round, N * 2, bf16_), a.qa_in, gemm_weight(qa.w),
+             N, H, 2, false, a.ones);
+  if (distil) dropout_apply(a.dres, N * H, c.qa_dropout, seed, dropout_site::kQaInput);
+  ready(table_.qa_begin(), table_.total());
+
+  const float q_divisor = static_cast<float>(std::sqrt(static_cast<double>(HD)));
+  const float score_scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(HD)));
+  const uint32_t attn_thr = dropout_threshold(attn_p);
+  const float attn_keep_scale = attn_p > 0.f ? 1.f / (1.f - attn_p) : 1.f;
+  for (int64_t li = c.layers - 1; li >= 0; --li) {
+    const LayerOffsets& lo = table_.layer(static_cast<int>(li));
+    const Acts::Layer& L = a.layers[static_cast<size_t>(li)];
+
+    // Second LayerNorm, FFN-output dropout, lin2, GELU, lin1 (+ the residual into h1).
+    layernorm_bwd(a.da, G + lo.ln2.w, G + lo.ln2.b, a.dres, L.res2, L.mean2, L.rstd2, P + lo.ln2.w, N, H, a.dln,
+                  a.ones);
+    copy(a.db, a.da, N * H);  // gradient of h1 through the residual
+    dropout_apply(a.da, N * H, hidden_p, seed, dropout_site::ffn_output(li));
+    linear_bwd(a.di, G + lo.ff2.w, G + lo.ff2.b, gemm_dy(a.da, a.dy_round, N * H, bf16_), L.g,
+               gemm_weight(lo.ff2.w), N, I, H, false, a.ones);
+    gelu_bwd(a.di, a.di, L.f1, N * I);
+    linear_bwd(a.db, G + lo.ff1.w, G + lo.ff1.b, gemm_dy(a.di, a.dy_round, N * I, bf16_), L.h1b,
+               gemm_weight(lo.ff1.w), N, H, I, true, a.ones);
+
+    // First LayerNorm, output-projection dropout (BERT), output projection.
+    layernorm_bwd(a.da, G + lo.ln1.w, G + lo.ln1.b, a.db, L.res1, L.mean1, L.rstd1, P + lo.ln1.w, N, H, a.dln,
+                  a.ones);
+    copy(a.dres, a.da, N * H);  // gradient of the layer input through the residual
+    if (!distil) dropout_apply(a.da, N * H, hidden_p, seed, dropout_site::attention_output(li));
+    linear_bwd(a.db, G + lo.o.w, G + lo.o.b, gemm_dy(a.da, a.dy_round, N * H, bf16_), L.ctx, gemm_weight(lo.o.w), N,
+               H, H, false, a.ones);
+    const float* dctx_all = gemm_dy(a.db, a.dy_round, N * H, bf16_);
+
+    // Attention, one (sequence, head) per iteration, with two T x T tiles per thread.
+#pragma omp parallel for schedule(dynamic)
+    for (int64_t bh = 0; bh < B * NH; ++bh) {
+      const int64_t bi = bh / NH, hi = bh % NH;
+      const int64_t col = bi * T * H + hi * HD;
+      const float* probs = L.probs + bh * T * T;
+      float* pd = a.tiles + static_cast<int64_t>(omp_get_thread_num()) * 2 * T * T;
+      float* dp = pd + T * T;
+      const float* dctx = dctx_all + col;
+      // Dropped (and rounded) probabilities as the forward product read them.
+      const float* pv = probs;
+      if (attn_p > 0.f || bf16_) {
+        for (int64_t i = 0; i < T * T; ++i) {
+          float p = probs[i];
+          if (attn_p > 0.f)
+            p = dropout_keep(seed, dropout_site::attention(li), static_cast<uint64_t>(bh * T * T + i), attn_thr)
+                    ? p * attn_keep_scale
+                    : 0.f;
+          pd[i] = bf16_ ? round_to_bf16(p) : p;
+        }
+        pv = pd;
+      }
+      sgemm(true, false, T, HD, T, 1.f, pv, T, dctx, H, 0.f, a.dv + col, H);         // dV = Pd^T dctx
+      sgemm(false, true, T, T, HD, 1.f, dctx, H, L.v + col, H, 0.f, dp, T);          // dPd = dctx V^T
+      // Through dropout and softmax: dS = P * (dP - sum_j dP P); masked keys have P = 0.
+      for (int64_t i = 0; i < T; ++i) {
+        float* dpr = dp + i * T;
+        const float* pr = probs + i * T;
+        if (attn_p > 0.f)
+          for (int64_t j = 0; j < T; ++j)
+            dpr[j] = dropout_keep(seed, dropout_site::attention(li), static_cast<uint64_t>(bh * T * T + i * T + j),
+                                  attn_thr)
+                         ? dpr[j] * attn_keep_scale
+                         : 0.f;
+        float dot = 0.f;
+        for (int64_t j = 0; j < T; ++j) dot += dpr[j] * pr[j];
+        for (int64_t j = 0; j < T; ++j) {
+          dpr[j] = pr[j] * (dpr[j] - dot);
+          if (bf16_) dpr[j] = round_to_bf16(dpr[j]);
+        }
+      }
+      const float ds_scale = distil ? 1.f / q_divisor : score_scale;  // DistilBERT: through q / sqrt(hd)
+      sgemm(false, false, T, HD, T, ds_scale, dp, T, L.k + col, H, 0.f, a.dq + col, H);  // dQ = dS K
+      sgemm(true, false, T, HD, T, distil ? 1.f : score_scale, dp, T, L.q + col, H, 0.f, a.dk + col, H);  // dK
+    }
+
+    // q, k, v projections: their input gradients add into the residual-stream gradient.
+    const float* w_in = L.xb;
+    linear_bwd(a.dres, G + lo.q.w, G + lo.q.b, gemm_dy(a.dq, a.dy_round, N * H, bf16_), w_in, gemm_weight(lo.q.w),
+               N, H, H, true, a.ones);
+    linear_bwd(a.dres, G + lo.k.w, G + lo.k.b, gemm_dy(a.dk, a.dy_round, N * H, bf16_), w_in, gemm_weight(lo.k.w),
+               N, H, H, true, a.ones);
+    linear_bwd(a.dres, G + lo.v.w, G + lo.v.b, gemm_dy(a.dv, a.dy_round, N * H, bf16_), w_in, gemm_weight(lo.v.w),
+               N, H, H, true, a.ones);
+    ready(lo.begin, lo.end);
+  }
+
+  // Embeddings: dropout, LayerNorm, then scatter-add into the tables (no gradient into the pad row).
+  dropout_apply(a.dres, N * H, hidden_p, seed, dropout_site::kEmbeddings);
+  layernorm_bwd(a.da, G + eo.ln.w, G + eo.ln.b, a.dres, a.emb_sum, a.emb_mean, a.emb_rstd, P + eo.ln.w, N, H, a.dln,
+                a.ones);
+  const bool types = !distil && c.type_vocab_size > 0;
+  for (int64_t r = 0; r < N; ++r) {
+    const float* d = a.da + r * H;
+    const int64_t id = b.input_ids[r];
+    if (id != c.pad_token_id) {
+      float* gw = G + eo.word + id * H;
+      for (int64_t j = 0; j < H; ++j) gw[j] += d[j];
+    }
+    float* gp = G + eo.position + (r % T) * H;
+    for (int64_t j = 0; j < H; ++j) gp[j] += d[j];
+    if (types) {
+      float* gt = G + eo.token_type + (b.token_type_ids ? b.token_type_ids[r] : 0) * H;
+      for (int64_t j = 0; j < H; ++j) gt[j] += d[j];
+    }
+  }
+  ready(eo.begin, eo.end);
+}
+
+}  // namespace cpuft

@@ -1,0 +1,154 @@
+// QaModel forward pass: embeddings, transformer blocks, QA head (docs/hf-qa-spec.md 1.2, 1.3, 1.5).
+// Each step writes the activations backward needs into the arena (activations.h).
+#include <omp.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "cpuft/model/activations.h"
+#include "cpuft/model/dropout_sites.h"
+#include "cpuft/model/linear.h"
+#include "cpuft/tensor/bf16.h"
+
+namespace cpuft {
+namespace {
+
+void copy_rounded(float* dst, const float* src, int64_t n, bool bf16) {
+  if (!bf16) {
+    if (dst != src) std::memcpy(dst, src, static_cast<size_t>(n) * sizeof(float));
+    return;
+  }
+#pragma omp parallel for schedule(static)
+  for (int64_t i = 0; i < n; ++i) dst[i] = round_to_bf16(src[i]);
+}
+
+void add_into(float* y, const float* x, int64_t n) {
+#pragma omp parallel for schedule(static)
+  for (int64_t i = 0; i < n; ++i) y[i] += x[i];
+}
+
+}  // namespace
+
+void QaModel::forward_pass(const Batch& b, const Acts& a, bool train, uint64_t seed) {
+  const ModelConfig& c = config_;
+  const bool distil = c.family == ModelFamily::distilbert;
+  const int64_t B = b.batch, T = b.seq_len, N = B * T, H = c.hidden, I = c.intermediate, NH = c.heads;
+  const int64_t HD = c.head_dim();
+  const float* P = params_.data();
+  const EmbeddingOffsets& eo = table_.embeddings();
+  const float hidden_p = train ? c.hidden_dropout : 0.f;
+  const float attn_p = train ? c.attention_dropout : 0.f;
+
+  // Embeddings: (word + token_type) + position, LayerNorm, dropout.
+#pragma omp parallel for schedule(static)
+  for (int64_t r = 0; r < N; ++r) {
+    const float* w = P + eo.word + static_cast<int64_t>(b.input_ids[r]) * H;
+    const float* pos = P + eo.position + (r % T) * H;
+    float* out = a.emb_sum + r * H;
+    if (distil || c.type_vocab_size == 0) {
+      for (int64_t j = 0; j < H; ++j) out[j] = w[j] + pos[j];
+    } else {
+      const int64_t tt = b.token_type_ids ? b.token_type_ids[r] : 0;
+      const float* ty = P + eo.token_type + tt * H;
+      for (int64_t j = 0; j < H; ++j) out[j] = (w[j] + ty[j]) + pos[j];
+    }
+  }
+  layernorm_fwd(a.emb_ln, a.emb_mean, a.emb_rstd, a.emb_sum, P + eo.ln.w, P + eo.ln.b, N, H, c.layer_norm_eps);
+  std::memcpy(a.x0, a.emb_ln, static_cast<size_t>(N * H) * sizeof(float));
+  dropout_apply(a.x0, N * H, hidden_p, seed, dropout_site::kEmbeddings);
+
+  const float* x = a.x0;
+  const float q_divisor = static_cast<float>(std::sqrt(static_cast<double>(HD)));
+  const float score_scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(HD)));
+  const float lowest = std::numeric_limits<float>::lowest();
+  const uint32_t attn_thr = dropout_threshold(attn_p);
+  const float attn_keep_scale = attn_p > 0.f ? 1.f / (1.f - attn_p) : 1.f;
+  for (int64_t li = 0; li < c.layers; ++li) {
+    const LayerOffsets& lo = table_.layer(static_cast<int>(li));
+    const Acts::Layer& L = a.layers[static_cast<size_t>(li)];
+    copy_rounded(L.xb, x, N * H, bf16_);
+    linear_fwd(L.q, L.xb, gemm_weight(lo.q.w), P + lo.q.b, N, H, H);
+    linear_fwd(L.k, L.xb, gemm_weight(lo.k.w), P + lo.k.b, N, H, H);
+    linear_fwd(L.v, L.xb, gemm_weight(lo.v.w), P + lo.v.b, N, H, H);
+    if (distil) {
+#pragma omp parallel for schedule(static)
+      for (int64_t i = 0; i < N * H; ++i) L.q[i] /= q_divisor;
+    }
+    copy_rounded(L.q, L.q, N * H, bf16_);
+    copy_rounded(L.k, L.k, N * H, bf16_);
+    copy_rounded(L.v, L.v, N * H, bf16_);
+
+    // Attention, one (sequence, head) per iteration; each thread uses its own tile for the dropped
+    // probabilities.
+#pragma omp parallel for schedule(dynamic)
+    for (int64_t bh = 0; bh < B * NH; ++bh) {
+      const int64_t bi = bh / NH, hi = bh % NH;
+      const float* q = L.q + bi * T * H + hi * HD;
+      const float* k = L.k + bi * T * H + hi * HD;
+      const float* v = L.v + bi * T * H + hi * HD;
+      float* s = L.probs + bh * T * T;
+      float* ctx = L.ctx + bi * T * H + hi * HD;
+      sgemm(false, true, T, T, HD, distil ? 1.f : score_scale, q, H, k, H, 0.f, s, T);
+      const int8_t* mask = b.attention_mask ? b.attention_mask + bi * T : nullptr;
+      for (int64_t i = 0; i < T; ++i) {
+        float* row = s + i * T;
+        if (bf16_)
+          for (int64_t j = 0; j < T; ++j) row[j] = round_to_bf16(row[j]);
+        if (mask)
+          for (int64_t j = 0; j < T; ++j)
+            if (!mask[j]) row[j] = lowest;
+        float mx = lowest;
+        for (int64_t j = 0; j < T; ++j) mx = std::max(mx, row[j]);
+        float sum = 0.f;
+        for (int64_t j = 0; j < T; ++j) {
+          row[j] = std::exp(row[j] - mx);
+          sum += row[j];
+        }
+        const float inv = 1.f / sum;
+        for (int64_t j = 0; j < T; ++j) row[j] *= inv;
+      }
+      const float* pv = s;
+      if (attn_p > 0.f || bf16_) {
+        float* tile = a.tiles + static_cast<int64_t>(omp_get_thread_num()) * 2 * T * T;
+        for (int64_t i = 0; i < T * T; ++i) {
+          float p = s[i];
+          if (attn_p > 0.f)
+            p = dropout_keep(seed, dropout_site::attention(li), static_cast<uint64_t>(bh * T * T + i), attn_thr)
+                    ? p * attn_keep_scale
+                    : 0.f;
+          tile[i] = bf16_ ? round_to_bf16(p) : p;
+        }
+        pv = tile;
+      }
+      sgemm(false, false, T, HD, T, 1.f, pv, T, v, H, 0.f, ctx, H);
+    }
+    copy_rounded(L.ctx, L.ctx, N * H, bf16_);
+
+    // Output projection (+ dropout for BERT), residual, LayerNorm.
+    linear_fwd(L.res1, L.ctx, gemm_weight(lo.o.w), P + lo.o.b, N, H, H);
+    if (!distil) dropout_apply(L.res1, N * H, hidden_p, seed, dropout_site::attention_output(li));
+    add_into(L.res1, x, N * H);
+    layernorm_fwd(L.h1, L.mean1, L.rstd1, L.res1, P + lo.ln1.w, P + lo.ln1.b, N, H, c.layer_norm_eps);
+    copy_rounded(L.h1b, L.h1, N * H, bf16_);
+
+    // FFN: lin1, GELU, lin2, dropout, residual, LayerNorm.
+    linear_fwd(L.f1, L.h1b, gemm_weight(lo.ff1.w), P + lo.ff1.b, N, H, I);
+    gelu_fwd(L.g, L.f1, N * I);
+    copy_rounded(L.g, L.g, N * I, bf16_);
+    linear_fwd(L.res2, L.g, gemm_weight(lo.ff2.w), P + lo.ff2.b, N, I, H);
+    dropout_apply(L.res2, N * H, hidden_p, seed, dropout_site::ffn_output(li));
+    add_into(L.res2, L.h1, N * H);
+    layernorm_fwd(L.h2, L.mean2, L.rstd2, L.res2, P + lo.ln2.w, P + lo.ln2.b, N, H, c.layer_norm_eps);
+    x = L.h2;
+  }
+
+  // QA head: DistilBERT drops out the last hidden state first; logits are (N, 2) = (start, end).
+  std::memcpy(a.qa_in, x, static_cast<size_t>(N * H) * sizeof(float));
+  if (distil) dropout_apply(a.qa_in, N * H, train ? c.qa_dropout : 0.f, seed, dropout_site::kQaInput);
+  copy_rounded(a.qa_in, a.qa_in, N * H, bf16_);
+  linear_fwd(a.logits, a.qa_in, gemm_weight(table_.qa().w), P + table_.qa().b, N, H, 2);
+  copy_rounded(a.logits, a.logits, N * 2, bf16_);
+}
+
+}  // namespace cpuft

@@ -1,0 +1,42 @@
+// AdamW over the parameter arena of a QaModel (torch.optim.AdamW, docs/hf-qa-spec.md 4.4) with the
+// two weight-decay groups of spec 4.3, and clip_grad_norm_ (spec 4.6). The moments m and v are two
+// more arenas with the parameter layout.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "cpuft/model/qa_model.h"
+
+namespace cpuft {
+
+struct AdamWConfig {
+  double beta1 = 0.9, beta2 = 0.999, eps = 1e-8;
+  double weight_decay = 0.0;  // applied to the decay set only
+};
+
+class AdamW {
+ public:
+  AdamW(const QaModel& model, AdamWConfig config);
+
+  // One update with learning rate lr from model.grads(); refreshes the model's bf16 weight copies.
+  void step(QaModel& model, double lr);
+
+  int64_t steps() const { return step_; }
+  std::vector<float>& exp_avg() { return m_; }
+  std::vector<float>& exp_avg_sq() { return v_; }
+  // Restores the step count (for resuming from a checkpoint together with exp_avg / exp_avg_sq).
+  void set_steps(int64_t steps) { step_ = steps; }
+
+ private:
+  AdamWConfig config_;
+  std::vector<float> m_, v_;
+  int64_t step_ = 0;
+};
+
+// clip_grad_norm_(max_norm) over the whole gradient arena: returns the total L2 norm (of the
+// per-tensor norms) before clipping and multiplies every gradient by min(1, max_norm/(total+1e-6)).
+// max_norm <= 0 only measures.
+double clip_grad_norm(QaModel& model, double max_norm);
+
+}  // namespace cpuft

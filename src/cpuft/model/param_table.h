@@ -1,0 +1,84 @@
+// The parameter table of a QA encoder: every tensor with its Hugging Face name, shape, offset in
+// the parameter arena and weight-decay flag. Tensors are laid out in forward order (embeddings,
+// layer 0 .. L-1, qa_outputs) in ONE contiguous f32 arena; the gradient arena (and the AdamW m, v
+// arenas) use the same offsets. Because the order is the forward order, the tensors of one layer
+// form one contiguous range, which backward finishes last layer first (see grad-ready callback).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "cpuft/io/hf_config.h"
+
+namespace cpuft {
+
+struct ParamEntry {
+  std::string name;            // HF name with prefix: "distilbert.transformer.layer.0.ffn.lin1.weight"
+  std::vector<int64_t> shape;  // [out, in] for Linear weights
+  size_t offset = 0;           // in floats, into the parameter arena
+  size_t numel = 0;
+  bool decay = false;          // weight-decay group of spec 4.3 (Linear weights and embedding tables)
+  bool gemm_weight = false;    // a Linear weight read by a matrix product (gets a bf16 copy)
+};
+
+// Offsets (in floats) of one Linear: weight [out, in] and bias [out].
+struct LinearOffsets {
+  size_t w = 0, b = 0;
+};
+// Offsets of one LayerNorm: weight and bias [hidden].
+struct NormOffsets {
+  size_t w = 0, b = 0;
+};
+
+// One transformer block, in forward order. DistilBERT / BERT module names:
+//   q k v  = attention.{q,k,v}_lin / attention.self.{query,key,value}
+//   o      = attention.out_lin     / attention.output.dense
+//   ln1    = sa_layer_norm         / attention.output.LayerNorm
+//   ff1    = ffn.lin1              / intermediate.dense
+//   ff2    = ffn.lin2              / output.dense
+//   ln2    = output_layer_norm     / output.LayerNorm
+struct LayerOffsets {
+  LinearOffsets q, k, v, o;
+  NormOffsets ln1;
+  LinearOffsets ff1, ff2;
+  NormOffsets ln2;
+  size_t begin = 0, end = 0;  // the layer's range in the arena
+};
+
+struct EmbeddingOffsets {
+  size_t word = 0;        // [vocab, hidden]
+  size_t position = 0;    // [max_position, hidden]
+  size_t token_type = 0;  // [type_vocab, hidden] (BERT only; unused when type_vocab_size == 0)
+  NormOffsets ln;
+  size_t begin = 0, end = 0;
+};
+
+class ParamTable {
+ public:
+  explicit ParamTable(const ModelConfig& config);
+
+  const std::vector<ParamEntry>& entries() const { return entries_; }
+  size_t total() const { return total_; }  // floats in the arena
+  const ParamEntry* find(const std::string& name) const;
+
+  const EmbeddingOffsets& embeddings() const { return emb_; }
+  const LayerOffsets& layer(int i) const { return layers_[static_cast<size_t>(i)]; }
+  const LinearOffsets& qa() const { return qa_; }
+  size_t qa_begin() const { return qa_begin_; }
+
+ private:
+  size_t add(const std::string& name, std::vector<int64_t> shape, bool decay, bool gemm);
+  LinearOffsets add_linear(const std::string& name, int64_t out, int64_t in);
+  NormOffsets add_norm(const std::string& name, int64_t n);
+
+  std::vector<ParamEntry> entries_;
+  size_t total_ = 0;
+  EmbeddingOffsets emb_;
+  std::vector<LayerOffsets> layers_;
+  LinearOffsets qa_;
+  size_t qa_begin_ = 0;
+};
+
+}  // namespace cpuft

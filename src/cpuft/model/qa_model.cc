@@ -1,0 +1,133 @@
+// Construction, parameter initialisation and the activation arena of QaModel. The forward and
+// backward passes are in encoder_forward.cc and encoder_backward.cc.
+#include "cpuft/model/qa_model.h"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <cstring>
+#include <random>
+
+#include "cpuft/model/activations.h"
+#include "cpuft/tensor/bf16.h"
+#include "cpuft/util/error.h"
+
+namespace cpuft {
+
+QaModel::QaModel(ModelConfig config, bool bf16, uint64_t seed)
+    : config_(std::move(config)), table_(config_), bf16_(bf16) {
+  if (config_.hidden % config_.heads != 0)
+    fail("model config: hidden size ", config_.hidden, " is not a multiple of the head count ", config_.heads);
+  params_.assign(table_.total(), 0.f);
+  grads_.assign(table_.total(), 0.f);
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<float> normal(0.f, config_.initializer_range);
+  for (const ParamEntry& e : table_.entries()) {
+    float* p = params_.data() + e.offset;
+    const bool is_norm_weight = !e.decay && e.shape.size() == 1 && e.name.find("bias") == std::string::npos;
+    if (e.decay) {
+      for (size_t i = 0; i < e.numel; ++i) p[i] = normal(rng);
+    } else if (is_norm_weight) {
+      std::fill(p, p + e.numel, 1.f);
+    }
+  }
+  const int64_t pad = config_.pad_token_id;
+  if (pad >= 0 && pad < config_.vocab_size)
+    std::fill_n(params_.data() + table_.embeddings().word + pad * config_.hidden, config_.hidden, 0.f);
+  if (bf16_) {
+    size_t total = 0;
+    for (const ParamEntry& e : table_.entries())
+      if (e.gemm_weight) {
+        bf16_offset_[e.offset] = total;
+        total += e.numel;
+      }
+    bf16_weights_.assign(total, 0.f);
+    refresh_bf16_weights();
+  }
+}
+
+void QaModel::zero_grads() { std::fill(grads_.begin(), grads_.end(), 0.f); }
+
+void QaModel::refresh_bf16_weights() {
+  if (!bf16_) return;
+  for (const ParamEntry& e : table_.entries()) {
+    if (!e.gemm_weight) continue;
+    const float* src = params_.data() + e.offset;
+    float* dst = bf16_weights_.data() + bf16_offset_.at(e.offset);
+    const int64_t n = static_cast<int64_t>(e.numel);
+#pragma omp parallel for schedule(static)
+    for (int64_t i = 0; i < n; ++i) dst[i] = round_to_bf16(src[i]);
+  }
+}
+
+const float* QaModel::gemm_weight(size_t offset) const {
+  if (!bf16_) return params_.data() + offset;
+  return bf16_weights_.data() + bf16_offset_.at(offset);
+}
+
+size_t QaModel::activation_bytes(const ModelConfig& config, bool bf16, int batch, int seq_len) {
+  return Acts::plan(config, bf16, batch, seq_len, std::max(1, omp_get_max_threads()), nullptr).floats *
+         sizeof(float);
+}
+
+size_t QaModel::reserve(int batch, int seq_len) {
+  if (batch <= 0 || seq_len <= 0)
+    fail("reserve: batch ", batch, " and seq_len ", seq_len, " must both be positive");
+  if (seq_len > config_.max_position_embeddings)
+    fail("reserve: seq_len ", seq_len, " exceeds max_position_embeddings ", config_.max_position_embeddings);
+  max_threads_ = std::max(1, omp_get_max_threads());
+  const size_t n = Acts::plan(config_, bf16_, batch, seq_len, max_threads_, nullptr).floats;
+  acts_.assign(n, 0.f);
+  max_batch_ = batch;
+  max_seq_ = seq_len;
+  return n * sizeof(float);
+}
+
+QaModel::Acts QaModel::layout(int batch, int seq_len) {
+  if (batch > max_batch_ || seq_len > max_seq_)
+    fail("batch (", batch, ", ", seq_len, ") exceeds the reserved activation arena (", max_batch_, ", ", max_seq_,
+         "); call reserve() with the largest batch first");
+  Acts a = Acts::plan(config_, bf16_, batch, seq_len, max_threads_, acts_.data());
+  // ones: the row vector that turns column sums into matrix products
+  std::fill_n(a.ones, static_cast<size_t>(batch) * seq_len, 1.f);
+  return a;
+}
+
+void QaModel::check_batch(const Batch& b) const {
+  if (b.batch <= 0 || b.seq_len <= 0 || !b.input_ids)
+    fail("batch: needs input_ids and positive batch/seq_len, got batch ", b.batch, " seq_len ", b.seq_len);
+  const int64_t n = static_cast<int64_t>(b.batch) * b.seq_len;
+  for (int64_t i = 0; i < n; ++i) {
+    if (b.input_ids[i] < 0 || b.input_ids[i] >= config_.vocab_size)
+      fail("batch: input_ids[", i / b.seq_len, "][", i % b.seq_len, "] = ", b.input_ids[i], ", expected 0 .. ",
+           config_.vocab_size - 1);
+    if (config_.family == ModelFamily::bert && b.token_type_ids &&
+        (b.token_type_ids[i] < 0 || b.token_type_ids[i] >= std::max<int64_t>(1, config_.type_vocab_size)))
+      fail("batch: token_type_ids[", i / b.seq_len, "][", i % b.seq_len, "] = ", int(b.token_type_ids[i]),
+           ", expected 0 .. ", config_.type_vocab_size - 1);
+  }
+}
+
+float QaModel::forward_backward(const Batch& b, uint64_t dropout_seed, float loss_scale) {
+  check_batch(b);
+  if (!b.start_positions || !b.end_positions) fail("forward_backward: the batch has no start/end positions");
+  Acts a = layout(b.batch, b.seq_len);
+  forward_pass(b, a, /*train=*/true, dropout_seed);
+  const float loss = qa_loss_fwd_bwd(a.dlogits, a.logits, b.start_positions, b.end_positions, b.batch,
+                                     b.seq_len, loss_scale);
+  backward_pass(b, a, dropout_seed);
+  return loss;
+}
+
+void QaModel::forward(const Batch& b, float* start_logits, float* end_logits) {
+  check_batch(b);
+  Acts a = layout(b.batch, b.seq_len);
+  forward_pass(b, a, /*train=*/false, 0);
+  const int64_t n = static_cast<int64_t>(b.batch) * b.seq_len;
+  for (int64_t i = 0; i < n; ++i) {
+    start_logits[i] = a.logits[2 * i];
+    end_logits[i] = a.logits[2 * i + 1];
+  }
+}
+
+}  // namespace cpuft

@@ -1,0 +1,110 @@
+// The QA encoder (DistilBERT or BERT/MiniLM + qa_outputs) with explicit forward and backward per
+// layer, in the style of llm.c: three flat arenas for parameters (f32 master), gradients (f32, same
+// layout) and, in bf16 mode, the bf16 copies of the matrix-product weights, plus one activation
+// arena sized by reserve(batch, seq_len) before the first step (no allocation inside a step).
+//
+// Families (docs/hf-qa-spec.md 1.2, 1.3, 1.5):
+//   DistilBERT: q divided by sqrt(head_dim) before q k^T, padded keys masked_fill'ed with the lowest
+//               float, no dropout after out_lin, qa_dropout before qa_outputs.
+//   BERT:       token-type embeddings, q k^T multiplied by 1/sqrt(head_dim) after the product,
+//               additive mask, dropout after attention.output.dense, no dropout before qa_outputs.
+// BF16 mixed precision (spec 1.7, DESIGN "Compute"): f32 master weights; every matrix product reads
+// bf16 operands (bf16 weight copies, activations and output gradients rounded to bf16) and
+// accumulates in f32; LayerNorm, softmax, GELU, loss, residual stream and gradients stay f32; the
+// logits are rounded to bf16 as autocast produces them. The bf16 copies are kept as f32 values
+// that bf16 represents exactly, because oneDNN 2.6 cannot create bf16 matmuls on AVX2-only CPUs.
+// Dropout (train mode) uses a stateless counter-based mask from (seed, site, index): the same seed
+// gives the same mask whatever the thread count.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <iosfwd>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "cpuft/io/hf_config.h"
+#include "cpuft/model/param_table.h"
+
+namespace cpuft {
+
+class QaModel {
+ public:
+  // A model with every parameter initialised as transformers' _init_weights does (spec 1.4):
+  // Linear and embedding weights ~ N(0, initializer_range) from `seed`, pad row and biases 0,
+  // LayerNorm weight 1 and bias 0.
+  QaModel(ModelConfig config, bool bf16, uint64_t seed = 42);
+
+  // Loads config.json + model.safetensors from a HF model directory. Legacy gamma/beta names and a
+  // missing base-model prefix are accepted; pooler, cls.*, vocab_*, position_ids and other extra
+  // tensors are dropped with one notice line; a missing qa_outputs is initialised N(0, range) from
+  // `seed` (bias 0) with one notice line; any other missing tensor or a wrong shape throws
+  // cpuft::Error naming the file, the tensor, the shape found and the shape expected.
+  static QaModel from_pretrained(const std::string& dir, bool bf16, uint64_t seed, std::ostream& notices);
+  // Writes dir/model.safetensors (HF names, F32) and dir/config.json (architectures
+  // *ForQuestionAnswering), each atomically. The directory must exist.
+  void save_pretrained(const std::string& dir) const;
+
+  const ModelConfig& config() const { return config_; }
+  const ParamTable& table() const { return table_; }
+  bool bf16() const { return bf16_; }
+  size_t num_params() const { return table_.total(); }
+  float* params() { return params_.data(); }
+  const float* params() const { return params_.data(); }
+  float* grads() { return grads_.data(); }
+  const float* grads() const { return grads_.data(); }
+
+  // Sizes the activation arena for batches up to (batch, seq_len); later calls may use any smaller
+  // batch and seq_len. Returns the arena size in bytes (the peak activation memory of a step).
+  size_t reserve(int batch, int seq_len);
+  // Activation-arena bytes that reserve(batch, seq_len) would allocate, without allocating.
+  static size_t activation_bytes(const ModelConfig& config, bool bf16, int batch, int seq_len);
+
+  struct Batch {
+    const int32_t* input_ids = nullptr;       // (batch, seq_len)
+    const int8_t* token_type_ids = nullptr;   // (batch, seq_len); null means all 0; ignored by DistilBERT
+    const int8_t* attention_mask = nullptr;   // (batch, seq_len) 1 attend, 0 padding; null means all 1
+    const int32_t* start_positions = nullptr; // (batch)
+    const int32_t* end_positions = nullptr;   // (batch)
+    int batch = 0, seq_len = 0;
+  };
+
+  // Train mode (dropout on, masks drawn from dropout_seed): forward, loss, backward. Gradients are
+  // ADDED to grads() (call zero_grads() between optimizer steps); the backward seed is loss_scale.
+  // Returns the unscaled loss.
+  float forward_backward(const Batch& batch, uint64_t dropout_seed, float loss_scale = 1.f);
+  // Eval mode (no dropout): writes start_logits and end_logits, each (batch, seq_len).
+  void forward(const Batch& batch, float* start_logits, float* end_logits);
+
+  void zero_grads();
+  // Re-derives the bf16 weight copies from the f32 master weights (after every optimizer step);
+  // does nothing in f32 mode.
+  void refresh_bf16_weights();
+
+  // Called during backward each time the gradient range [begin, end) (in floats, into grads()) is
+  // final: qa_outputs first, then layers L-1 .. 0, then the embeddings.
+  void set_grad_ready_callback(std::function<void(size_t begin, size_t end)> callback) {
+    grad_ready_ = std::move(callback);
+  }
+
+ private:
+  struct Acts;  // pointers into the activation arena for one (batch, seq_len)
+  Acts layout(int batch, int seq_len);
+  void check_batch(const Batch& b) const;
+  void forward_pass(const Batch& b, const Acts& a, bool train, uint64_t seed);
+  void backward_pass(const Batch& b, const Acts& a, uint64_t seed);
+  const float* gemm_weight(size_t offset) const;  // f32 master or bf16 copy of a Linear weight
+
+  ModelConfig config_;
+  ParamTable table_;
+  bool bf16_ = false;
+  std::vector<float> params_, grads_;
+  std::vector<float> bf16_weights_;                 // gemm weights only, rounded to bf16 values
+  std::unordered_map<size_t, size_t> bf16_offset_;  // param offset -> offset in bf16_weights_
+  std::vector<float> acts_;
+  int max_batch_ = 0, max_seq_ = 0, max_threads_ = 1;
+  std::function<void(size_t, size_t)> grad_ready_;
+};
+
+}  // namespace cpuft

@@ -1,0 +1,73 @@
+// Loads a fixture written by tools/make_model_reference.py: tests/data/model/<name>/ holds the model
+// (config.json, model.safetensors) and reference.safetensors (inputs, logits, loss, gradients, ...).
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "cpuft/io/safetensors.h"
+#include "cpuft/model/qa_model.h"
+
+namespace cpuft::test {
+
+inline std::string model_fixture_dir(const std::string& name) { return std::string(CPUFT_TEST_DATA) + "/model/" + name; }
+
+struct Reference {
+  explicit Reference(const std::string& path) : reader(path) {
+    const StTensorInfo* ids = reader.find("input_ids");
+    batch = static_cast<int>(ids->shape[0]);
+    seq_len = static_cast<int>(ids->shape[1]);
+    input_ids = ints<int32_t>("input_ids");
+    token_types = ints<int8_t>("token_type_ids");
+    mask = ints<int8_t>("attention_mask");
+    if (reader.find("start_positions")) {
+      start = ints<int32_t>("start_positions");
+      end = ints<int32_t>("end_positions");
+    }
+  }
+  std::vector<float> f32(const std::string& name) const { return reader.read_f32(name); }
+  bool has(const std::string& name) const { return reader.find(name) != nullptr; }
+  // An I64 tensor narrowed to T.
+  template <typename T>
+  std::vector<T> ints(const std::string& name) const {
+    const StTensorInfo* t = reader.find(name);
+    std::vector<T> out(static_cast<size_t>(t->numel()));
+    const uint8_t* p = reader.data(*t);
+    for (size_t i = 0; i < out.size(); ++i) {
+      int64_t v;
+      std::memcpy(&v, p + i * sizeof v, sizeof v);
+      out[i] = static_cast<T>(v);
+    }
+    return out;
+  }
+  QaModel::Batch batch_view() const {
+    QaModel::Batch b;
+    b.input_ids = input_ids.data();
+    b.token_type_ids = token_types.data();
+    b.attention_mask = mask.data();
+    b.start_positions = start.empty() ? nullptr : start.data();
+    b.end_positions = end.empty() ? nullptr : end.data();
+    b.batch = batch;
+    b.seq_len = seq_len;
+    return b;
+  }
+
+  SafetensorsReader reader;
+  int batch = 0, seq_len = 0;
+  std::vector<int32_t> input_ids, start, end;
+  std::vector<int8_t> token_types, mask;
+};
+
+// max |a - b| / max(max |b|, floor): the error relative to the tensor's scale.
+inline double rel_max_diff(const float* a, const std::vector<float>& b, double floor = 1e-6) {
+  double diff = 0, scale = floor;
+  for (size_t i = 0; i < b.size(); ++i) {
+    diff = std::max(diff, static_cast<double>(std::abs(a[i] - b[i])));
+    scale = std::max(scale, static_cast<double>(std::abs(b[i])));
+  }
+  return diff / scale;
+}
+
+}  // namespace cpuft::test

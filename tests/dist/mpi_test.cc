@@ -16,9 +16,9 @@ class Mpi : public ::testing::Test {
     if (r.output.find("mpi=1") == std::string::npos) GTEST_SKIP() << "built without MPI: " << r.output;
   }
   // Every run is bounded by `timeout` so that a hang fails the test instead of blocking it.
-  static cpuft_test::RunResult mpirun(int np, const std::string& args) {
-    return cpuft_test::run_command("timeout 120 mpirun --oversubscribe --bind-to none -np " + std::to_string(np) +
-                                   " " CPUFT_DIST_HELPER " " + args);
+  static cpuft_test::RunResult mpirun(int np, const std::string& args, const std::string& bind = "none") {
+    return cpuft_test::run_command("timeout 120 mpirun --oversubscribe --bind-to " + bind + " -np " +
+                                   std::to_string(np) + " " CPUFT_DIST_HELPER " " + args);
   }
 };
 
@@ -70,6 +70,17 @@ TEST_F(Mpi, WatchdogEndsAJobWithAHungRank) {
   EXPECT_NE(r.status, 0);
   EXPECT_LT(r.seconds, 30) << r.output;
   EXPECT_NE(r.output.find("MPI_Allreduce has not completed within 3 s"), std::string::npos) << r.output;
+}
+
+TEST_F(Mpi, RanksOfANodeTakeDisjointCores) {
+  cpuft_test::RunResult shared = mpirun(2, "place");
+  ASSERT_EQ(shared.status, 0) << shared.output;
+  EXPECT_NE(shared.output.find("rank 0: bound=0 threads on cpus 0\n"), std::string::npos) << shared.output;
+  EXPECT_NE(shared.output.find("rank 1: bound=0 threads on cpus 1\n"), std::string::npos) << shared.output;
+  // mpirun --bind-to core already gave each rank its core: each plans alone inside its binding.
+  cpuft_test::RunResult bound = mpirun(2, "place", "core");
+  ASSERT_EQ(bound.status, 0) << bound.output;
+  EXPECT_NE(bound.output.find("rank 1: bound=1 threads on cpus 1\n"), std::string::npos) << bound.output;
 }
 
 TEST_F(Mpi, ClusterCheckOnOneHost) {

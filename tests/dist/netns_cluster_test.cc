@@ -68,6 +68,15 @@ TEST_F(NetnsCluster, TwoHosts) {
   EXPECT_NE(check.output.find("cluster-check: OK"), std::string::npos) << check.output;
   std::printf("%s", check.output.c_str());  // the measured bandwidth and latency, for the log
 
+  // The command as `cpuft cluster-check` runs it: reachability first, then itself under mpirun.
+  cpuft_test::RunResult cmd = cpuft_test::run_command(
+      "timeout 120 " CPUFT_DIST_HELPER " cluster-cmd " + kState + "/hostfile " + kState +
+      "/rsh-agent --mca btl tcp,self --mca btl_tcp_if_include 10.77.0.0/24 --mca oob_tcp_if_include 10.77.0.0/24");
+  EXPECT_EQ(cmd.status, 0) << cmd.output;
+  EXPECT_NE(cmd.output.find("cpuft-h2             reachable"), std::string::npos) << cmd.output;
+  EXPECT_NE(cmd.output.find("mpirun -np 2 --hostfile"), std::string::npos) << cmd.output;
+  EXPECT_NE(cmd.output.find("cluster-check: OK"), std::string::npos) << cmd.output;
+
   cpuft_test::RunResult buckets = mpirun(2, "buckets 100000 40000 f32");
   EXPECT_EQ(buckets.status, 0) << buckets.output;
 

@@ -109,6 +109,11 @@ std::vector<std::string> build_mpirun_command(MpiFlavour flavour, const LaunchOp
   return cmd;
 }
 
+std::vector<std::string> plan_launch(LaunchOptions options) {
+  options.nodes = options.hostfile.empty() ? 1 : static_cast<int>(read_hostfile_hosts(options.hostfile).size());
+  return build_mpirun_command(detect_mpi_flavour(mpirun_version_output(options.mpirun)), options);
+}
+
 std::string shell_join(const std::vector<std::string>& argv) {
   std::string out;
   for (const std::string& a : argv) {

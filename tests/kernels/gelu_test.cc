@@ -1,0 +1,79 @@
+// GELU (erf form) and the bias gradient: vector vs reference, torch formula, finite differences.
+#include "cpuft/kernels/gelu.h"
+
+#include "kernel_test_util.h"
+
+namespace cpuft::test {
+namespace {
+
+class Gelu : public IsaTest {};
+
+TEST_P(Gelu, VectorMatchesReferenceOnTails) {
+  for (int N : tail_widths()) {
+    for (int M = 1; M <= 5; ++M) {
+      const size_t n = size_t(M) * N;
+      auto pre = randn(n, 1, 3.0f), bias = randn(N, 2);
+      auto p1 = pre, p2 = pre;
+      std::vector<float> o1(n), o2(n);
+      std::vector<uint16_t> h2(n);
+      ref().gelu_fwd(o1.data(), nullptr, p1.data(), bias.data(), M, N);
+      vec().gelu_fwd(o2.data(), h2.data(), p2.data(), bias.data(), M, N);
+      EXPECT_EQ(p1, p2);  // pre + bias, stored back
+      // Relative to the tensor's largest value: for x < -3, 1 + erf(x/sqrt2) cancels (in torch's
+      // formula too), so tiny outputs carry only absolute accuracy.
+      EXPECT_LT(max_rel_err(o2, o1, max_abs(o1)), 1e-6) << "N=" << N << " M=" << M;
+      auto dout = randn(n, 3);
+      std::vector<float> d1(n), d2(n);
+      ref().gelu_bwd(d1.data(), dout.data(), p1.data(), static_cast<int64_t>(n));
+      vec().gelu_bwd(d2.data(), dout.data(), p1.data(), static_cast<int64_t>(n));
+      EXPECT_LT(max_rel_err(d2, d1, max_abs(d1)), 1e-6) << "N=" << N << " M=" << M;
+      std::vector<float> b1(N, 1.0f), b2(N, 1.0f);
+      ref().bias_grad(b1.data(), dout.data(), M, N);
+      vec().bias_grad(b2.data(), dout.data(), M, N);
+      EXPECT_EQ(b1, b2);  // rows summed in the same order
+    }
+  }
+}
+
+TEST_P(Gelu, OutputsAreOptionalAndBf16IsTheRoundedOutput) {
+  const int M = 2, N = 33;
+  auto pre = randn(M * N, 4, 2.0f);
+  std::vector<float> out(M * N);
+  std::vector<uint16_t> only_bf16(M * N), both_bf16(M * N);
+  vec().gelu_fwd(nullptr, only_bf16.data(), pre.data(), nullptr, M, N);
+  vec().gelu_fwd(out.data(), both_bf16.data(), pre.data(), nullptr, M, N);
+  EXPECT_EQ(only_bf16, both_bf16);
+  for (size_t i = 0; i < out.size(); ++i) {
+    uint32_t bits;
+    std::memcpy(&bits, &out[i], 4);
+    EXPECT_EQ(both_bf16[i], (bits + 0x7fffu + ((bits >> 16) & 1u)) >> 16);
+  }
+}
+
+CPUFT_INSTANTIATE_ISA_TEST(Gelu);
+
+TEST(GeluRef, MatchesTheErfFormulaAndItsDerivative) {
+  std::vector<float> x = {-6.0f, -2.5f, -1.0f, -1e-3f, 0.0f, 1e-3f, 0.5f, 1.0f, 3.0f, 8.0f};
+  std::vector<float> y(x.size()), dy(x.size()), ones(x.size(), 1.0f);
+  auto pre = x;
+  gelu_fwd(y.data(), nullptr, pre.data(), nullptr, 1, static_cast<int64_t>(x.size()));
+  gelu_bwd(dy.data(), ones.data(), x.data(), static_cast<int64_t>(x.size()));
+  for (size_t i = 0; i < x.size(); ++i) {
+    double xd = x[i];
+    double want = 0.5 * xd * (1 + std::erf(xd / std::sqrt(2.0)));
+    EXPECT_NEAR(y[i], want, 1e-6 * std::max(1.0, std::fabs(want))) << x[i];
+    const double h = 1e-6;
+    auto g = [](double v) { return 0.5 * v * (1 + std::erf(v / std::sqrt(2.0))); };
+    double fd = (g(xd + h) - g(xd - h)) / (2 * h);
+    EXPECT_NEAR(dy[i], fd, 2e-6) << x[i];
+  }
+}
+
+TEST(GeluRef, BiasGradAccumulatesColumnSums) {
+  std::vector<float> dy = {1, 2, 3, 4, 5, 6}, db = {10, 20, 30};
+  bias_grad(db.data(), dy.data(), 2, 3);
+  EXPECT_EQ(db, (std::vector<float>{15, 27, 39}));
+}
+
+}  // namespace
+}  // namespace cpuft::test

@@ -1,4 +1,5 @@
 // QaModel::from_pretrained / save_pretrained: Hugging Face model directories in and out.
+#include <algorithm>
 #include <ostream>
 #include <random>
 #include <sstream>
@@ -46,22 +47,24 @@ QaModel QaModel::from_pretrained(const std::string& dir, bool bf16, uint64_t see
     t->reader->read_f32(*t->info, model.params() + e.offset);
   }
   // Tensors of the checkpoint that the QA model has no use for: pooler, pre-training heads, ...
-  size_t extra = ckpt.ignored_keys().size();
+  std::vector<std::string> extra = ckpt.ignored_keys();
   for (const auto& [name, t] : ckpt.tensors())
-    if (!table.find(name)) ++extra;
-  if (extra > 0)
-    notices << "cpuft: ignored " << extra << " checkpoint tensor(s) the QA model does not use (e.g. "
-            << (ckpt.ignored_keys().empty() ? std::string("?") : ckpt.ignored_keys().front()) << ")\n";
+    if (!table.find(name)) extra.push_back(t.info->name);
+  if (!extra.empty())
+    notices << "cpuft: ignored " << extra.size() << " checkpoint tensor(s) the QA model does not use (first: "
+            << extra.front() << ")\n";
   if (!missing_head.empty()) {
-    // Fresh head as transformers' _init_weights: weight ~ N(0, initializer_range), bias 0.
+    // A fresh head as transformers' _init_weights makes it: weight ~ N(0, initializer_range), bias 0.
     std::mt19937_64 rng(seed);
     std::normal_distribution<float> normal(0.f, config.initializer_range);
-    const ParamEntry* w = table.find("qa_outputs.weight");
-    const ParamEntry* b = table.find("qa_outputs.bias");
-    for (size_t i = 0; i < w->numel; ++i) model.params()[w->offset + i] = normal(rng);
-    std::fill_n(model.params() + b->offset, b->numel, 0.f);
-    notices << "cpuft: " << dir << " has no qa_outputs; initialised qa_outputs.weight ~ N(0, "
-            << config.initializer_range << ") with seed " << seed << " and qa_outputs.bias = 0\n";
+    for (const std::string& name : missing_head) {
+      const ParamEntry* e = table.find(name);
+      float* p = model.params() + e->offset;
+      for (size_t i = 0; i < e->numel; ++i) p[i] = e->decay ? normal(rng) : 0.f;
+    }
+    notices << "cpuft: " << dir << " has no " << (missing_head.size() == 2 ? "qa_outputs" : missing_head.front())
+            << "; initialised the weight ~ N(0, " << config.initializer_range << ") with seed " << seed
+            << " and the bias to 0\n";
   }
   model.refresh_bf16_weights();
   return model;

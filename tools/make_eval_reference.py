@@ -393,6 +393,18 @@ def scoring_sets(dev, rng):
             "v2_expected": squad_v2_compute([{"id": r["id"], "answers": r["answers"]} for r in refs], preds)}
 
 
+def dev_widened(dev):
+    """Whole-dev totals for a deterministic prediction: the first answer widened in the context by 7
+    code points on the left and 5 on the right (the C++ test rebuilds the same strings)."""
+    refs, preds = [], {}
+    for q in dev:
+        s, t = q["starts"][0], q["answers"][0]
+        preds[q["id"]] = q["context"][max(0, s - 7) : s + len(t) + 5]
+        refs.append({"id": q["id"], "answers": {"text": q["answers"]}})
+    v2_preds = [{"id": k, "prediction_text": v, "no_answer_probability": 0.0} for k, v in preds.items()]
+    return {"v1": squad_v1_compute(refs, preds), "v2": squad_v2_compute(refs, v2_preds)}
+
+
 def quantise(x, step_bits):
     """Round float32 values to `step_bits` mantissa bits (7 = bf16) to create exact ties."""
     x = np.asarray(x, dtype=np.float32)
@@ -515,7 +527,9 @@ def main():
     nprng = np.random.default_rng(20240611)
     dev = load_dev()
     dump("metric_pairs.json", metric_pairs(dev, rng))
-    dump("scoring_sets.json", scoring_sets(dev, rng))
+    sets = scoring_sets(dev, rng)
+    sets["dev_widened"] = dev_widened(dev)
+    dump("scoring_sets.json", sets)
     cases = [postprocess_case(dev, rng, nprng, False, None, 64, 8),
              postprocess_case(dev, rng, nprng, False, 7, 64, 8),
              postprocess_case(dev, rng, nprng, False, 2, 48, 8),

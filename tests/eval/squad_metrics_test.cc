@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
+
 #include "cpuft/data/squad_reader.h"
 #include "cpuft/util/error.h"
 #include "eval/fixture.h"
@@ -104,6 +106,39 @@ TEST(SquadMetrics, BadInputsThrow) {
   EXPECT_THROW(squad_v1_score({}, {}), Error);
   EXPECT_THROW(squad_v2_score({no_answer}, {{"other", "x"}}), Error);
   EXPECT_THROW(squad_v2_score({}, {}), Error);
+}
+
+}  // namespace
+}  // namespace cpuft
+
+namespace cpuft {
+namespace {
+
+// Every answer of the official dev set through normalisation: the first answer widened by 7 code
+// points left and 5 right, scored against all answers, must give the reference totals.
+TEST(SquadMetrics, WholeDevSetMatchesReference) {
+  const std::string path = std::string(CPUFT_SOURCE_DIR) + "/../shared/data/squad/dev-v1.1.json";
+  if (!std::ifstream(path)) GTEST_SKIP() << path << " not present";
+  const auto refs = read_squad(path).examples;
+  IdPredictions preds;
+  for (const Example& e : refs) {
+    const auto at = code_point_offsets(e.context);
+    const int64_t n = static_cast<int64_t>(at.size()) - 1;
+    const int64_t s = e.answers[0].answer_start;
+    const int64_t len = static_cast<int64_t>(code_point_offsets(e.answers[0].text).size()) - 1;
+    const int64_t b = std::max<int64_t>(0, s - 7), t = std::min(n, s + len + 5);
+    preds.emplace_back(e.id, e.context.substr(at[b], at[t] - at[b]));
+  }
+  const auto want = load_scoring_set().fixture["dev_widened"];
+  const SquadV1Scores v1 = squad_v1_score(refs, preds);
+  EXPECT_NEAR(v1.exact_match, want["v1"]["exact_match"].get<double>(), kTol);
+  EXPECT_NEAR(v1.f1, want["v1"]["f1"].get<double>(), kTol);
+  const SquadV2Scores v2 = squad_v2_score(refs, preds);
+  EXPECT_NEAR(v2.exact, want["v2"]["exact"].get<double>(), kTol);
+  EXPECT_NEAR(v2.f1, want["v2"]["f1"].get<double>(), kTol);
+  EXPECT_FALSE(v2.has_no_ans);
+  EXPECT_NEAR(v2.best_f1, want["v2"]["best_f1"].get<double>(), kTol);
+  std::cout << "[ info ] dev widened answers: EM " << v1.exact_match << " F1 " << v1.f1 << "\n";
 }
 
 }  // namespace

@@ -220,11 +220,12 @@ void expect_same(const Buf& got, const Buf& want, const std::string& what) {
 }
 
 TEST(Gemm, AttentionProductsOnFusedQkvLayout) {
-  for (const AttnLayout L : {AttnLayout{}, AttnLayout{3, 2, 13, 8}}) {
+  // One sequence (evaluation) and one head are batches of a single dimension.
+  for (const AttnLayout L : {AttnLayout{}, AttnLayout{3, 2, 13, 8}, AttnLayout{1, 3, 9, 4}, AttnLayout{2, 1, 6, 3}}) {
     for (DType in : kTypes)
       for (DType out : kTypes) {
         const int64_t B = L.B, H = L.H, T = L.T, D = L.D, C = L.C();
-        const std::string sfx = std::string(" T=") + std::to_string(T) + " in=" + dtype_name(in) + " out=" + dtype_name(out);
+        const std::string sfx = " B=" + std::to_string(B) + " H=" + std::to_string(H) + " T=" + std::to_string(T) + " in=" + dtype_name(in) + " out=" + dtype_name(out);
         const float alpha = 1.0f / std::sqrt(static_cast<float>(D));
         Buf qkv(in, B * T * 3 * C, 11), probs(in, B * H * T * T, 12), dctx(in, B * T * C, 13);
         Buf dscores(in, B * H * T * T, 14);

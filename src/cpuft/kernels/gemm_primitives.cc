@@ -40,13 +40,17 @@ Runtime& runtime() {
 
 dt to_dnnl(DType t) { return t == DType::bf16 ? dt::bf16 : dt::f32; }
 
-// A [rows, cols] matrix per (b, h) as a 2-D or 4-D oneDNN descriptor. `trans` means the stored
-// matrix is [cols, rows] row-major, read transposed.
+// A [rows, cols] matrix per (b, h) as a oneDNN descriptor with one batch dimension per B or H
+// above 1 (a size-1 dimension would need a made-up stride). `trans` means the stored matrix is
+// [cols, rows] row-major, read transposed.
 dnnl::memory::desc matrix_desc(const ProductShape& s, int64_t rows, int64_t cols, DType type,
                                int64_t row, bool trans, int64_t batch, int64_t head) {
-  const int64_t rs = trans ? 1 : row, cs = trans ? row : 1;
-  if (s.B == 1 && s.H == 1) return dnnl::memory::desc({rows, cols}, to_dnnl(type), {rs, cs});
-  return dnnl::memory::desc({s.B, s.H, rows, cols}, to_dnnl(type), {batch, head, rs, cs});
+  dnnl::memory::dims dims, strides;
+  if (s.B > 1) dims.push_back(s.B), strides.push_back(batch);
+  if (s.H > 1) dims.push_back(s.H), strides.push_back(head);
+  dims.push_back(rows), dims.push_back(cols);
+  strides.push_back(trans ? 1 : row), strides.push_back(trans ? row : 1);
+  return dnnl::memory::desc(dims, to_dnnl(type), strides);
 }
 
 struct Key {

@@ -1,0 +1,41 @@
+#include "cpuft/text/vocab.h"
+
+#include <algorithm>
+
+#include "cpuft/util/atomic_file.h"
+#include "cpuft/util/error.h"
+
+namespace cpuft {
+
+std::shared_ptr<const Vocab> Vocab::from_entries(std::vector<std::pair<std::string, int32_t>> entries,
+                                                 const std::string& source) {
+  if (entries.empty()) fail(source, ": empty vocabulary, expected at least one token");
+  std::shared_ptr<Vocab> vocab(new Vocab());
+  vocab->tokens_.reserve(entries.size());
+  for (auto& [token, id] : entries) {
+    if (id < 0) fail(source, ": token '", token, "' has id ", id, ", expected a non-negative id");
+    vocab->tokens_.push_back(std::move(token));
+    vocab->size_ = std::max<int64_t>(vocab->size_, int64_t{id} + 1);
+  }
+  // tokens_ is final now, so views of its strings stay valid.
+  vocab->ids_.reserve(entries.size());
+  for (size_t i = 0; i < entries.size(); ++i) vocab->ids_[vocab->tokens_[i]] = entries[i].second;
+  return vocab;
+}
+
+std::shared_ptr<const Vocab> Vocab::from_vocab_txt(const std::string& path) {
+  const std::string text = read_file(path);
+  std::vector<std::pair<std::string, int32_t>> entries;
+  size_t pos = 0;
+  while (pos < text.size()) {
+    size_t end = text.find('\n', pos);
+    if (end == std::string::npos) end = text.size();
+    size_t token_end = end;
+    if (token_end > pos && text[token_end - 1] == '\r') --token_end;  // CRLF files
+    entries.emplace_back(text.substr(pos, token_end - pos), static_cast<int32_t>(entries.size()));
+    pos = end + 1;
+  }
+  return from_entries(std::move(entries), path);
+}
+
+}  // namespace cpuft

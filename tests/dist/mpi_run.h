@@ -38,4 +38,10 @@ inline void allow_mpirun_as_root() {
 
 inline bool have_mpirun() { return run_command("mpirun --version").status == 0; }
 
+// False when the helper was built without CPUFT_WITH_MPI (then every process is a world of one).
+inline bool helper_has_mpi(const std::string& helper) {
+  return run_command("timeout 60 mpirun --oversubscribe -np 1 " + helper + " info").output.find("mpi=1") !=
+         std::string::npos;
+}
+
 }  // namespace cpuft_test

@@ -20,6 +20,7 @@ class NetnsCluster : public ::testing::Test {
     cpuft_test::allow_mpirun_as_root();
     if (geteuid() != 0) GTEST_SKIP() << "needs root for ip netns";
     if (!cpuft_test::have_mpirun()) GTEST_SKIP() << "mpirun not found";
+    if (!cpuft_test::helper_has_mpi(CPUFT_DIST_HELPER)) GTEST_SKIP() << "built without MPI";
     if (cpuft_test::run_command("ip netns list").status != 0) GTEST_SKIP() << "ip netns not available";
     cpuft_test::RunResult up = script("up 2");
     if (up.status != 0) {

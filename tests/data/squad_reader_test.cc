@@ -73,8 +73,8 @@ std::string with_qa(const std::string& qa) {
 TEST(SquadReader, MalformedInputs) {
   expect_error("{\"data\": [", "not valid JSON", "byte");
   expect_error("[1, 2]", "(top level)", "array");
-  expect_error("{\"version\": \"1.1\"}", "data", "missing");
-  expect_error("{\"data\": {}}", "data", "object");
+  expect_error("{\"version\": \"1.1\"}", ": data: found nothing", "missing");
+  expect_error("{\"data\": {}}", ": data: found object", "expected an array");
   expect_error("{\"data\": [3]}", "data[0]", "number 3");
   expect_error("{\"data\": [{\"title\": 5, \"paragraphs\": []}]}", "data[0].title", "number 5");
   expect_error("{\"data\": [{\"title\": \"t\"}]}", "data[0].paragraphs", "missing");
@@ -105,6 +105,36 @@ TEST(SquadReader, MalformedInputs) {
                "answers[0].answer_start", "18446744073709551615");
   expect_error(with_qa(R"({"id": "a", "question": "q", "answers": []}, {"id": "a", "question": "r", "answers": []})"),
                "qas[1].id", "already used at data[0].paragraphs[0].qas[0]");
+}
+
+TEST(SquadReader, FlatHubRecords) {
+  const char* flat = R"({"version": "0.1.0", "data": [
+    {"id": "a", "title": "T", "context": "abc def", "question": "q1",
+     "answers": {"text": ["def", "abc"], "answer_start": [4, 0]}},
+    {"id": "b", "title": "T", "context": "abc def", "question": "q2", "answers": {"text": [], "answer_start": []}}]})";
+  const SquadDataset d = parse_squad(flat, "flat.json");
+  ASSERT_EQ(d.examples.size(), 2u);
+  EXPECT_EQ(d.version, 2);
+  EXPECT_EQ(d.examples[0].title, "T");
+  ASSERT_EQ(d.examples[0].answers.size(), 2u);
+  EXPECT_EQ(d.examples[0].answers[1].text, "abc");
+  EXPECT_EQ(d.examples[0].answers[0].answer_start, 4);
+  EXPECT_TRUE(d.examples[1].answers.empty());
+  EXPECT_EQ(d.mismatched_answers, 0);
+}
+
+std::string flat_record(const std::string& answers) {
+  return R"({"data": [{"id": "a", "context": "abc", "question": "q", "answers": )" + answers + "}]}";
+}
+
+TEST(SquadReader, MalformedFlatRecords) {
+  expect_error(flat_record("[]"), "data[0].answers", "array");
+  expect_error(flat_record(R"({"answer_start": []})"), "data[0].answers.text", "missing");
+  expect_error(flat_record(R"({"text": ["a"], "answer_start": []})"), "data[0].answers.answer_start", "0 entries");
+  expect_error(flat_record(R"({"text": [1], "answer_start": [0]})"), "data[0].answers.text[0]", "number 1");
+  expect_error(flat_record(R"({"text": ["a"], "answer_start": [9]})"), "data[0].answers.answer_start[0]", "number 9");
+  expect_error(R"({"data": [{"context": "abc", "question": "q", "answers": {"text": [], "answer_start": []}}]})",
+               "data[0].id", "missing");
 }
 
 TEST(SquadReader, MissingFileNamesThePath) {

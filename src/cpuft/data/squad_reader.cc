@@ -29,20 +29,20 @@ class Reader {
     fail(source_, ": ", path, ": found ", found, ", expected ", expected);
   }
 
-  const json& member(const json& obj, const std::string& path, const char* key) {
+  const json& member(const json& obj, const std::string& path, const char* key, const char* expected) {
     auto it = obj.find(key);
-    if (it == obj.end()) bad(path + "." + key, "nothing (missing)", kExpected(key));
+    if (it == obj.end()) bad(path.empty() ? key : path + "." + key, "nothing (missing)", expected);
     return *it;
   }
 
   const json& array_member(const json& obj, const std::string& path, const char* key) {
-    const json& v = member(obj, path, key);
-    if (!v.is_array()) bad(path + "." + key, describe(v), "an array");
+    const json& v = member(obj, path, key, "an array");
+    if (!v.is_array()) bad(path.empty() ? key : path + "." + key, describe(v), "an array");
     return v;
   }
 
   std::string string_member(const json& obj, const std::string& path, const char* key) {
-    const json& v = member(obj, path, key);
+    const json& v = member(obj, path, key, "a string");
     if (!v.is_string()) bad(path + "." + key, describe(v), "a string");
     return v.get<std::string>();
   }
@@ -69,6 +69,10 @@ class Reader {
         if (!t->is_string()) bad(apath + ".title", describe(*t), "a string");
         title = t->get<std::string>();
       }
+      if (!data[a].contains("paragraphs") && data[a].contains("context")) {
+        read_flat_record(data[a], apath, title, out);
+        continue;
+      }
       const json& paragraphs = array_member(data[a], apath, "paragraphs");
       for (size_t p = 0; p < paragraphs.size(); ++p) {
         const std::string ppath = str_cat(apath, ".paragraphs[", p, "]");
@@ -80,17 +84,9 @@ class Reader {
   }
 
  private:
-  static const char* kExpected(const char* key) {
-    std::string k = key;
-    if (k == "data" || k == "paragraphs" || k == "qas" || k == "answers") return "an array";
-    if (k == "answer_start") return "an integer";
-    return "a string";
-  }
-
   void read_paragraph(const json& para, const std::string& ppath, const std::string& title, SquadDataset& out) {
     const std::string context = string_member(para, ppath, "context");
     const std::vector<size_t> at = code_point_offsets(context);
-    const int64_t context_len = static_cast<int64_t>(at.size()) - 1;
     const json& qas = array_member(para, ppath, "qas");
     for (size_t q = 0; q < qas.size(); ++q) {
       const std::string qpath = str_cat(ppath, ".qas[", q, "]");
@@ -108,31 +104,66 @@ class Reader {
       for (size_t k = 0; k < answers.size(); ++k) {
         const std::string kpath = str_cat(qpath, ".answers[", k, "]");
         check_object(answers[k], kpath);
-        Answer ans;
-        ans.text = string_member(answers[k], kpath, "text");
-        const json& start = member(answers[k], kpath, "answer_start");
-        if (!start.is_number_integer()) bad(kpath + ".answer_start", describe(start), "an integer");
-        const int64_t text_len = static_cast<int64_t>(code_point_offsets(ans.text).size()) - 1;
-        if (start.is_number_unsigned() ? start.get<uint64_t>() > static_cast<uint64_t>(context_len)
-                                       : start.get<int64_t>() < 0 || start.get<int64_t>() > context_len) {
-          bad(kpath + ".answer_start", describe(start),
-              str_cat("a code-point index in [0, ", context_len, "] (the context has ", context_len,
-                      " code points)")
-                  .c_str());
-        }
-        ans.answer_start = start.get<int64_t>();
-        const int64_t end = std::min(ans.answer_start + text_len, context_len);
-        if (ans.answer_start + text_len > context_len ||
-            context.compare(at[ans.answer_start], at[end] - at[ans.answer_start], ans.text) != 0) {
-          ++out.mismatched_answers;
-        }
-        ex.answers.push_back(std::move(ans));
+        add_answer(string_member(answers[k], kpath, "text"), member(answers[k], kpath, "answer_start", "an integer"),
+                   kpath + ".answer_start", at, ex, out);
       }
-      if (ex.is_impossible || ex.answers.empty()) out.version = 2;
-      auto [it, inserted] = first_path_of_id_.emplace(ex.id, qpath);
-      if (!inserted) bad(qpath + ".id", str_cat("\"", ex.id, "\" (already used at ", it->second, ")"), "a unique id");
-      out.examples.push_back(std::move(ex));
+      add_example(std::move(ex), qpath, out);
     }
+  }
+
+  // The flat form of the Hub datasets (docs/hf-qa-spec.md 6.3), as run_qa's --validation_file takes:
+  // {"id", "title", "context", "question", "answers": {"text": [...], "answer_start": [...]}}.
+  void read_flat_record(const json& rec, const std::string& path, const std::string& title, SquadDataset& out) {
+    Example ex;
+    ex.id = string_member(rec, path, "id");
+    ex.title = title;
+    ex.context = string_member(rec, path, "context");
+    ex.question = string_member(rec, path, "question");
+    const std::vector<size_t> at = code_point_offsets(ex.context);
+    const json& answers = member(rec, path, "answers", "an object {\"text\": [...], \"answer_start\": [...]}");
+    if (!answers.is_object()) bad(path + ".answers", describe(answers), "an object {\"text\": [...], \"answer_start\": [...]}");
+    const json& texts = array_member(answers, path + ".answers", "text");
+    const json& starts = array_member(answers, path + ".answers", "answer_start");
+    if (texts.size() != starts.size()) {
+      bad(path + ".answers.answer_start", str_cat(starts.size(), " entries"),
+          str_cat("one per answers.text entry (", texts.size(), ")").c_str());
+    }
+    for (size_t k = 0; k < texts.size(); ++k) {
+      const std::string kpath = str_cat(path, ".answers.text[", k, "]");
+      if (!texts[k].is_string()) bad(kpath, describe(texts[k]), "a string");
+      add_answer(texts[k].get<std::string>(), starts[k], str_cat(path, ".answers.answer_start[", k, "]"), at, ex, out);
+    }
+    add_example(std::move(ex), path, out);
+  }
+
+  // Checks answer_start against the context (code points) and counts answers not found there.
+  void add_answer(std::string text, const json& start, const std::string& spath, const std::vector<size_t>& at,
+                  Example& ex, SquadDataset& out) {
+    const int64_t context_len = static_cast<int64_t>(at.size()) - 1;
+    if (!start.is_number_integer()) bad(spath, describe(start), "an integer");
+    if (start.is_number_unsigned() ? start.get<uint64_t>() > static_cast<uint64_t>(context_len)
+                                   : start.get<int64_t>() < 0 || start.get<int64_t>() > context_len) {
+      bad(spath, describe(start),
+          str_cat("a code-point index in [0, ", context_len, "] (the context has ", context_len, " code points)")
+              .c_str());
+    }
+    Answer ans;
+    ans.text = std::move(text);
+    ans.answer_start = start.get<int64_t>();
+    const int64_t text_len = static_cast<int64_t>(code_point_offsets(ans.text).size()) - 1;
+    const int64_t end = std::min(ans.answer_start + text_len, context_len);
+    if (ans.answer_start + text_len > context_len ||
+        ex.context.compare(at[ans.answer_start], at[end] - at[ans.answer_start], ans.text) != 0) {
+      ++out.mismatched_answers;
+    }
+    ex.answers.push_back(std::move(ans));
+  }
+
+  void add_example(Example&& ex, const std::string& path, SquadDataset& out) {
+    if (ex.is_impossible || ex.answers.empty()) out.version = 2;
+    auto [it, inserted] = first_path_of_id_.emplace(ex.id, path);
+    if (!inserted) bad(path + ".id", str_cat("\"", ex.id, "\" (already used at ", it->second, ")"), "a unique id");
+    out.examples.push_back(std::move(ex));
   }
 
   const std::string& source_;

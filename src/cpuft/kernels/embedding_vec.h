@@ -1,6 +1,8 @@
 // Embedding forward/backward over any Vec (see embedding.h for the contract).
 #pragma once
 
+#include <omp.h>
+
 #include <cstdint>
 
 #include "cpuft/kernels/vec_loop.h"
@@ -26,13 +28,16 @@ void embedding_fwd_vec(float* out, const int32_t* ids, const int8_t* type_ids, c
   }
 }
 
-// Each task owns a slab of columns of all three tables and adds the rows in (b,t) order.
+// Each thread owns a slab of columns of all three tables and adds the rows in (b,t) order. Every
+// column is summed in row order whatever the slab width, so the width (one slab per thread, for
+// long contiguous runs) does not change the result.
 template <class V>
 void embedding_bwd_vec(float* dwte, float* dwpe, float* dwtt, const float* dout,
                        const int32_t* ids, const int8_t* type_ids, int B, int T, int C,
                        int pad_id) {
   const int64_t rows = static_cast<int64_t>(B) * T;
-  const int64_t slab = kColumnSlab<V>;
+  const int64_t threads = omp_get_max_threads();
+  const int64_t slab = ((C + threads - 1) / threads + V::W - 1) / V::W * V::W;
   const int64_t n_slabs = (C + slab - 1) / slab;
 #pragma omp parallel for schedule(static)
   for (int64_t s = 0; s < n_slabs; ++s) {

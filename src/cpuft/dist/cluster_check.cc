@@ -136,29 +136,34 @@ ClusterCheckResult run_cluster_check(Communicator& comm, const std::string& vers
     result.ranks.push_back(from_json(nlohmann::json::parse(blob)));
   result.timing = measure_allreduce(comm, bandwidth_bytes, 5, latency_iterations);
 
-  const HostReport& first = result.ranks.front();
+  find_cluster_problems(&result, expected_hosts);
+  return result;
+}
+
+void find_cluster_problems(ClusterCheckResult* r, const std::vector<std::string>& expected_hosts) {
+  if (r->ranks.empty()) fail("cluster check: no rank reported");
+  const HostReport& first = r->ranks.front();
   std::set<std::string> cpus, isas;
   std::set<std::string> seen;
-  for (const HostReport& h : result.ranks) {
+  for (const HostReport& h : r->ranks) {
     if (h.version != first.version)
-      result.problems.push_back(str_cat("rank ", h.rank, " on ", h.hostname, " runs cpuft ", h.version,
-                                        ", expected ", first.version, " as on rank 0"));
+      r->problems.push_back(str_cat("rank ", h.rank, " on ", h.hostname, " runs cpuft ", h.version,
+                                   ", expected ", first.version, " as on rank 0"));
     else if (h.build_id != first.build_id)
-      result.problems.push_back(str_cat("rank ", h.rank, " on ", h.hostname, " runs build ", h.build_id,
-                                        ", expected build ", first.build_id, " as on rank 0"));
+      r->problems.push_back(str_cat("rank ", h.rank, " on ", h.hostname, " runs build ", h.build_id,
+                                   ", expected build ", first.build_id, " as on rank 0"));
     cpus.insert(h.cpu);
     isas.insert(h.isa);
     seen.insert(short_name(h.hostname));
   }
   for (const std::string& host : expected_hosts)
     if (!seen.count(short_name(host)))
-      result.problems.push_back(str_cat("host ", host, " of the hostfile runs no rank (", seen.size(),
-                                        " distinct host names seen)"));
+      r->problems.push_back(str_cat("host ", host, " of the hostfile runs no rank (", seen.size(),
+                                   " distinct host names seen)"));
   if (isas.size() > 1)
-    result.notes.push_back("hosts use different kernel ISAs: results agree only up to rounding");
+    r->notes.push_back("hosts use different kernel ISAs: results agree only up to rounding");
   else if (cpus.size() > 1)
-    result.notes.push_back("hosts have different CPUs");
-  return result;
+    r->notes.push_back("hosts have different CPUs");
 }
 
 std::string format_cluster_check(const ClusterCheckResult& r) {

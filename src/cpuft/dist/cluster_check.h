@@ -56,6 +56,10 @@ ClusterCheckResult run_cluster_check(Communicator& comm, const std::string& vers
                                      const std::vector<std::string>& expected_hosts,
                                      size_t bandwidth_bytes = size_t{32} << 20, int latency_iterations = 1000);
 
+// Fills r->problems and r->notes from r->ranks: versions or builds that differ from rank 0's, hosts of
+// expected_hosts that run no rank, different CPUs or kernel ISAs (notes).
+void find_cluster_problems(ClusterCheckResult* r, const std::vector<std::string>& expected_hosts);
+
 // The table rank 0 prints, then problems and notes, then "cluster-check: OK" or "... FAILED".
 std::string format_cluster_check(const ClusterCheckResult& result);
 

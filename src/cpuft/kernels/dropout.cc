@@ -1,12 +1,8 @@
-// Dropout: the keep-mask key and threshold, dispatch, and the scalar reference.
+// Dropout: the keep-mask key and threshold and dispatch.
 #include "cpuft/kernels/dropout.h"
 
-#include <cstring>
-
-#include "cpuft/kernels/bf16_round.h"
 #include "cpuft/kernels/dropout_hash.h"
 #include "cpuft/kernels/kernel_table.h"
-#include "cpuft/kernels/ref_kernels.h"
 #include "cpuft/util/error.h"
 
 namespace cpuft {
@@ -43,18 +39,4 @@ void dropout_bwd(float* din, const float* dout, int64_t n, float p, uint64_t see
   dropout_run(din, nullptr, dout, n, p, seed, stream, "dropout_bwd");
 }
 
-namespace ref {
-
-void dropout_apply(float* out, uint16_t* out_bf16, const float* in, int64_t n, float scale,
-                   uint64_t key, uint32_t threshold24) {
-#pragma omp parallel for schedule(static)
-  for (int64_t i = 0; i < n; ++i) {
-    const bool keep = (dropout_hash(key, static_cast<uint32_t>(i)) >> 8) >= threshold24;
-    const float y = in[i] * (keep ? scale : 0.0f);
-    if (out) out[i] = y;
-    if (out_bf16) out_bf16[i] = bf16_round(y);
-  }
-}
-
-}  // namespace ref
 }  // namespace cpuft

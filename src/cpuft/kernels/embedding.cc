@@ -1,8 +1,7 @@
-// Embedding: argument checks and dispatch, and the scalar reference.
+// Embedding: argument checks and dispatch.
 #include "cpuft/kernels/embedding.h"
 
 #include "cpuft/kernels/kernel_table.h"
-#include "cpuft/kernels/ref_kernels.h"
 #include "cpuft/util/error.h"
 
 namespace cpuft {
@@ -29,39 +28,4 @@ void embedding_bwd(float* dwte, float* dwpe, float* dwtt, const float* dout, con
   kernels().embedding_bwd(dwte, dwpe, dwtt, dout, ids, type_ids, B, T, C, pad_id);
 }
 
-namespace ref {
-
-void embedding_fwd(float* out, const int32_t* ids, const int8_t* type_ids, const float* wte,
-                   const float* wpe, const float* wtt, int B, int T, int C) {
-  const int64_t rows = static_cast<int64_t>(B) * T;
-#pragma omp parallel for schedule(static)
-  for (int64_t n = 0; n < rows; ++n) {
-    const float* w = wte + static_cast<int64_t>(ids[n]) * C;
-    const float* p = wpe + (n % T) * C;
-    const float* tt = wtt ? wtt + (type_ids ? static_cast<int64_t>(type_ids[n]) * C : 0) : nullptr;
-    for (int64_t c = 0; c < C; ++c) {
-      float x = w[c];
-      if (tt) x += tt[c];
-      out[n * C + c] = x + p[c];
-    }
-  }
-}
-
-void embedding_bwd(float* dwte, float* dwpe, float* dwtt, const float* dout, const int32_t* ids,
-                   const int8_t* type_ids, int B, int T, int C, int pad_id) {
-  const int64_t rows = static_cast<int64_t>(B) * T;
-  for (int64_t n = 0; n < rows; ++n) {
-    const float* d = dout + n * C;
-    float* gw = ids[n] == pad_id ? nullptr : dwte + static_cast<int64_t>(ids[n]) * C;
-    float* gp = dwpe + (n % T) * C;
-    float* gt = dwtt ? dwtt + (type_ids ? static_cast<int64_t>(type_ids[n]) * C : 0) : nullptr;
-    for (int64_t c = 0; c < C; ++c) {
-      if (gw) gw[c] += d[c];
-      gp[c] += d[c];
-      if (gt) gt[c] += d[c];
-    }
-  }
-}
-
-}  // namespace ref
 }  // namespace cpuft

@@ -1,0 +1,53 @@
+// GELU, the bias gradient and the plain exp/erf: scalar reference (cpuft::ref).
+#include "cpuft/kernels/ref_kernels.h"
+
+#include <cmath>
+
+#include "cpuft/kernels/bf16_round.h"
+
+namespace cpuft {
+namespace ref {
+
+void gelu_fwd(float* out, uint16_t* out_bf16, float* pre, const float* bias, int64_t M,
+              int64_t N) {
+#pragma omp parallel for schedule(static)
+  for (int64_t m = 0; m < M; ++m) {
+    for (int64_t c = 0; c < N; ++c) {
+      const int64_t i = m * N + c;
+      float x = pre[i];
+      if (bias) pre[i] = x = x + bias[c];
+      const float y = (x * 0.5f) * (1.0f + std::erf(x * 0.70710678118654752f));
+      if (out) out[i] = y;
+      if (out_bf16) out_bf16[i] = bf16_round(y);
+    }
+  }
+}
+
+void gelu_bwd(float* dpre, const float* dout, const float* pre, int64_t n) {
+#pragma omp parallel for schedule(static)
+  for (int64_t i = 0; i < n; ++i) {
+    const float x = pre[i];
+    const float cdf = 0.5f * (1.0f + std::erf(x * 0.70710678118654752f));
+    const float pdf = 0.39894228040143268f * std::exp(x * x * -0.5f);
+    dpre[i] = dout[i] * (cdf + x * pdf);
+  }
+}
+
+void bias_grad(float* db, const float* dy, int64_t M, int64_t N) {
+  for (int64_t c = 0; c < N; ++c) {
+    float acc = 0.0f;
+    for (int64_t m = 0; m < M; ++m) acc += dy[m * N + c];
+    db[c] += acc;
+  }
+}
+
+void exp_f32(float* out, const float* in, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) out[i] = std::exp(in[i]);
+}
+
+void erf_f32(float* out, const float* in, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) out[i] = std::erf(in[i]);
+}
+
+}  // namespace ref
+}  // namespace cpuft

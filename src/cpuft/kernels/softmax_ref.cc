@@ -1,0 +1,56 @@
+// Masked attention softmax: scalar reference (cpuft::ref).
+#include "cpuft/kernels/ref_kernels.h"
+
+#include <cmath>
+
+#include "cpuft/kernels/bf16_round.h"
+
+namespace cpuft {
+namespace ref {
+
+void softmax_fwd(float* probs, uint16_t* probs_bf16, const float* scores, const int8_t* key_mask,
+                 int B, int H, int T, float divisor, float mask_value) {
+  const int64_t rows = static_cast<int64_t>(B) * H * T;
+#pragma omp parallel for schedule(static)
+  for (int64_t row = 0; row < rows; ++row) {
+    const int64_t off = row * T;
+    const int8_t* km = key_mask ? key_mask + (row / (static_cast<int64_t>(H) * T)) * T : nullptr;
+    float mx = -INFINITY;
+    for (int64_t c = 0; c < T; ++c) {
+      float s = divisor != 1.0f ? scores[off + c] / divisor : scores[off + c];
+      if (km && km[c] == 0) s = mask_value;
+      probs[off + c] = s;
+      mx = std::fmax(mx, s);
+    }
+    float sum = 0.0f;
+    for (int64_t c = 0; c < T; ++c) {
+      probs[off + c] = std::exp(probs[off + c] - mx);
+      sum += probs[off + c];
+    }
+    const float inv = 1.0f / sum;
+    for (int64_t c = 0; c < T; ++c) {
+      probs[off + c] *= inv;
+      if (probs_bf16) probs_bf16[off + c] = bf16_round(probs[off + c]);
+    }
+  }
+}
+
+void softmax_bwd(float* dscores, const float* dprobs, const float* probs, const int8_t* key_mask,
+                 int B, int H, int T, float divisor) {
+  const int64_t rows = static_cast<int64_t>(B) * H * T;
+#pragma omp parallel for schedule(static)
+  for (int64_t row = 0; row < rows; ++row) {
+    const int64_t off = row * T;
+    const int8_t* km = key_mask ? key_mask + (row / (static_cast<int64_t>(H) * T)) * T : nullptr;
+    float dot = 0.0f;
+    for (int64_t c = 0; c < T; ++c) dot += dprobs[off + c] * probs[off + c];
+    for (int64_t c = 0; c < T; ++c) {
+      float ds = probs[off + c] * (dprobs[off + c] - dot);
+      if (divisor != 1.0f) ds /= divisor;
+      dscores[off + c] = (km && km[c] == 0) ? 0.0f : ds;
+    }
+  }
+}
+
+}  // namespace ref
+}  // namespace cpuft

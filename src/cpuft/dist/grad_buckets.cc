@@ -1,5 +1,7 @@
 #include "cpuft/dist/grad_buckets.h"
 
+#include <omp.h>
+
 #include <algorithm>
 
 #include "cpuft/util/error.h"
@@ -33,8 +35,12 @@ void GradBuckets::begin_step(float scale) {
 
 void GradBuckets::start(int b) {
   const Range& r = ranges_[b];
-  if (scale_ != 1.0f)
-    for (size_t i = r.begin; i < r.end; ++i) grads_[i] *= scale_;
+  if (scale_ != 1.0f) {
+    const float scale = scale_;
+    // Backward may call mark_ready from inside its own parallel region: no nested team then.
+#pragma omp parallel for schedule(static) if (r.end - r.begin > (1u << 16) && !omp_in_parallel())
+    for (size_t i = r.begin; i < r.end; ++i) grads_[i] *= scale;
+  }
   handles_[b] = comm_.iallreduce_sum(grads_ + r.begin, r.end - r.begin, wire_);
   started_.push_back(b);
 }

@@ -35,9 +35,9 @@ class GradBuckets {
   // Throws if the previous step still has requests outstanding (wait_all was not called).
   void begin_step(float scale);
 
-  // grads[begin, end) are final for this step (called by one thread at a time, e.g. the master thread
-  // between layers). Ranges of one step must not overlap; a range marked
-  // twice (more elements ready than a bucket holds) throws.
+  // grads[begin, end) are final for this step. Called by one thread at a time (e.g. the master thread
+  // between layers). Ranges of one step must not overlap; a range marked twice (more elements ready
+  // than a bucket holds) throws.
   void mark_ready(size_t begin, size_t end);
 
   // Waits for every bucket; throws (naming the bucket and how much of it was ready) when a bucket was

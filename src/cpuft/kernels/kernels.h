@@ -16,6 +16,14 @@
 //   (reductions across rows use fixed, thread-independent blocking and order).
 // - Each kernel exists as a scalar reference and as AVX2 and AVX-512 versions, chosen once per
 //   process from kernel_isa() (CPUFT_ISA=ref|avx2|avx512 forces); see kernel_table.h.
+//
+// Adding a kernel: declare it in <op>.h (outputs first, shapes in comments); write the plain
+// formula in <op>_ref.cc (namespace ref, declared in ref_kernels.h); write the vector version
+// ONCE in <op>_vec.h as a template over the Vec interface (vec_avx2.h / vec_avx512.h: load,
+// store, partial tail loads, fma, exp, erf, reductions, bf16 stores); add a pointer to
+// KernelTable and fill it in kernel_table.cc (ref) and kernels_vec.h (both vector ISAs); make
+// the public function in <op>.cc call kernels().<op>; test vector vs ref on tail widths
+// (tests/kernels/, IsaTest) and the gradient against finite differences.
 #pragma once
 
 #include "cpuft/kernels/adamw.h"

@@ -4,8 +4,8 @@
 
 namespace cpuft {
 
-QaModel::Acts QaModel::Acts::plan(const ModelConfig& c, bool bf16, int batch, int seq, int threads, float* base) {
-  Acts a;
+void QaModel::Acts::plan(Acts& a, const ModelConfig& c, bool bf16, int batch, int seq, int threads, float* base) {
+  a.layers.clear();
   a.batch = batch;
   a.seq = seq;
   const size_t n = static_cast<size_t>(batch) * static_cast<size_t>(seq);
@@ -61,7 +61,6 @@ QaModel::Acts QaModel::Acts::plan(const ModelConfig& c, bool bf16, int batch, in
   a.tiles = take(static_cast<size_t>(threads) * 2 * tt);
   a.ones = take(n);
   a.floats = used;
-  return a;
 }
 
 }  // namespace cpuft

@@ -43,8 +43,9 @@ struct QaModel::Acts {
   float* ones;      // (N)
   size_t floats = 0;
 
-  // Lays the tensors out from `base` (or only counts the floats when base is null).
-  static Acts plan(const ModelConfig& c, bool bf16, int batch, int seq, int threads, float* base);
+  // Lays the tensors out from `base` (or only counts the floats when base is null) into `a`,
+  // reusing the capacity of a.layers (so re-planning inside a step allocates nothing).
+  static void plan(Acts& a, const ModelConfig& c, bool bf16, int batch, int seq, int threads, float* base);
 };
 
 }  // namespace cpuft

@@ -66,8 +66,9 @@ const float* QaModel::gemm_weight(size_t offset) const {
 }
 
 size_t QaModel::activation_bytes(const ModelConfig& config, bool bf16, int batch, int seq_len) {
-  return Acts::plan(config, bf16, batch, seq_len, std::max(1, omp_get_max_threads()), nullptr).floats *
-         sizeof(float);
+  Acts a;
+  Acts::plan(a, config, bf16, batch, seq_len, std::max(1, omp_get_max_threads()), nullptr);
+  return a.floats * sizeof(float);
 }
 
 size_t QaModel::reserve(int batch, int seq_len) {
@@ -76,18 +77,21 @@ size_t QaModel::reserve(int batch, int seq_len) {
   if (seq_len > config_.max_position_embeddings)
     fail("reserve: seq_len ", seq_len, " exceeds max_position_embeddings ", config_.max_position_embeddings);
   max_threads_ = std::max(1, omp_get_max_threads());
-  const size_t n = Acts::plan(config_, bf16_, batch, seq_len, max_threads_, nullptr).floats;
+  view_ = std::make_shared<Acts>();
+  Acts::plan(*view_, config_, bf16_, batch, seq_len, max_threads_, nullptr);
+  const size_t n = view_->floats;
   acts_.assign(n, 0.f);
   max_batch_ = batch;
   max_seq_ = seq_len;
   return n * sizeof(float);
 }
 
-QaModel::Acts QaModel::layout(int batch, int seq_len) {
+const QaModel::Acts& QaModel::layout(int batch, int seq_len) {
   if (batch > max_batch_ || seq_len > max_seq_)
     fail("batch (", batch, ", ", seq_len, ") exceeds the reserved activation arena (", max_batch_, ", ", max_seq_,
          "); call reserve() with the largest batch first");
-  Acts a = Acts::plan(config_, bf16_, batch, seq_len, max_threads_, acts_.data());
+  Acts& a = *view_;
+  Acts::plan(a, config_, bf16_, batch, seq_len, max_threads_, acts_.data());
   // ones: the row vector that turns column sums into matrix products
   std::fill_n(a.ones, static_cast<size_t>(batch) * seq_len, 1.f);
   return a;
@@ -111,7 +115,7 @@ void QaModel::check_batch(const Batch& b) const {
 float QaModel::forward_backward(const Batch& b, uint64_t dropout_seed, float loss_scale) {
   check_batch(b);
   if (!b.start_positions || !b.end_positions) fail("forward_backward: the batch has no start/end positions");
-  Acts a = layout(b.batch, b.seq_len);
+  const Acts& a = layout(b.batch, b.seq_len);
   forward_pass(b, a, /*train=*/true, dropout_seed);
   const float loss = qa_loss_fwd_bwd(a.dlogits, a.logits, b.start_positions, b.end_positions, b.batch,
                                      b.seq_len, loss_scale);
@@ -121,7 +125,7 @@ float QaModel::forward_backward(const Batch& b, uint64_t dropout_seed, float los
 
 void QaModel::forward(const Batch& b, float* start_logits, float* end_logits) {
   check_batch(b);
-  Acts a = layout(b.batch, b.seq_len);
+  const Acts& a = layout(b.batch, b.seq_len);
   forward_pass(b, a, /*train=*/false, 0);
   const int64_t n = static_cast<int64_t>(b.batch) * b.seq_len;
   for (int64_t i = 0; i < n; ++i) {

@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <functional>
 #include <iosfwd>
+#include <memory>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -35,6 +36,11 @@ class QaModel {
   // Linear and embedding weights ~ N(0, initializer_range) from `seed`, pad row and biases 0,
   // LayerNorm weight 1 and bias 0.
   QaModel(ModelConfig config, bool bf16, uint64_t seed = 42);
+  // Move-only: the activation layout points into this model's own arena.
+  QaModel(QaModel&&) = default;
+  QaModel& operator=(QaModel&&) = default;
+  QaModel(const QaModel&) = delete;
+  QaModel& operator=(const QaModel&) = delete;
 
   // Loads config.json + model.safetensors from a HF model directory. Legacy gamma/beta names and a
   // missing base-model prefix are accepted; pooler, cls.*, vocab_*, position_ids and other extra
@@ -90,7 +96,7 @@ class QaModel {
 
  private:
   struct Acts;  // pointers into the activation arena for one (batch, seq_len)
-  Acts layout(int batch, int seq_len);
+  const Acts& layout(int batch, int seq_len);
   void check_batch(const Batch& b) const;
   void forward_pass(const Batch& b, const Acts& a, bool train, uint64_t seed);
   void backward_pass(const Batch& b, const Acts& a, uint64_t seed);
@@ -103,6 +109,7 @@ class QaModel {
   std::vector<float> bf16_weights_;                 // gemm weights only, rounded to bf16 values
   std::unordered_map<size_t, size_t> bf16_offset_;  // param offset -> offset in bf16_weights_
   std::vector<float> acts_;
+  std::shared_ptr<Acts> view_;  // the arena's layout for the current (batch, seq_len)
   int max_batch_ = 0, max_seq_ = 0, max_threads_ = 1;
   std::function<void(size_t, size_t)> grad_ready_;
 };

@@ -474,6 +474,16 @@ def float_repr_cases(nprng):
     return [[v, repr(v)] for v in values]
 
 
+def numpy_expf_cases(nprng):
+    """np.exp on float32 arrays (this machine's SIMD path), the softmax inputs' range and the edges."""
+    x = np.concatenate([nprng.uniform(-30, 0, 1500), nprng.uniform(-110, 90, 500),
+                        [0.0, -0.0, -87.3, -88.7, -100.0, -103.9, -103.97208404541015625, -104.0, 88.7, 88.72283935546875]])
+    x = x.astype(np.float32)
+    y = np.exp(x)
+    f = lambda v: np.format_float_positional(v, unique=True, trim="-") if np.isfinite(v) else repr(float(v))
+    return [[f(a), f(b)] for a, b in zip(x, y)]
+
+
 def json_string_cases():
     texts = ["plain", 'quote " back \\ slash /', "tab\tnl\ncr\rbs\bff\f", "\x00\x01\x1f\x7f\x80",
              "café ümlaut", "中文字符", "emoji 😀 𝔘", "\u2028\u2029", "ÿĀ\uffff", "", "Ωmega"]
@@ -537,7 +547,8 @@ def main():
              postprocess_case(dev, rng, nprng, True, 3, 48, 8, force_empty=True),
              postprocess_case(dev, rng, nprng, False, 7, 40, 4, n_best=5, max_len=4, force_empty=True)]
     dump("postprocess_cases.json", cases)
-    dump("format_cases.json", {"float_repr": float_repr_cases(nprng), "json_string": json_string_cases()})
+    dump("format_cases.json", {"float_repr": float_repr_cases(nprng), "json_string": json_string_cases(),
+                                 "numpy_expf": numpy_expf_cases(nprng)})
     dump("randperm_cases.json", {"randperm": randperm_cases(), "accelerate_shards": accelerate_shard_cases()})
 
 

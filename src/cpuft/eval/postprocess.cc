@@ -14,25 +14,24 @@ struct Candidate {
   float score = 0.0f, start_logit = 0.0f, end_logit = 0.0f;
 };
 
-// numpy's float32 add.reduce over a contiguous array: the first element, plus the pairwise sum of
-// the rest (blocks of up to 128 use 8 interleaved accumulators; our arrays are never longer).
+// numpy's float32 add.reduce over a contiguous array: pairwise summation, which below 8 elements
+// is a plain loop and up to 128 uses 8 interleaved accumulators (our arrays are never longer).
 float numpy_sum_f32(const std::vector<float>& a) {
-  const float* rest = a.data() + 1;
-  const size_t n = a.size() - 1;
+  const size_t n = a.size();
   float sum = 0.0f;
   if (n < 8) {
-    for (size_t i = 0; i < n; ++i) sum += rest[i];
-  } else {
-    float r[8];
-    for (int j = 0; j < 8; ++j) r[j] = rest[j];
-    size_t i = 8;
-    for (; i < n - (n % 8); i += 8) {
-      for (int j = 0; j < 8; ++j) r[j] += rest[i + j];
-    }
-    sum = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));
-    for (; i < n; ++i) sum += rest[i];
+    for (size_t i = 0; i < n; ++i) sum += a[i];
+    return sum;
   }
-  return a[0] + sum;
+  float r[8];
+  for (int j = 0; j < 8; ++j) r[j] = a[j];
+  size_t i = 8;
+  for (; i < n - (n % 8); i += 8) {
+    for (int j = 0; j < 8; ++j) r[j] += a[i + j];
+  }
+  sum = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));
+  for (; i < n; ++i) sum += a[i];
+  return sum;
 }
 
 // utils_qa: probs = exp(scores - max) / sum, in float32 unless the float64 dummy is in the list.
@@ -48,7 +47,7 @@ void set_probabilities(std::vector<NbestEntry>& nbest) {
   float max = -INFINITY;
   for (const auto& e : nbest) max = std::max(max, e.score);
   std::vector<float> ex(nbest.size());
-  for (size_t i = 0; i < nbest.size(); ++i) ex[i] = std::exp(nbest[i].score - max);
+  for (size_t i = 0; i < nbest.size(); ++i) ex[i] = numpy_expf(nbest[i].score - max);
   const float sum = numpy_sum_f32(ex);
   for (size_t i = 0; i < nbest.size(); ++i) nbest[i].probability = ex[i] / sum;
 }
@@ -56,6 +55,25 @@ void set_probabilities(std::vector<NbestEntry>& nbest) {
 bool is_context(const Span& s) { return s.begin >= 0 && s.end >= 0; }
 
 }  // namespace
+
+// Cody-Waite reduction by k = rint(x log2 e), a (5,2) rational approximation evaluated with FMAs,
+// then scaling by 2^k (constants of numpy's npy_simd_data.h).
+float numpy_expf(float x) {
+  if (std::isnan(x)) return x;
+  if (x >= 88.72283935546875f) return INFINITY;
+  if (x <= -103.97208404541015625f) return 0.0f;
+  const float k = std::nearbyint(x * 1.442695040888963407359924681001892137f);
+  float y = std::fma(k, -6.93145752e-1f, x);
+  y = std::fma(k, -1.42860677e-6f, y);
+  float num = std::fma(5.082762527590693718096e-04f, y, 6.757896990527504603057e-03f);
+  num = std::fma(num, y, 5.114512081637298353406e-02f);
+  num = std::fma(num, y, 2.473615434895520810817e-01f);
+  num = std::fma(num, y, 7.257664613233124478488e-01f);
+  num = std::fma(num, y, 9.999999999980870924916e-01f);
+  float den = std::fma(2.159509375685829852307e-02f, y, -2.742335390411667452936e-01f);
+  den = std::fma(den, y, 1.0f);
+  return std::ldexp(num / den, static_cast<int>(k));  // one rounding, also for subnormal results
+}
 
 std::vector<int> top_k_indices(const float* v, int n, int k) {
   std::vector<int> idx(static_cast<size_t>(n));

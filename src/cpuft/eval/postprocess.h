@@ -7,7 +7,8 @@
 // implementation (introsort or SIMD sorts depending on the build and CPU), so cpuft fixes this rule.
 // It matters with bf16 logits, where ties are common. The candidate sort by score is stable, as in
 // Python. Scores are float32 sums; n-best probabilities are the float32 softmax numpy computes
-// (sum: first element + numpy's pairwise sum of the rest; float64 when the "empty" dummy is present).
+// (numpy's SIMD float32 exp and pairwise sum, as on x86 machines with AVX2; float64 when the
+// "empty" dummy is present).
 #pragma once
 
 #include <cstdint>
@@ -56,6 +57,10 @@ std::vector<ExamplePrediction> postprocess_qa_predictions(const std::vector<Exam
                                                           const std::vector<Feature>& features,
                                                           const QaLogits& logits,
                                                           const PostprocessOptions& options = {});
+
+// numpy's float32 exp as x86 builds with AVX2 or AVX-512F compute it (a rational approximation that
+// is not always correctly rounded), so that n-best probabilities match utils_qa to the bit.
+float numpy_expf(float x);
 
 // Indices of the k largest values of v[0..n) in the order described above.
 std::vector<int> top_k_indices(const float* v, int n, int k);

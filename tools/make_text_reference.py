@@ -198,6 +198,26 @@ def sample_by_paragraph(examples, count=300, longest=4):
     return [e for i in sorted(chosen) for e in paragraphs[i][1]]
 
 
+def sample_entry(tok, sample):
+    """Distinct contexts with their tokenisation, examples with their question tokenisation, and the
+    compact features of every setting."""
+    contexts = list(dict.fromkeys(e["context"] for e in sample))
+    context_index = {c: k for k, c in enumerate(contexts)}
+    c_enc = tok(contexts, add_special_tokens=False, return_offsets_mapping=True)
+    q_enc = tok([e["question"].lstrip() for e in sample], add_special_tokens=False, return_offsets_mapping=True)
+    entry = {
+        "contexts": [{"text": c, "ids": ids, "offsets": flat_offsets(offs)}
+                     for c, ids, offs in zip(contexts, c_enc["input_ids"], c_enc["offset_mapping"])],
+        "examples": [{"id": e["id"], "question": e["question"], "context_index": context_index[e["context"]],
+                      "answer_starts": e["answer_starts"], "answer_texts": e["answer_texts"],
+                      "question_ids": ids, "question_offsets": flat_offsets(offs)}
+                     for e, ids, offs in zip(sample, q_enc["input_ids"], q_enc["offset_mapping"])],
+    }
+    for max_len, stride in SETTINGS:
+        entry[f"features_{max_len}_{stride}"] = compact_features(tok, sample, max_len, stride)
+    return entry
+
+
 def feature_hash(tok, examples, max_len, stride):
     """FNV-1a (64-bit) over every feature in order: input_ids, token_type_ids, attention_mask, the train
     labels, then the evaluation offsets (begin, end; -1, -1 outside the context). tests/text compares it
@@ -224,6 +244,33 @@ def feature_hash(tok, examples, max_len, stride):
             for o, s in zip(enc["offset_mapping"][i], seq_ids):
                 mix(o if s == 1 else (-1, -1))
     return "%016x" % h
+
+
+def synthetic_examples():
+    """Hand-made examples for the label edge cases of prepare_train_features (docs/hf-qa-spec.md 3.2)."""
+    numbers = " ".join(str(i) for i in range(1, 301))
+    def at(text, needle):
+        return text.index(needle)
+    examples = [
+        # SQuAD v2 style: no answer -> CLS label in every window.
+        {"question": "What is missing?", "context": numbers, "answer_starts": [], "answer_texts": []},
+        # At 128/32 a 2-token question leaves 123 context tokens: "123" is the last one of window 0, so
+        # the start scan runs through [SEP] and padding (start_position 127).
+        {"question": "which?", "context": numbers, "answer_starts": [at(numbers, " 123 ") + 1], "answer_texts": ["123"]},
+        # An answer across the boundary of windows 0 and 1 at 128/32 -> CLS there, inside window 1.
+        {"question": "which?", "context": numbers, "answer_starts": [at(numbers, " 120 ") + 1],
+         "answer_texts": ["120 121 122 123 124 125 126 127"]},
+        # Answer starting inside a word piece and ending inside another; answer starting on a space.
+        {"question": "  \u3000\tWho was unaffable?", "context": "The unaffable Kr\u00fcger-Smith was here.",
+         "answer_starts": [6], "answer_texts": ["affable Kr\u00fc"]},
+        {"question": "Where?", "context": "He lived in  Paris, France.", "answer_starts": [11],
+         "answer_texts": ["  Paris"]},
+        # Answer at the very end of the context (end label on the last context token).
+        {"question": "Last?", "context": "It ends with \u4e2d\u6587", "answer_starts": [14], "answer_texts": ["\u6587"]},
+    ]
+    for k, e in enumerate(examples):
+        e["id"] = "synthetic-%d" % k
+    return examples
 
 
 def tokenizer_settings():
@@ -260,7 +307,7 @@ def main():
     write_json("tokenize_cases.json", {"texts": CASES, "settings": cases})
 
     tok = settings["uncased"]
-    sets = {}
+    sets = {"synthetic": sample_entry(tok, synthetic_examples())}
     counts = {}
     for split, fname in (("train", "train-subset-v1.1.json"), ("dev", "dev-v1.1.json")):
         examples = load_squad(os.path.join(SQUAD, fname))
@@ -269,22 +316,7 @@ def main():
                                  max_len, stride)
             counts[f"{split}_{max_len}_{stride}"] = {"examples": len(examples), "features": len(enc["input_ids"])}
         counts[f"{split}_384_128"]["hash"] = feature_hash(tok, examples, 384, 128)
-        sample = sample_by_paragraph(examples)
-        contexts = sorted(set(e["context"] for e in sample), key=lambda c: [e["context"] for e in sample].index(c))
-        context_index = {c: k for k, c in enumerate(contexts)}
-        c_enc = tok(contexts, add_special_tokens=False, return_offsets_mapping=True)
-        q_enc = tok([e["question"].lstrip() for e in sample], add_special_tokens=False, return_offsets_mapping=True)
-        entry = {
-            "contexts": [{"text": c, "ids": ids, "offsets": flat_offsets(offs)}
-                         for c, ids, offs in zip(contexts, c_enc["input_ids"], c_enc["offset_mapping"])],
-            "examples": [{"id": e["id"], "question": e["question"], "context_index": context_index[e["context"]],
-                          "answer_starts": e["answer_starts"], "answer_texts": e["answer_texts"],
-                          "question_ids": ids, "question_offsets": flat_offsets(offs)}
-                         for e, ids, offs in zip(sample, q_enc["input_ids"], q_enc["offset_mapping"])],
-        }
-        for max_len, stride in SETTINGS:
-            entry[f"features_{max_len}_{stride}"] = compact_features(tok, sample, max_len, stride)
-        sets[split] = entry
+        sets[split] = sample_entry(tok, sample_by_paragraph(examples))
     write_json("squad_examples.json", sets)
     write_json("feature_counts.json", counts)
     print(json.dumps(counts), file=sys.stderr)

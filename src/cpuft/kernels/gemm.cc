@@ -1,7 +1,5 @@
 #include "cpuft/kernels/gemm.h"
 
-#include <omp.h>
-
 #include <vector>
 
 #include "cpuft/cpu/onednn_info.h"
@@ -47,8 +45,8 @@ float* scratch(int slot, int64_t n) {
   return v.data();
 }
 
-// Copies the [rows, cols] matrices of every (b, h) between a strided layout and a contiguous f32
-// one, converting from or to bf16 where `type` is bf16.
+// Copies the [rows, cols] matrices of every (b, h) from a strided layout (f32 or bf16) into a
+// contiguous f32 buffer, one matrix after another.
 void gather_f32(int64_t B, int64_t H, int64_t rows, int64_t cols, const void* src, DType type,
                 int64_t row, int64_t batch, int64_t head, float* dst) {
   const int64_t lines = B * H * rows;
@@ -66,6 +64,7 @@ void gather_f32(int64_t B, int64_t H, int64_t rows, int64_t cols, const void* sr
   }
 }
 
+// The reverse for a bf16 destination: contiguous f32 matrices rounded into a strided bf16 layout.
 void scatter_bf16(int64_t B, int64_t H, int64_t rows, int64_t cols, const float* src, void* dst,
                   int64_t row, int64_t batch, int64_t head) {
   const int64_t lines = B * H * rows;

@@ -55,11 +55,9 @@ void QaModel::Acts::plan(Acts& a, const ModelConfig& c, bool bf16, int batch, in
   a.dq = take(n * h);
   a.dk = take(n * h);
   a.dv = take(n * h);
-  a.dln = take(n * h);
   a.di = take(n * inter);
   a.dy_round = take(n * std::max(h, inter));
   a.tiles = take(static_cast<size_t>(threads) * 2 * tt);
-  a.ones = take(n);
   a.floats = used;
 }
 

@@ -6,13 +6,12 @@
 //                probs: B nh T^2; mean/rstd x2: 4 N
 //   bf16 mode    + per layer rounded copies of the layer input and h1: 2 N H; + rounded qa input
 //   head         qa input: N H; logits, dlogits: 4 N
-//   scratch      dres, da, db, dq, dk, dv, ln: 7 N H; di: N I; rounded dy: N max(H, I);
-//                per thread two T^2 attention tiles; ones: N
+//   scratch      dres, da, db, dq, dk, dv: 6 N H; di: N I; rounded dy: N max(H, I);
+//                per thread two T^2 attention tiles
 #pragma once
 
 #include <vector>
 
-#include "cpuft/model/encoder_ops.h"
 #include "cpuft/model/qa_model.h"
 
 namespace cpuft {
@@ -36,11 +35,10 @@ struct QaModel::Acts {
   float* logits;   // (N, 2) interleaved start, end
   float* dlogits;  // (N, 2)
   // backward scratch
-  float *dres, *da, *db, *dq, *dk, *dv, *dln;  // (N, H)
+  float *dres, *da, *db, *dq, *dk, *dv;  // (N, H)
   float* di;        // (N, I)
   float* dy_round;  // (N, max(H, I)) an output gradient rounded to bf16 (bf16 mode)
   float* tiles;     // (threads, 2, T, T)
-  float* ones;      // (N)
   size_t floats = 0;
 
   // Lays the tensors out from `base` (or only counts the floats when base is null) into `a`,

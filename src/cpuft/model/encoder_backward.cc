@@ -6,6 +6,9 @@
 #include <cmath>
 #include <cstring>
 
+#include "cpuft/kernels/dropout.h"
+#include "cpuft/kernels/gelu.h"
+#include "cpuft/kernels/layernorm.h"
 #include "cpuft/model/activations.h"
 #include "cpuft/model/dropout_sites.h"
 #include "cpuft/model/linear.h"
@@ -42,36 +45,35 @@ void QaModel::backward_pass(const Batch& b, const Acts& a, uint64_t seed) {
   // QA head.
   const LinearOffsets& qa = table_.qa();
   linear_bwd(a.dres, G + qa.w, G + qa.b, gemm_dy(a.dlogits, a.dy_round, N * 2, bf16_), a.qa_in, gemm_weight(qa.w),
-             N, H, 2, false, a.ones);
-  if (distil) dropout_apply(a.dres, N * H, c.qa_dropout, seed, dropout_site::kQaInput);
+             N, H, 2, false);
+  if (distil) dropout_bwd(a.dres, a.dres, N * H, c.qa_dropout, seed, dropout_site::kQaInput);
   ready(table_.qa_begin(), table_.total());
 
   const float q_divisor = static_cast<float>(std::sqrt(static_cast<double>(HD)));
   const float score_scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(HD)));
-  const uint32_t attn_thr = dropout_threshold(attn_p);
   const float attn_keep_scale = attn_p > 0.f ? 1.f / (1.f - attn_p) : 1.f;
   for (int64_t li = c.layers - 1; li >= 0; --li) {
     const LayerOffsets& lo = table_.layer(static_cast<int>(li));
     const Acts::Layer& L = a.layers[static_cast<size_t>(li)];
 
     // Second LayerNorm, FFN-output dropout, lin2, GELU, lin1 (+ the residual into h1).
-    layernorm_bwd(a.da, G + lo.ln2.w, G + lo.ln2.b, a.dres, L.res2, L.mean2, L.rstd2, P + lo.ln2.w, N, H, a.dln,
-                  a.ones);
+    layernorm_bwd(a.da, G + lo.ln2.w, G + lo.ln2.b, a.dres, L.res2, L.mean2, L.rstd2, P + lo.ln2.w, static_cast<int>(N),
+                  static_cast<int>(H));
     copy(a.db, a.da, N * H);  // gradient of h1 through the residual
-    dropout_apply(a.da, N * H, hidden_p, seed, dropout_site::ffn_output(li));
+    dropout_bwd(a.da, a.da, N * H, hidden_p, seed, dropout_site::ffn_output(li));
     linear_bwd(a.di, G + lo.ff2.w, G + lo.ff2.b, gemm_dy(a.da, a.dy_round, N * H, bf16_), L.g,
-               gemm_weight(lo.ff2.w), N, I, H, false, a.ones);
+               gemm_weight(lo.ff2.w), N, I, H, false);
     gelu_bwd(a.di, a.di, L.f1, N * I);
     linear_bwd(a.db, G + lo.ff1.w, G + lo.ff1.b, gemm_dy(a.di, a.dy_round, N * I, bf16_), L.h1b,
-               gemm_weight(lo.ff1.w), N, H, I, true, a.ones);
+               gemm_weight(lo.ff1.w), N, H, I, true);
 
     // First LayerNorm, output-projection dropout (BERT), output projection.
-    layernorm_bwd(a.da, G + lo.ln1.w, G + lo.ln1.b, a.db, L.res1, L.mean1, L.rstd1, P + lo.ln1.w, N, H, a.dln,
-                  a.ones);
+    layernorm_bwd(a.da, G + lo.ln1.w, G + lo.ln1.b, a.db, L.res1, L.mean1, L.rstd1, P + lo.ln1.w, static_cast<int>(N),
+                  static_cast<int>(H));
     copy(a.dres, a.da, N * H);  // gradient of the layer input through the residual
-    if (!distil) dropout_apply(a.da, N * H, hidden_p, seed, dropout_site::attention_output(li));
+    if (!distil) dropout_bwd(a.da, a.da, N * H, hidden_p, seed, dropout_site::attention_output(li));
     linear_bwd(a.db, G + lo.o.w, G + lo.o.b, gemm_dy(a.da, a.dy_round, N * H, bf16_), L.ctx, gemm_weight(lo.o.w), N,
-               H, H, false, a.ones);
+               H, H, false);
     const float* dctx_all = gemm_dy(a.db, a.dy_round, N * H, bf16_);
 
     // Attention, one (sequence, head) per iteration, with two T x T tiles per thread.
@@ -89,7 +91,7 @@ void QaModel::backward_pass(const Batch& b, const Acts& a, uint64_t seed) {
         for (int64_t i = 0; i < T * T; ++i) {
           float p = probs[i];
           if (attn_p > 0.f)
-            p = dropout_keep(seed, dropout_site::attention(li), static_cast<uint64_t>(bh * T * T + i), attn_thr)
+            p = dropout_keep(seed, dropout_site::attention(li), static_cast<uint64_t>(bh * T * T + i), attn_p)
                     ? p * attn_keep_scale
                     : 0.f;
           pd[i] = bf16_ ? round_to_bf16(p) : p;
@@ -105,7 +107,7 @@ void QaModel::backward_pass(const Batch& b, const Acts& a, uint64_t seed) {
         if (attn_p > 0.f)
           for (int64_t j = 0; j < T; ++j)
             dpr[j] = dropout_keep(seed, dropout_site::attention(li), static_cast<uint64_t>(bh * T * T + i * T + j),
-                                  attn_thr)
+                                  attn_p)
                          ? dpr[j] * attn_keep_scale
                          : 0.f;
         float dot = 0.f;
@@ -123,18 +125,18 @@ void QaModel::backward_pass(const Batch& b, const Acts& a, uint64_t seed) {
     // q, k, v projections: their input gradients add into the residual-stream gradient.
     const float* w_in = L.xb;
     linear_bwd(a.dres, G + lo.q.w, G + lo.q.b, gemm_dy(a.dq, a.dy_round, N * H, bf16_), w_in, gemm_weight(lo.q.w),
-               N, H, H, true, a.ones);
+               N, H, H, true);
     linear_bwd(a.dres, G + lo.k.w, G + lo.k.b, gemm_dy(a.dk, a.dy_round, N * H, bf16_), w_in, gemm_weight(lo.k.w),
-               N, H, H, true, a.ones);
+               N, H, H, true);
     linear_bwd(a.dres, G + lo.v.w, G + lo.v.b, gemm_dy(a.dv, a.dy_round, N * H, bf16_), w_in, gemm_weight(lo.v.w),
-               N, H, H, true, a.ones);
+               N, H, H, true);
     ready(lo.begin, lo.end);
   }
 
   // Embeddings: dropout, LayerNorm, then scatter-add into the tables (no gradient into the pad row).
-  dropout_apply(a.dres, N * H, hidden_p, seed, dropout_site::kEmbeddings);
-  layernorm_bwd(a.da, G + eo.ln.w, G + eo.ln.b, a.dres, a.emb_sum, a.emb_mean, a.emb_rstd, P + eo.ln.w, N, H, a.dln,
-                a.ones);
+  dropout_bwd(a.dres, a.dres, N * H, hidden_p, seed, dropout_site::kEmbeddings);
+  layernorm_bwd(a.da, G + eo.ln.w, G + eo.ln.b, a.dres, a.emb_sum, a.emb_mean, a.emb_rstd, P + eo.ln.w, static_cast<int>(N),
+                  static_cast<int>(H));
   const bool types = !distil && c.type_vocab_size > 0;
   for (int64_t r = 0; r < N; ++r) {
     const float* d = a.da + r * H;

@@ -6,6 +6,9 @@
 #include <cstring>
 #include <limits>
 
+#include "cpuft/kernels/dropout.h"
+#include "cpuft/kernels/gelu.h"
+#include "cpuft/kernels/layernorm.h"
 #include "cpuft/model/activations.h"
 #include "cpuft/model/dropout_sites.h"
 #include "cpuft/model/linear.h"
@@ -21,11 +24,6 @@ void copy_rounded(float* dst, const float* src, int64_t n, bool bf16) {
   }
 #pragma omp parallel for schedule(static)
   for (int64_t i = 0; i < n; ++i) dst[i] = round_to_bf16(src[i]);
-}
-
-void add_into(float* y, const float* x, int64_t n) {
-#pragma omp parallel for schedule(static)
-  for (int64_t i = 0; i < n; ++i) y[i] += x[i];
 }
 
 }  // namespace
@@ -54,15 +52,14 @@ void QaModel::forward_pass(const Batch& b, const Acts& a, bool train, uint64_t s
       for (int64_t j = 0; j < H; ++j) out[j] = (w[j] + ty[j]) + pos[j];
     }
   }
-  layernorm_fwd(a.emb_ln, a.emb_mean, a.emb_rstd, a.emb_sum, P + eo.ln.w, P + eo.ln.b, N, H, c.layer_norm_eps);
-  std::memcpy(a.x0, a.emb_ln, static_cast<size_t>(N * H) * sizeof(float));
-  dropout_apply(a.x0, N * H, hidden_p, seed, dropout_site::kEmbeddings);
+  layernorm_fwd(a.emb_ln, nullptr, a.emb_mean, a.emb_rstd, nullptr, a.emb_sum, nullptr, P + eo.ln.w, P + eo.ln.b,
+                static_cast<int>(N), static_cast<int>(H), c.layer_norm_eps);
+  dropout_fwd(a.x0, nullptr, a.emb_ln, N * H, hidden_p, seed, dropout_site::kEmbeddings);
 
   const float* x = a.x0;
   const float q_divisor = static_cast<float>(std::sqrt(static_cast<double>(HD)));
   const float score_scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(HD)));
   const float lowest = std::numeric_limits<float>::lowest();
-  const uint32_t attn_thr = dropout_threshold(attn_p);
   const float attn_keep_scale = attn_p > 0.f ? 1.f / (1.f - attn_p) : 1.f;
   for (int64_t li = 0; li < c.layers; ++li) {
     const LayerOffsets& lo = table_.layer(static_cast<int>(li));
@@ -114,7 +111,7 @@ void QaModel::forward_pass(const Batch& b, const Acts& a, bool train, uint64_t s
         for (int64_t i = 0; i < T * T; ++i) {
           float p = s[i];
           if (attn_p > 0.f)
-            p = dropout_keep(seed, dropout_site::attention(li), static_cast<uint64_t>(bh * T * T + i), attn_thr)
+            p = dropout_keep(seed, dropout_site::attention(li), static_cast<uint64_t>(bh * T * T + i), attn_p)
                     ? p * attn_keep_scale
                     : 0.f;
           tile[i] = bf16_ ? round_to_bf16(p) : p;
@@ -127,25 +124,24 @@ void QaModel::forward_pass(const Batch& b, const Acts& a, bool train, uint64_t s
 
     // Output projection (+ dropout for BERT), residual, LayerNorm.
     linear_fwd(L.res1, L.ctx, gemm_weight(lo.o.w), P + lo.o.b, N, H, H);
-    if (!distil) dropout_apply(L.res1, N * H, hidden_p, seed, dropout_site::attention_output(li));
-    add_into(L.res1, x, N * H);
-    layernorm_fwd(L.h1, L.mean1, L.rstd1, L.res1, P + lo.ln1.w, P + lo.ln1.b, N, H, c.layer_norm_eps);
+    if (!distil) dropout_fwd(L.res1, nullptr, L.res1, N * H, hidden_p, seed, dropout_site::attention_output(li));
+    layernorm_fwd(L.h1, nullptr, L.mean1, L.rstd1, L.res1, L.res1, x, P + lo.ln1.w, P + lo.ln1.b, static_cast<int>(N),
+                  static_cast<int>(H), c.layer_norm_eps);
     copy_rounded(L.h1b, L.h1, N * H, bf16_);
 
     // FFN: lin1, GELU, lin2, dropout, residual, LayerNorm.
     linear_fwd(L.f1, L.h1b, gemm_weight(lo.ff1.w), P + lo.ff1.b, N, H, I);
-    gelu_fwd(L.g, L.f1, N * I);
+    gelu_fwd(L.g, nullptr, L.f1, nullptr, N, I);
     copy_rounded(L.g, L.g, N * I, bf16_);
     linear_fwd(L.res2, L.g, gemm_weight(lo.ff2.w), P + lo.ff2.b, N, I, H);
-    dropout_apply(L.res2, N * H, hidden_p, seed, dropout_site::ffn_output(li));
-    add_into(L.res2, L.h1, N * H);
-    layernorm_fwd(L.h2, L.mean2, L.rstd2, L.res2, P + lo.ln2.w, P + lo.ln2.b, N, H, c.layer_norm_eps);
+    dropout_fwd(L.res2, nullptr, L.res2, N * H, hidden_p, seed, dropout_site::ffn_output(li));
+    layernorm_fwd(L.h2, nullptr, L.mean2, L.rstd2, L.res2, L.res2, L.h1, P + lo.ln2.w, P + lo.ln2.b,
+                  static_cast<int>(N), static_cast<int>(H), c.layer_norm_eps);
     x = L.h2;
   }
 
   // QA head: DistilBERT drops out the last hidden state first; logits are (N, 2) = (start, end).
-  std::memcpy(a.qa_in, x, static_cast<size_t>(N * H) * sizeof(float));
-  if (distil) dropout_apply(a.qa_in, N * H, train ? c.qa_dropout : 0.f, seed, dropout_site::kQaInput);
+  dropout_fwd(a.qa_in, nullptr, x, N * H, distil && train ? c.qa_dropout : 0.f, seed, dropout_site::kQaInput);
   copy_rounded(a.qa_in, a.qa_in, N * H, bf16_);
   linear_fwd(a.logits, a.qa_in, gemm_weight(table_.qa().w), P + table_.qa().b, N, H, 2);
   copy_rounded(a.logits, a.logits, N * 2, bf16_);

@@ -2,6 +2,7 @@
 
 #include <dnnl.h>
 
+#include "cpuft/kernels/gelu.h"
 #include "cpuft/util/error.h"
 
 namespace cpuft {
@@ -23,14 +24,10 @@ void linear_fwd(float* y, const float* x, const float* w, const float* bias, int
 }
 
 void linear_bwd(float* dx, float* dw, float* dbias, const float* dy, const float* x, const float* w, int64_t rows,
-                int64_t in, int64_t out, bool accumulate_dx, const float* ones) {
+                int64_t in, int64_t out, bool accumulate_dx) {
   if (dx) sgemm(false, false, rows, in, out, 1.f, dy, out, w, in, accumulate_dx ? 1.f : 0.f, dx, in);
   sgemm(true, false, out, in, rows, 1.f, dy, out, x, in, 1.f, dw, in);
-  column_sums_add(dbias, dy, ones, rows, out);
-}
-
-void column_sums_add(float* sums, const float* x, const float* ones, int64_t rows, int64_t cols) {
-  sgemm(false, false, 1, cols, rows, 1.f, ones, rows, x, cols, 1.f, sums, cols);
+  bias_grad(dbias, dy, rows, out);
 }
 
 }  // namespace cpuft

@@ -16,11 +16,8 @@ void sgemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float al
 // y[rows, out] = x[rows, in] W[out, in]^T + bias[out].
 void linear_fwd(float* y, const float* x, const float* w, const float* bias, int64_t rows, int64_t in, int64_t out);
 // dx[rows, in] = dy W (written, or added when accumulate_dx); dW += dy^T x; dbias += column sums of dy.
-// dx may be null (no input gradient wanted). `ones` holds `rows` ones.
+// dx may be null (no input gradient wanted).
 void linear_bwd(float* dx, float* dw, float* dbias, const float* dy, const float* x, const float* w, int64_t rows,
-                int64_t in, int64_t out, bool accumulate_dx, const float* ones);
-
-// sums[j] += sum over rows of x[r, j] (x is rows x cols); `ones` holds `rows` ones.
-void column_sums_add(float* sums, const float* x, const float* ones, int64_t rows, int64_t cols);
+                int64_t in, int64_t out, bool accumulate_dx);
 
 }  // namespace cpuft

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <random>
 
+#include "cpuft/kernels/cross_entropy.h"
 #include "cpuft/model/activations.h"
 #include "cpuft/tensor/bf16.h"
 #include "cpuft/util/error.h"
@@ -92,8 +93,6 @@ const QaModel::Acts& QaModel::layout(int batch, int seq_len) {
          "); call reserve() with the largest batch first");
   Acts& a = *view_;
   Acts::plan(a, config_, bf16_, batch, seq_len, max_threads_, acts_.data());
-  // ones: the row vector that turns column sums into matrix products
-  std::fill_n(a.ones, static_cast<size_t>(batch) * seq_len, 1.f);
   return a;
 }
 
@@ -117,8 +116,9 @@ float QaModel::forward_backward(const Batch& b, uint64_t dropout_seed, float los
   if (!b.start_positions || !b.end_positions) fail("forward_backward: the batch has no start/end positions");
   const Acts& a = layout(b.batch, b.seq_len);
   forward_pass(b, a, /*train=*/true, dropout_seed);
-  const float loss = qa_loss_fwd_bwd(a.dlogits, a.logits, b.start_positions, b.end_positions, b.batch,
-                                     b.seq_len, loss_scale);
+  const float loss = qa_cross_entropy(a.dlogits, a.logits, b.start_positions, b.end_positions, b.batch, b.seq_len,
+                                      loss_scale)
+                         .loss;
   backward_pass(b, a, dropout_seed);
   return loss;
 }

@@ -8,11 +8,15 @@
 //               float, no dropout after out_lin, qa_dropout before qa_outputs.
 //   BERT:       token-type embeddings, q k^T multiplied by 1/sqrt(head_dim) after the product,
 //               additive mask, dropout after attention.output.dense, no dropout before qa_outputs.
+//   Both masks are applied by replacing a padded key's score with the lowest float: adding the
+//   lowest float gives the same probabilities (exactly 0 for padded keys) and the same gradients.
 // BF16 mixed precision (spec 1.7, DESIGN "Compute"): f32 master weights; every matrix product reads
 // bf16 operands (bf16 weight copies, activations and output gradients rounded to bf16) and
 // accumulates in f32; LayerNorm, softmax, GELU, loss, residual stream and gradients stay f32; the
 // logits are rounded to bf16 as autocast produces them. The bf16 copies are kept as f32 values
-// that bf16 represents exactly, because oneDNN 2.6 cannot create bf16 matmuls on AVX2-only CPUs.
+// that bf16 represents exactly and the products run in oneDNN's f32 sgemm, which is numerically a
+// bf16 product with f32 accumulation (oneDNN 2.6 cannot create bf16 matmuls on AVX2-only CPUs);
+// native bf16/AMX products would go through kernels/gemm.h with uint16 operands.
 // Dropout (train mode) uses a stateless counter-based mask from (seed, site, index): the same seed
 // gives the same mask whatever the thread count.
 #pragma once

@@ -239,7 +239,7 @@ void SafetensorsReader::read_f32(const StTensorInfo& t, float* out) const {
   const int64_t n = t.numel();
   switch (t.dtype) {
     case StDtype::F32:
-      std::memcpy(out, src, static_cast<size_t>(n) * 4);
+      if (n > 0) std::memcpy(out, src, static_cast<size_t>(n) * 4);  // `out` may be null when empty
       return;
     case StDtype::BF16:
     case StDtype::F16:

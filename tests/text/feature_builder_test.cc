@@ -89,8 +89,8 @@ int compare_features(const Sample& s, const std::vector<Feature>& got, const jso
     for (size_t k = 0; same && k < f.offsets.size(); ++k) {
       same = f.offsets[k].begin == want.offsets[k].begin && f.offsets[k].end == want.offsets[k].end;
     }
-    EXPECT_TRUE(same) << what << " feature " << i << " (row " << rows[i].dump() << ", got start "
-                      << f.start_position << " end " << f.end_position << ")";
+    EXPECT_TRUE(same) << what << " feature " << i << " (row " << rows[i].dump() << ", got start " << f.start_position
+                      << " end " << f.end_position << ")";
     mismatches += same ? 0 : 1;
   }
   return mismatches;
@@ -107,10 +107,10 @@ TEST(FeatureBuilder, MatchesRunQaOnSampledSquad) {
       const FeatureOptions options{max_len, stride, true};
       const json& rows = set["features_" + std::to_string(max_len) + "_" + std::to_string(stride)];
       const std::string what = split + " " + std::to_string(max_len) + "/" + std::to_string(stride);
-      mismatches += compare_features(s, build_train_features(s.examples, tok, options), rows, max_len, true,
-                                     what + " train");
-      mismatches += compare_features(s, build_eval_features(s.examples, tok, options), rows, max_len, false,
-                                     what + " eval");
+      mismatches +=
+          compare_features(s, build_train_features(s.examples, tok, options), rows, max_len, true, what + " train");
+      mismatches +=
+          compare_features(s, build_eval_features(s.examples, tok, options), rows, max_len, false, what + " eval");
       compared += 2 * static_cast<int>(rows.size());
     }
   }
@@ -191,7 +191,8 @@ std::vector<Example> read_flat_squad(const std::string& path) {
         ex.id = qa["id"].get<std::string>();
         ex.context = para["context"].get<std::string>();
         ex.question = qa["question"].get<std::string>();
-        for (const json& a : qa["answers"]) ex.answers.push_back({a["text"].get<std::string>(), a["answer_start"].get<int64_t>()});
+        for (const json& a : qa["answers"])
+          ex.answers.push_back({a["text"].get<std::string>(), a["answer_start"].get<int64_t>()});
         examples.push_back(std::move(ex));
       }
     }
@@ -241,9 +242,7 @@ void check_full_file(const std::string& file, const std::string& key) {
 
 TEST(FeatureBuilder, FullDevSetMatchesHuggingFace) { check_full_file("dev-v1.1.json", "dev_384_128"); }
 
-TEST(FeatureBuilder, FullTrainSubsetMatchesHuggingFace) {
-  check_full_file("train-subset-v1.1.json", "train_384_128");
-}
+TEST(FeatureBuilder, FullTrainSubsetMatchesHuggingFace) { check_full_file("train-subset-v1.1.json", "train_384_128"); }
 
 }  // namespace
 }  // namespace cpuft

@@ -1,11 +1,10 @@
 // Shared helpers of the text tests: fixture paths and scratch tokenizer directories.
 #pragma once
 
-#include <nlohmann/json.hpp>
-
 #include <unistd.h>
 
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "cpuft/util/atomic_file.h"
@@ -35,7 +34,9 @@ class ScratchDir {
   ScratchDir& operator=(const ScratchDir&) = delete;
 
   std::string path() const { return path_.string(); }
-  void write(const std::string& name, const std::string& bytes) const { write_file_atomic((path_ / name).string(), bytes); }
+  void write(const std::string& name, const std::string& bytes) const {
+    write_file_atomic((path_ / name).string(), bytes);
+  }
   void copy_fixture(const std::string& name) const { write(name, read_file(text_fixture(name))); }
 
  private:

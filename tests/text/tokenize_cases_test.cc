@@ -97,8 +97,7 @@ TEST(TokenizeCases, UncasedKeepAccents) {
 
 TEST(TokenizeCases, UncasedWithoutChineseCharHandling) {
   ScratchDir dir("no_chinese");
-  EXPECT_EQ(compare_cases(vocab_txt_tokenizer(dir, R"({"tokenize_chinese_chars": false})"), "uncased_no_chinese"),
-            0);
+  EXPECT_EQ(compare_cases(vocab_txt_tokenizer(dir, R"({"tokenize_chinese_chars": false})"), "uncased_no_chinese"), 0);
 }
 
 TEST(TokenizeCases, RealSquadQuestionsAndContexts) {

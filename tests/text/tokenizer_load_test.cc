@@ -77,26 +77,31 @@ TEST(TokenizerLoad, MalformedTokenizerConfig) {
   ScratchDir dir("bad_config");
   dir.copy_fixture("vocab.txt");
   dir.write("tokenizer_config.json", "{\"do_lower_case\": \"yes\"}");
-  EXPECT_EQ(load_error(dir), dir.path() + "/tokenizer_config.json: do_lower_case: found string \"yes\", expected true or false");
+  EXPECT_EQ(load_error(dir),
+            dir.path() + "/tokenizer_config.json: do_lower_case: found string \"yes\", expected true or false");
 }
 
 TEST(TokenizerLoad, BpeModelIsNotSupported) {
   ScratchDir dir("bpe");
-  write_edited_tokenizer_json(dir, [](json& j) { j["model"] = {{"type", "BPE"}, {"vocab", json::object()}, {"merges", json::array()}}; });
+  write_edited_tokenizer_json(dir, [](json& j) {
+    j["model"] = {{"type", "BPE"}, {"vocab", json::object()}, {"merges", json::array()}};
+  });
   EXPECT_EQ(load_error(dir), dir.path() + "/tokenizer.json: model.type is 'BPE': not supported, expected 'WordPiece'");
 }
 
 TEST(TokenizerLoad, OtherNormalizerIsNotSupported) {
   ScratchDir dir("nfkc");
   write_edited_tokenizer_json(dir, [](json& j) { j["normalizer"] = {{"type", "NFKC"}}; });
-  EXPECT_EQ(load_error(dir), dir.path() + "/tokenizer.json: normalizer.type is 'NFKC': not supported, expected 'BertNormalizer'");
+  EXPECT_EQ(load_error(dir),
+            dir.path() + "/tokenizer.json: normalizer.type is 'NFKC': not supported, expected 'BertNormalizer'");
 }
 
 TEST(TokenizerLoad, OtherPreTokenizerIsNotSupported) {
   ScratchDir dir("metaspace");
   write_edited_tokenizer_json(dir, [](json& j) { j["pre_tokenizer"] = {{"type", "Metaspace"}}; });
-  EXPECT_EQ(load_error(dir),
-            dir.path() + "/tokenizer.json: pre_tokenizer.type is 'Metaspace': not supported, expected 'BertPreTokenizer'");
+  EXPECT_EQ(
+      load_error(dir),
+      dir.path() + "/tokenizer.json: pre_tokenizer.type is 'Metaspace': not supported, expected 'BertPreTokenizer'");
 }
 
 TEST(TokenizerLoad, NormalizedAddedTokenIsNotSupported) {
@@ -123,7 +128,56 @@ TEST(TokenizerLoad, MissingModelVocab) {
 TEST(TokenizerLoad, FlagOfWrongType) {
   ScratchDir dir("bad_flag");
   write_edited_tokenizer_json(dir, [](json& j) { j["normalizer"]["lowercase"] = 1; });
-  EXPECT_EQ(load_error(dir), dir.path() + "/tokenizer.json: normalizer.lowercase: found number 1, expected true or false");
+  EXPECT_EQ(load_error(dir),
+            dir.path() + "/tokenizer.json: normalizer.lowercase: found number 1, expected true or false");
+}
+
+TEST(TokenizerLoad, EveryOtherBadTokenizerJsonField) {
+  struct Case {
+    void (*edit)(json&);
+    const char* message;  // after "<dir>/tokenizer.json: "
+  };
+  const Case cases[] = {
+      {[](json& j) { j = json::array(); }, "found array, expected a JSON object"},
+      {[](json& j) { j.erase("model"); }, "model: missing, expected an object with a \"type\""},
+      {[](json& j) { j["model"] = 3; }, "model: found number, expected an object"},
+      {[](json& j) { j["model"].erase("type"); }, "model.type is '': not supported, expected 'WordPiece'"},
+      {[](json& j) { j["post_processor"] = {{"type", "RobertaProcessing"}}; },
+       "post_processor.type is 'RobertaProcessing': not supported, expected 'BertProcessing', 'TemplateProcessing'"},
+      {[](json& j) { j["added_tokens"] = json::object(); }, "added_tokens: found object, expected an array"},
+      {[](json& j) { j["added_tokens"][0] = "[PAD]"; }, "added_tokens[0]: found string, expected an object"},
+      {[](json& j) { j["added_tokens"][2]["content"] = ""; },
+       "added_tokens[2]: content '' id 101, expected a non-empty content and an id >= 0"},
+      {[](json& j) { j["added_tokens"][2]["id"] = 1.5; }, "added_tokens[2].id: found number 1.5, expected an integer"},
+      {[](json& j) { j["model"]["vocab"]["hello"] = -4; },
+       "model.vocab[\"hello\"]: found -4, expected a non-negative integer id"},
+      {[](json& j) { j["model"]["max_input_chars_per_word"] = -1; },
+       "model.max_input_chars_per_word: found number -1, expected a non-negative integer"},
+      {[](json& j) { j["model"]["unk_token"] = "<unk>"; }, "unk token '<unk>' is not in the vocabulary"},
+      {[](json& j) { j["model"]["vocab"] = json::object(); }, "model.vocab: empty vocabulary, expected at least one token"},
+  };
+  for (const Case& c : cases) {
+    ScratchDir dir("bad_field");
+    write_edited_tokenizer_json(dir, c.edit);
+    EXPECT_EQ(load_error(dir), dir.path() + "/tokenizer.json: " + c.message);
+  }
+}
+
+TEST(TokenizerLoad, BadTokenizerConfigFields) {
+  const std::pair<const char*, const char*> cases[] = {
+      {"[1, 2]", "found array, expected a JSON object"},
+      {R"({"cls_token": 5})", "cls_token: found number, expected a string or an object with \"content\""},
+      {R"({"strip_accents": "no"})", "strip_accents: found string \"no\", expected true or false"},
+      {R"({"sep_token": "<s>"})", ""},  // reported against vocab.txt below
+  };
+  for (const auto& [config, message] : cases) {
+    ScratchDir dir("bad_config_field");
+    dir.copy_fixture("vocab.txt");
+    dir.write("tokenizer_config.json", config);
+    const std::string expected = *message ? dir.path() + "/tokenizer_config.json: " + message
+                                          : dir.path() + "/vocab.txt: sep token '<s>' is not in the vocabulary";
+    EXPECT_EQ(load_error(dir), expected);
+  }
 }
 
 TEST(TokenizerLoad, LiteralSpecialTokensAreMatchedVerbatim) {

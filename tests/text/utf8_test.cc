@@ -28,9 +28,9 @@ TEST(Utf8, SlicesByCodePoints) {
 }
 
 TEST(Utf8, RejectsMalformedInput) {
-  EXPECT_THROW(decode_utf8("ab\xC3"), Error);           // truncated
-  EXPECT_THROW(decode_utf8("\xED\xA0\x80"), Error);      // surrogate
-  EXPECT_THROW(decode_utf8("\xC0\xAF"), Error);          // overlong
+  EXPECT_THROW(decode_utf8("ab\xC3"), Error);        // truncated
+  EXPECT_THROW(decode_utf8("\xED\xA0\x80"), Error);  // surrogate
+  EXPECT_THROW(decode_utf8("\xC0\xAF"), Error);      // overlong
   try {
     decode_utf8("ok\xFF");
   } catch (const Error& e) {

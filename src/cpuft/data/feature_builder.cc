@@ -1,5 +1,6 @@
 #include "cpuft/data/feature_builder.h"
 
+#include <algorithm>
 #include <exception>
 #include <string_view>
 #include <unordered_map>
@@ -63,8 +64,7 @@ Feature make_feature(const Encoding& question, const Encoding& context, Window w
 
 // prepare_train_features' labels, on the offsets the fast tokenizer returns for the whole feature
 // (question offsets, (0,0) for special tokens and padding), including its scans past the context.
-void set_train_labels(Feature& f, const Example& example, const Encoding& question, const Encoding& context,
-                      Window w) {
+void set_train_labels(Feature& f, const Example& example, const Encoding& question, const Encoding& context, Window w) {
   if (example.answers.empty()) return;  // (cls_index, cls_index) = (0, 0)
   const size_t q = question.ids.size();
   std::vector<TokenOffset> offsets(f.input_ids.size());
@@ -92,7 +92,9 @@ void set_train_labels(Feature& f, const Example& example, const Encoding& questi
 void set_eval_offsets(Feature& f, const Encoding& question, const Encoding& context, Window w) {
   f.offsets.assign(f.input_ids.size(), Span{-1, -1});
   const size_t first = question.ids.size() + 2;
-  for (size_t k = w.begin; k < w.end; ++k) f.offsets[first + k - w.begin] = {context.offsets[k].begin, context.offsets[k].end};
+  for (size_t k = w.begin; k < w.end; ++k) {
+    f.offsets[first + k - w.begin] = {context.offsets[k].begin, context.offsets[k].end};
+  }
 }
 
 // Runs body(i) for i in [0, n) on OpenMP threads; rethrows the exception of the smallest failing i, so

@@ -16,8 +16,7 @@ size_t decompose(char32_t c, utf8proc_int32_t (&out)[32]) {
     return 1;
   }
   int boundclass = 0;
-  const auto n = utf8proc_decompose_char(static_cast<utf8proc_int32_t>(c), out, 32, UTF8PROC_DECOMPOSE,
-                                         &boundclass);
+  const auto n = utf8proc_decompose_char(static_cast<utf8proc_int32_t>(c), out, 32, UTF8PROC_DECOMPOSE, &boundclass);
   if (n <= 0 || n > 32) {
     out[0] = static_cast<utf8proc_int32_t>(c);
     return 1;
@@ -68,8 +67,7 @@ void push_lowercase(NormalizedText& t, char32_t c, int64_t origin) {
 
 }  // namespace
 
-NormalizedText normalize(const NormalizerOptions& options, const std::u32string& original, size_t begin,
-                         size_t end) {
+NormalizedText normalize(const NormalizerOptions& options, const std::u32string& original, size_t begin, size_t end) {
   NormalizedText cleaned;
   cleaned.chars.reserve(end - begin);
   cleaned.origin.reserve(end - begin);

@@ -22,7 +22,6 @@ struct NormalizedText {
 };
 
 // Normalises original[begin, end); origins are indices into `original`.
-NormalizedText normalize(const NormalizerOptions& options, const std::u32string& original, size_t begin,
-                         size_t end);
+NormalizedText normalize(const NormalizerOptions& options, const std::u32string& original, size_t begin, size_t end);
 
 }  // namespace cpuft

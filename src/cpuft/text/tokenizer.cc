@@ -8,8 +8,7 @@
 
 namespace cpuft {
 
-static int32_t required_id(const Vocab& vocab, const std::string& token, const char* role,
-                           const std::string& source) {
+static int32_t required_id(const Vocab& vocab, const std::string& token, const char* role, const std::string& source) {
   const int32_t id = vocab.find(token);
   if (id < 0) fail(source, ": ", role, " token '", token, "' is not in the vocabulary");
   return id;

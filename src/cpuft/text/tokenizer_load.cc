@@ -1,6 +1,8 @@
 // Tokenizer::load: reads a Hugging Face tokenizer directory (docs/hf-qa-spec.md 2.7).
+#include <cstdint>
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "cpuft/text/tokenizer.h"
 #include "cpuft/text/utf8.h"
@@ -35,13 +37,14 @@ T field(const json& obj, const char* key, T fallback, Check check, const char* e
 }
 
 bool bool_field(const json& obj, const char* key, bool fallback, const std::string& file, const std::string& path) {
-  return field<bool>(obj, key, fallback, [](const json& j) { return j.is_boolean(); }, "true or false", file, path);
+  return field<bool>(
+      obj, key, fallback, [](const json& j) { return j.is_boolean(); }, "true or false", file, path);
 }
 
 std::string string_field(const json& obj, const char* key, const std::string& fallback, const std::string& file,
                          const std::string& path) {
-  return field<std::string>(obj, key, fallback, [](const json& j) { return j.is_string(); }, "a string", file,
-                            path);
+  return field<std::string>(
+      obj, key, fallback, [](const json& j) { return j.is_string(); }, "a string", file, path);
 }
 
 std::optional<bool> optional_bool_field(const json& obj, const char* key, const std::string& file,
@@ -59,8 +62,8 @@ const json& object_field(const json& obj, const char* key, const std::string& fi
 }
 
 // A "type" that must be one of `supported` (or the component may be null when `nullable`).
-void require_type(const json& root, const char* component, std::initializer_list<const char*> supported,
-                  bool nullable, const std::string& file) {
+void require_type(const json& root, const char* component, std::initializer_list<const char*> supported, bool nullable,
+                  const std::string& file) {
   const auto it = root.find(component);
   if (it == root.end() || it->is_null()) {
     if (nullable) return;
@@ -90,7 +93,8 @@ void apply_tokenizer_config(const std::string& path, NormalizerOptions& normaliz
   const json config = parse_json_file(path);
   if (!config.is_object()) fail(path, ": found ", type_name(config), ", expected a JSON object");
   normalizer.lowercase = bool_field(config, "do_lower_case", normalizer.lowercase, path, "");
-  if (config.contains("strip_accents")) normalizer.strip_accents = optional_bool_field(config, "strip_accents", path, "");
+  if (config.contains("strip_accents"))
+    normalizer.strip_accents = optional_bool_field(config, "strip_accents", path, "");
   normalizer.handle_chinese_chars =
       bool_field(config, "tokenize_chinese_chars", normalizer.handle_chinese_chars, path, "");
   names.cls = token_name(config, "cls_token", names.cls, path);
@@ -107,18 +111,19 @@ std::vector<AddedToken> read_added_tokens(const json& root, const std::string& f
   if (!it->is_array()) fail(file, ": added_tokens: found ", type_name(*it), ", expected an array");
   for (size_t i = 0; i < it->size(); ++i) {
     const json& t = (*it)[i];
-    const std::string path = "added_tokens[" + std::to_string(i) + "].";
-    if (!t.is_object()) fail(file, ": ", path, ": found ", type_name(t), ", expected an object");
+    const std::string where = "added_tokens[" + std::to_string(i) + "]";
+    const std::string path = where + ".";
+    if (!t.is_object()) fail(file, ": ", where, ": found ", type_name(t), ", expected an object");
     for (const char* flag : {"normalized", "lstrip", "rstrip", "single_word"}) {
       if (bool_field(t, flag, false, file, path)) {
         fail(file, ": ", path, flag, " is true: not supported, expected false (BERT special tokens)");
       }
     }
     const std::string content = string_field(t, "content", "", file, path);
-    const auto id = field<int64_t>(t, "id", -1, [](const json& j) { return j.is_number_integer(); },
-                                   "an integer", file, path);
+    const auto id = field<int64_t>(
+        t, "id", -1, [](const json& j) { return j.is_number_integer(); }, "an integer", file, path);
     if (content.empty() || id < 0 || id > INT32_MAX) {
-      fail(file, ": ", path, ": content '", content, "' id ", id, ", expected a non-empty content and an id >= 0");
+      fail(file, ": ", where, ": content '", content, "' id ", id, ", expected a non-empty content and an id >= 0");
     }
     added.push_back({decode_utf8(content), static_cast<int32_t>(id)});
   }

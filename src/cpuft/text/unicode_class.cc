@@ -4,9 +4,7 @@
 
 namespace cpuft {
 
-static utf8proc_category_t category(char32_t c) {
-  return utf8proc_category(static_cast<utf8proc_int32_t>(c));
-}
+static utf8proc_category_t category(char32_t c) { return utf8proc_category(static_cast<utf8proc_int32_t>(c)); }
 
 bool is_unicode_whitespace(char32_t c) {
   if ((c >= 0x09 && c <= 0x0D) || c == 0x20 || c == 0x85) return true;

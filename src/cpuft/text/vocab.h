@@ -33,7 +33,7 @@ class Vocab {
 
  private:
   Vocab() = default;
-  std::vector<std::string> tokens_;                      // owns the bytes the keys of ids_ view
+  std::vector<std::string> tokens_;  // owns the bytes the keys of ids_ view
   std::unordered_map<std::string_view, int32_t> ids_;
   int64_t size_ = 0;
 };

@@ -1,49 +1,68 @@
-// cpuft command line: dispatches to the subcommands.
+// cpuft command line: dispatches to the subcommands (cli/commands.h). MPI is initialised only for the
+// commands that run on several ranks; without mpirun they run as a world of one.
 #include <cstdio>
 #include <cstring>
 #include <exception>
 #include <string>
 
-#include "cpuft/cpu/features.h"
+#include "cpuft/cli/commands.h"
 #include "cpuft/util/error.h"
+#include "cpuft/util/log.h"
 
 namespace {
 
 const char* kUsage =
-    "usage: cpuft <command> [flags]\n"
+    "usage: cpuft <command> [flags]        (cpuft <command> --help for its flags)\n"
     "\n"
     "commands:\n"
-    "  doctor    print what cpuft sees on this machine (CPU, ISA, oneDNN, threads)\n"
-    "  --version print the version\n";
-
-int cmd_doctor() {
-  std::printf("cpuft %s\n", CPUFT_VERSION);
-  std::printf("cpu: %s\n", cpuft::describe_cpu().c_str());
-  std::printf("kernels: %s\n", cpuft::isa_name(cpuft::kernel_isa()));
-  return 0;
-}
+    "  train          fine-tune a model for question answering (run_qa.py flags); with --do_eval, evaluate\n"
+    "  evaluate       evaluate a model on a SQuAD JSON file: EM / F1 (v1.1) or the v2.0 metrics\n"
+    "  predict        answer questions: --question/--context, JSON lines, or a SQuAD --test_file\n"
+    "  doctor         what cpuft sees here: CPU features, AMX, oneDNN, cores, a rank/thread plan\n"
+    "  bench          time full training steps on random data: samples/s, GFLOP/s, share of peak\n"
+    "  launch         print and run the mpirun command for a hostfile (Open MPI, MPICH, Intel MPI)\n"
+    "  cluster-check  check every host of a hostfile (run under mpirun)\n"
+    "  --version      print the version\n"
+    "\n"
+    "Run several ranks with: mpirun -np N cpuft train ...\n";
 
 }  // namespace
 
 int main(int argc, char** argv) {
+  cpuft::Communicator comm;
   try {
     if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h")) {
       std::fputs(kUsage, argc < 2 ? stderr : stdout);
       return argc < 2 ? 2 : 0;
     }
-    std::string cmd = argv[1];
-    if (cmd == "--version") {
+    const std::string cmd = argv[1];
+    cpuft::Argv rest(argv + 2, argv + argc);
+    if (cmd == "--version" || cmd == "version") {
       std::printf("cpuft %s\n", CPUFT_VERSION);
       return 0;
     }
-    if (cmd == "doctor") return cmd_doctor();
-    std::fprintf(stderr, "cpuft: unknown command '%s'\n%s", cmd.c_str(), kUsage);
+    if (cmd == "doctor") return cpuft::cmd_doctor(rest);
+    if (cmd == "bench") return cpuft::cmd_bench(rest);
+    if (cmd == "launch") return cpuft::cmd_launch(rest);
+    if (cmd == "train" || cmd == "evaluate" || cmd == "predict" || cmd == "cluster-check") {
+      comm.init(&argc, &argv);
+      cpuft::set_log_rank(comm.rank(), comm.size());
+      int rc = cmd == "train"      ? cpuft::cmd_train(rest, comm)
+               : cmd == "evaluate" ? cpuft::cmd_evaluate(rest, comm)
+               : cmd == "predict"  ? cpuft::cmd_predict(rest, comm)
+                                   : cpuft::cmd_cluster_check(rest, comm);
+      comm.finalize();
+      return rc;
+    }
+    std::fprintf(stderr, "cpuft: unknown command '%s'\n\n%s", cmd.c_str(), kUsage);
     return 2;
   } catch (const cpuft::Error& e) {
     std::fprintf(stderr, "cpuft: error: %s\n", e.what());
+    if (comm.size() > 1) comm.abort(1, e.what());
     return 1;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "cpuft: internal error: %s\n", e.what());
+    if (comm.size() > 1) comm.abort(3, e.what());
     return 3;
   }
 }

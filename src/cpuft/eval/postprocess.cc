@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "cpuft/data/squad_reader.h"
+#include "cpuft/text/utf8.h"
 #include "cpuft/util/error.h"
 
 namespace cpuft {
@@ -153,7 +153,7 @@ std::vector<ExamplePrediction> postprocess_qa_predictions(const std::vector<Exam
         std::none_of(prelim.begin(), prelim.end(), [](const Candidate& c) { return c.begin == 0 && c.end == 0; })) {
       prelim.push_back(min_null);
     }
-    const std::vector<size_t> at = code_point_offsets(ex.context);
+    const std::vector<size_t> at = code_point_byte_offsets(ex.context);
     const int64_t len = static_cast<int64_t>(at.size()) - 1;
     ExamplePrediction pred;
     pred.id = ex.id;
@@ -164,7 +164,11 @@ std::vector<ExamplePrediction> postprocess_qa_predictions(const std::vector<Exam
       entry.start_logit = c.start_logit;
       entry.end_logit = c.end_logit;
       entry.score = c.score;
-      if (t > b) entry.text = ex.context.substr(at[b], at[t] - at[b]);
+      if (t > b) {
+        entry.text = ex.context.substr(at[b], at[t] - at[b]);
+        entry.start_char = b;
+        entry.end_char = t;
+      }
       pred.nbest.push_back(std::move(entry));
     }
     if (pred.nbest.empty() || (pred.nbest.size() == 1 && pred.nbest[0].text.empty())) {

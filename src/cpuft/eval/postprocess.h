@@ -41,6 +41,8 @@ struct NbestEntry {
   double probability = 0.0;  // the float32 (or float64, see above) softmax value
   float score = 0.0f;        // start_logit + end_logit (float32), not written to nbest files
   bool is_dummy = false;     // the {"text": "empty"} placeholder: keys in another order in files
+  int64_t start_char = -1;   // the answer's code-point span [start_char, end_char) in the context
+  int64_t end_char = -1;     // (-1 for the null answer and the placeholder; not written to files)
 };
 
 struct ExamplePrediction {

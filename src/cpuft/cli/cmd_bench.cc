@@ -1,0 +1,194 @@
+// cpuft bench: times full training steps (forward, backward, gradient clipping, AdamW) of a randomly
+// initialised model on random data and prints samples/s, tokens/s, achieved GFLOP/s counted from the
+// model's shapes, the oneDNN matrix-product peak measured in the same run, their ratio, and peak RSS.
+#include <omp.h>
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <random>
+
+#include "cpuft/cli/commands.h"
+#include "cpuft/cpu/features.h"
+#include "cpuft/cpu/onednn_info.h"
+#include "cpuft/io/hf_config.h"
+#include "cpuft/kernels/gemm.h"
+#include "cpuft/model/optimizer.h"
+#include "cpuft/model/qa_model.h"
+#include "cpuft/tensor/tensor.h"
+#include "cpuft/util/error.h"
+
+namespace cpuft {
+namespace {
+
+const char* kBenchHelp =
+    "usage: cpuft bench [flags]\n"
+    "  --config FILE        a config.json (otherwise the shape flags below; default DistilBERT-base)\n"
+    "  --model_type T       distilbert (default) or bert\n"
+    "  --hidden N           768       --layers N   6        --heads N   12\n"
+    "  --intermediate N     3072      --vocab N    30522\n"
+    "  --batch N            8         --seq N      384\n"
+    "  --steps N            5 timed steps (after --warmup N, default 2)\n"
+    "  --threads N          OpenMP threads (default: all cores of this process)\n"
+    "  --bf16               BF16 mixed precision (default FP32)\n"
+    "  --eval               time forward passes only (evaluation), no backward or optimizer\n";
+
+struct BenchArgs {
+  std::string config;
+  ModelConfig model;
+  int batch = 8, seq = 384, steps = 5, warmup = 2, threads = 0;
+  bool bf16 = false, eval = false;
+};
+
+int64_t to_int(const std::string& flag, const std::string& v) {
+  try {
+    size_t used = 0;
+    long long x = std::stoll(v, &used);
+    if (used == v.size() && x > 0) return x;
+  } catch (const std::exception&) {
+  }
+  fail(flag, ": found '", v, "', expected a positive integer");
+}
+
+BenchArgs parse(const Argv& argv) {
+  BenchArgs a;
+  std::string model_type = "distilbert";
+  for (size_t i = 0; i < argv.size(); ++i) {
+    const std::string& f = argv[i];
+    if (f == "--bf16") { a.bf16 = true; continue; }
+    if (f == "--eval") { a.eval = true; continue; }
+    if (f == "--help" || f == "-h") { std::fputs(kBenchHelp, stdout); std::exit(0); }
+    if (i + 1 >= argv.size()) fail(f, ": missing value (see cpuft bench --help)");
+    const std::string& v = argv[++i];
+    if (f == "--config") a.config = v;
+    else if (f == "--model_type") model_type = v;
+    else if (f == "--hidden") a.model.hidden = to_int(f, v);
+    else if (f == "--layers") a.model.layers = to_int(f, v);
+    else if (f == "--heads") a.model.heads = to_int(f, v);
+    else if (f == "--intermediate") a.model.intermediate = to_int(f, v);
+    else if (f == "--vocab") a.model.vocab_size = to_int(f, v);
+    else if (f == "--batch") a.batch = static_cast<int>(to_int(f, v));
+    else if (f == "--seq") a.seq = static_cast<int>(to_int(f, v));
+    else if (f == "--steps") a.steps = static_cast<int>(to_int(f, v));
+    else if (f == "--warmup") a.warmup = static_cast<int>(to_int(f, v));
+    else if (f == "--threads") a.threads = static_cast<int>(to_int(f, v));
+    else fail("cpuft bench: unknown flag '", f, "' (see cpuft bench --help)");
+  }
+  if (!a.config.empty()) {
+    a.model = load_model_config(a.config);
+  } else {
+    if (model_type == "bert") {
+      a.model.family = ModelFamily::bert;
+      a.model.type_vocab_size = 2;
+      a.model.qa_dropout = 0.f;
+    } else if (model_type != "distilbert") {
+      fail("--model_type: found '", model_type, "', expected distilbert or bert");
+    }
+    if (a.model.hidden % a.model.heads != 0)
+      fail("--hidden: found ", a.model.hidden, ", expected a multiple of --heads (", a.model.heads, ")");
+  }
+  if (a.seq > a.model.max_position_embeddings)
+    fail("--seq: found ", a.seq, ", expected at most max_position_embeddings (", a.model.max_position_embeddings, ")");
+  return a;
+}
+
+double now_s() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v[v.size() / 2];
+}
+
+// Matrix FLOPs of one training step (forward + backward = 3x forward) or one forward pass.
+double step_flops(const ModelConfig& c, int batch, int seq, bool train) {
+  const double tokens = static_cast<double>(batch) * seq;
+  const double h = static_cast<double>(c.hidden), in = static_cast<double>(c.intermediate);
+  const double weights = static_cast<double>(c.layers) * (4 * h * h + 2 * h * in) + 2 * h;
+  const double attention = static_cast<double>(c.layers) * 4.0 * seq * h;  // QK^T and PV per token
+  return (train ? 3.0 : 1.0) * tokens * (2 * weights + attention);
+}
+
+// The matrix-product peak of oneDNN on this machine: a large product in the bench's dtype.
+double gemm_peak_gflops(bool bf16) {
+  const int64_t n = 2048;
+  const DType dt = bf16 ? DType::bf16 : DType::f32;
+  Tensor x(dt, {n, n}), w(dt, {n, n}), y(DType::f32, {n, n});
+  std::vector<double> runs;
+  for (int r = 0; r < 5; ++r) {
+    const double t0 = now_s();
+    linear_forward(n, n, n, x.raw(), w.raw(), dt, nullptr, y.raw());
+    if (r > 0) runs.push_back(now_s() - t0);
+  }
+  return 2.0 * n * n * n / median(runs) / 1e9;
+}
+
+long peak_rss_mib() {
+  struct rusage ru;
+  ::getrusage(RUSAGE_SELF, &ru);
+  return ru.ru_maxrss / 1024;
+}
+
+}  // namespace
+
+int cmd_bench(const Argv& argv) {
+  BenchArgs a = parse(argv);
+  if (a.threads > 0) omp_set_num_threads(a.threads);
+  onednn_prepare();
+  QaModel model(a.model, a.bf16, 42);
+  model.reserve(a.batch, a.seq);
+  AdamW opt(model, AdamWConfig{});
+
+  std::mt19937 rng(1234);
+  const size_t n = static_cast<size_t>(a.batch) * a.seq;
+  std::vector<int32_t> ids(n), start(a.batch), end(a.batch);
+  std::vector<int8_t> types(n, 0), mask(n, 1);
+  for (auto& t : ids) t = static_cast<int32_t>(rng() % static_cast<uint32_t>(a.model.vocab_size));
+  for (int b = 0; b < a.batch; ++b) {
+    start[b] = static_cast<int32_t>(rng() % static_cast<uint32_t>(a.seq));
+    end[b] = std::min<int32_t>(a.seq - 1, start[b] + 3);
+  }
+  QaModel::Batch batch;
+  batch.input_ids = ids.data();
+  batch.token_type_ids = types.data();
+  batch.attention_mask = mask.data();
+  batch.start_positions = start.data();
+  batch.end_positions = end.data();
+  batch.batch = a.batch;
+  batch.seq_len = a.seq;
+  std::vector<float> sl(n), el(n);
+
+  std::vector<double> times;
+  for (int s = 0; s < a.warmup + a.steps; ++s) {
+    const double t0 = now_s();
+    if (a.eval) {
+      model.forward(batch, sl.data(), el.data());
+    } else {
+      model.forward_backward(batch, static_cast<uint64_t>(s), 1.0f);
+      clip_grad_norm(model, 1.0);
+      opt.step(model, 5e-5);
+      model.zero_grads();
+    }
+    if (s >= a.warmup) times.push_back(now_s() - t0);
+  }
+  const double t = median(times);
+  const double flops = step_flops(a.model, a.batch, a.seq, !a.eval);
+  const double peak = gemm_peak_gflops(a.bf16);
+  const double achieved = flops / t / 1e9;
+  std::printf("cpuft bench: %s %s, %lld layers, hidden %lld, batch %d x seq %d, %d threads, %s\n",
+              a.eval ? "forward" : "training step", a.bf16 ? "bf16" : "fp32", static_cast<long long>(a.model.layers),
+              static_cast<long long>(a.model.hidden), a.batch, a.seq, omp_get_max_threads(),
+              describe_gemm().c_str());
+  std::printf("  step time (median of %d)   %.3f s\n", a.steps, t);
+  std::printf("  samples/s                  %.2f\n", a.batch / t);
+  std::printf("  tokens/s                   %.0f\n", a.batch * a.seq / t);
+  std::printf("  achieved GFLOP/s           %.1f\n", achieved);
+  std::printf("  oneDNN %s matmul peak     %.1f GFLOP/s (2048^3, same run)\n", a.bf16 ? "bf16" : "f32 ", peak);
+  std::printf("  share of peak (MFU)        %.1f%%\n", 100.0 * achieved / peak);
+  std::printf("  peak RSS                   %ld MiB\n", peak_rss_mib());
+  return 0;
+}
+
+}  // namespace cpuft

@@ -1,0 +1,114 @@
+// cpuft doctor: what cpuft sees on this machine (CPU features, AMX permission, what oneDNN
+// dispatches, cores and NUMA nodes) and the rank/thread plan it would use. --json for machines.
+#include <omp.h>
+
+#include <cstdio>
+
+#include <nlohmann/json.hpp>
+
+#include "cpuft/cli/commands.h"
+#include "cpuft/cpu/features.h"
+#include "cpuft/cpu/onednn_info.h"
+#include "cpuft/cpu/placement.h"
+#include "cpuft/cpu/topology.h"
+#include "cpuft/kernels/gemm.h"
+#include "cpuft/util/error.h"
+
+namespace cpuft {
+namespace {
+
+const char* kDoctorHelp =
+    "usage: cpuft doctor [--ranks-per-node K] [--json]\n"
+    "  --ranks-per-node K  show the core plan for K ranks on this node (default: one per NUMA node)\n"
+    "  --json              print the report as JSON\n";
+
+int parse_positive(const std::string& flag, const std::string& value) {
+  try {
+    size_t used = 0;
+    int v = std::stoi(value, &used);
+    if (used == value.size() && v > 0) return v;
+  } catch (const std::exception&) {
+  }
+  fail(flag, ": found '", value, "', expected a positive integer");
+}
+
+}  // namespace
+
+int cmd_doctor(const Argv& args) {
+  int ranks_per_node = 0;
+  bool json = false;
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "--json") {
+      json = true;
+    } else if (args[i] == "--ranks-per-node" || args[i] == "--ranks_per_node") {
+      if (i + 1 >= args.size()) fail(args[i], ": missing value, expected a positive integer");
+      ranks_per_node = parse_positive(args[i], args[i + 1]);
+      ++i;
+    } else if (args[i] == "--help" || args[i] == "-h") {
+      std::fputs(kDoctorHelp, stdout);
+      return 0;
+    } else {
+      fail("cpuft doctor: unknown flag '", args[i], "', expected --ranks-per-node K or --json");
+    }
+  }
+  const CpuFeatures& f = cpu_features();
+  const bool amx = onednn_prepare();
+  Topology topo = read_topology();
+  int packages = 0;
+  {
+    std::vector<int> seen;
+    for (const PhysicalCore& c : topo.cores)
+      if (std::find(seen.begin(), seen.end(), c.package) == seen.end()) seen.push_back(c.package);
+    packages = static_cast<int>(seen.size());
+  }
+  const bool recommended = ranks_per_node == 0;
+  if (recommended) ranks_per_node = std::max(1, topo.numa_nodes);
+  PlacementOptions po;
+  po.ranks_per_node = ranks_per_node;
+  po.omp_threads = omp_threads_from_env();
+  po.reserve_core = ranks_per_node > 1;
+  PlacementPlan plan = plan_placement(topo, po);
+
+  nlohmann::json j;
+  j["version"] = CPUFT_VERSION;
+  j["cpu"] = {{"brand", f.brand},         {"vendor", f.vendor},       {"avx2", f.avx2},
+              {"fma", f.fma},             {"avx512f", f.avx512f},     {"avx512bw", f.avx512bw},
+              {"avx512vl", f.avx512vl},   {"avx512_bf16", f.avx512_bf16}, {"avx512_vnni", f.avx512_vnni},
+              {"amx_tile", f.amx_tile},   {"amx_bf16", f.amx_bf16}};
+  j["amx_enabled"] = amx;
+  j["kernels_isa"] = isa_name(kernel_isa());
+  j["onednn"] = {{"version", onednn_version()}, {"isa", onednn_isa()}, {"bf16_matmul_native", gemm_bf16_native()}};
+  j["topology"] = {{"packages", packages},
+                   {"numa_nodes", topo.numa_nodes},
+                   {"physical_cores", topo.cores.size()},
+                   {"logical_cpus", topo.logical_cpus},
+                   {"smt", topo.has_smt()}};
+  j["plan"] = {{"ranks_per_node", ranks_per_node},
+               {"recommended", recommended},
+               {"threads_per_rank", plan.ranks.empty() ? 0 : plan.ranks[0].thread_cpus.size()},
+               {"reserved_cores", plan.reserved_cores},
+               {"oversubscribed", plan.oversubscribed},
+               {"warnings", plan.warnings}};
+  if (json) {
+    std::printf("%s\n", j.dump(2).c_str());
+    return 0;
+  }
+  std::printf("cpuft %s\n", CPUFT_VERSION);
+  std::printf("cpu:      %s\n", describe_cpu().c_str());
+  std::printf("amx:      %s\n", !f.amx_tile ? "not on this CPU"
+                                 : amx       ? "enabled (Linux granted tile data; oneDNN may dispatch AMX)"
+                                             : "present but NOT enabled (Linux refused tile data: kernel 5.16+ needed)");
+  std::printf("kernels:  %s (force with CPUFT_ISA=ref|avx2|avx512)\n", isa_name(kernel_isa()));
+  std::printf("oneDNN:   %s\n", describe_gemm().c_str());
+  std::printf("machine:  %d package(s), %d NUMA node(s), %zu physical cores, %d logical CPUs%s\n", packages,
+              topo.numa_nodes, topo.cores.size(), topo.logical_cpus, topo.has_smt() ? " (SMT on)" : "");
+  std::printf("plan:     %d rank(s) per node%s\n%s", ranks_per_node, recommended ? " (recommended: one per NUMA node)" : "",
+              plan.describe(topo).c_str());
+  for (const std::string& w : plan.warnings) std::printf("warning:  %s\n", w.c_str());
+  if (ranks_per_node > 1)
+    std::printf("launch:   mpirun -np <nodes x %d> --map-by ppr:%d:node --bind-to none cpuft train ...\n",
+                ranks_per_node, ranks_per_node);
+  return 0;
+}
+
+}  // namespace cpuft

@@ -1,0 +1,133 @@
+// cpuft launch and cpuft cluster-check: the multi-host entry points (dist/launcher.h,
+// dist/cluster_check.h).
+#include <unistd.h>
+
+#include <climits>
+#include <cstdio>
+
+#include "cpuft/cli/commands.h"
+#include "cpuft/dist/cluster_check.h"
+#include "cpuft/dist/launcher.h"
+#include "cpuft/util/error.h"
+
+namespace cpuft {
+namespace {
+
+const char* kLaunchHelp =
+    "usage: cpuft launch [--hostfile FILE] [--nproc_per_node K] [--threads_per_rank T] [--mpirun PATH]\n"
+    "                    [--mpi-arg ARG]... [--dry-run] -- <command> [flags]\n"
+    "Prints the mpirun command for the MPI found (Open MPI, MPICH or Intel MPI syntax) and runs it,\n"
+    "e.g. cpuft launch --hostfile hosts --nproc_per_node 2 -- train --model_name_or_path ...\n";
+
+const char* kClusterCheckHelp =
+    "usage: cpuft cluster-check --hostfile FILE [--rsh-agent PATH] [--mpirun PATH] [--mpi-arg ARG]...\n"
+    "Checks that every host answers without a password prompt, then runs one rank per host under mpirun:\n"
+    "same cpuft version and build, CPU features, cores, free memory, allreduce bandwidth and latency.\n"
+    "Exits non-zero if anything is off.\n";
+
+std::string self_exe() {
+  char buf[PATH_MAX];
+  ssize_t n = ::readlink("/proc/self/exe", buf, sizeof(buf) - 1);
+  if (n <= 0) return "cpuft";
+  return std::string(buf, static_cast<size_t>(n));
+}
+
+int positive(const std::string& flag, const std::string& v) {
+  try {
+    size_t used = 0;
+    int x = std::stoi(v, &used);
+    if (used == v.size() && x > 0) return x;
+  } catch (const std::exception&) {
+  }
+  fail(flag, ": found '", v, "', expected a positive integer");
+}
+
+}  // namespace
+
+int cmd_launch(const Argv& argv) {
+  LaunchOptions o;
+  bool dry_run = false;
+  size_t i = 0;
+  for (; i < argv.size(); ++i) {
+    const std::string& f = argv[i];
+    if (f == "--") {
+      ++i;
+      break;
+    }
+    if (f == "--help" || f == "-h") {
+      std::fputs(kLaunchHelp, stdout);
+      return 0;
+    }
+    if (f == "--dry-run") {
+      dry_run = true;
+      continue;
+    }
+    if (i + 1 >= argv.size()) fail(f, ": missing value (see cpuft launch --help)");
+    const std::string& v = argv[++i];
+    if (f == "--hostfile") o.hostfile = v;
+    else if (f == "--nproc_per_node" || f == "--nproc-per-node") o.nproc_per_node = positive(f, v);
+    else if (f == "--threads_per_rank" || f == "--threads-per-rank") o.threads_per_rank = positive(f, v);
+    else if (f == "--mpirun") o.mpirun = v;
+    else if (f == "--mpi-arg") o.mpi_args.push_back(v);
+    else fail("cpuft launch: unknown flag '", f, "' (put the cpuft command after --)");
+  }
+  if (i >= argv.size()) fail("cpuft launch: no command after --, expected e.g. -- train --model_name_or_path ...");
+  o.program.push_back(self_exe());
+  o.program.insert(o.program.end(), argv.begin() + static_cast<long>(i), argv.end());
+  std::vector<std::string> cmd = plan_launch(o);
+  std::printf("%s\n", shell_join(cmd).c_str());
+  std::fflush(stdout);
+  if (dry_run) return 0;
+  exec_command(cmd);
+}
+
+int cmd_cluster_check(const Argv& argv, Communicator& comm) {
+  std::string hostfile, agent = "ssh";
+  LaunchOptions o;
+  for (size_t i = 0; i < argv.size(); ++i) {
+    const std::string& f = argv[i];
+    if (f == "--help" || f == "-h") {
+      if (comm.is_root()) std::fputs(kClusterCheckHelp, stdout);
+      return 0;
+    }
+    if (i + 1 >= argv.size()) fail(f, ": missing value (see cpuft cluster-check --help)");
+    const std::string& v = argv[++i];
+    if (f == "--hostfile") hostfile = v;
+    else if (f == "--rsh-agent") agent = v;
+    else if (f == "--mpirun") o.mpirun = v;
+    else if (f == "--mpi-arg") o.mpi_args.push_back(v);
+    else fail("cpuft cluster-check: unknown flag '", f, "'");
+  }
+  if (hostfile.empty()) fail("cpuft cluster-check: --hostfile FILE is required");
+  const std::vector<std::string> hosts = read_hostfile_hosts(hostfile);
+
+  if (!Communicator::launched_by_mpi()) {
+    // Step 1 (no MPI yet): every host must answer the agent without a password prompt.
+    bool all_ok = true;
+    for (const HostReachability& r : check_hosts_reachable(hosts, agent, 10)) {
+      std::printf("%-24s %s%s%s\n", r.host.c_str(), r.ok ? "reachable" : "NOT reachable",
+                  r.ok ? "" : ": ", r.ok ? "" : r.detail.c_str());
+      all_ok &= r.ok;
+    }
+    if (!all_ok) {
+      std::printf("cluster-check: FAILED (hosts not reachable with %s in batch mode)\n", agent.c_str());
+      return 1;
+    }
+    // Step 2: one rank per host under mpirun runs this same command.
+    o.hostfile = hostfile;
+    o.nproc_per_node = 1;
+    if (agent != "ssh") {
+      o.mpi_args.insert(o.mpi_args.begin(), {"--mca", "plm_rsh_agent", agent});
+    }
+    o.program = {self_exe(), "cluster-check", "--hostfile", hostfile};
+    std::vector<std::string> cmd = plan_launch(o);
+    std::printf("%s\n", shell_join(cmd).c_str());
+    std::fflush(stdout);
+    exec_command(cmd);
+  }
+  ClusterCheckResult result = run_cluster_check(comm, CPUFT_VERSION, hosts);
+  if (comm.is_root()) std::fputs(format_cluster_check(result).c_str(), stdout);
+  return result.problems.empty() ? 0 : 1;
+}
+
+}  // namespace cpuft

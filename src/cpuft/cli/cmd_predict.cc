@@ -1,0 +1,148 @@
+// cpuft predict: answers questions for scripts.
+//   --question Q --context C      one question, one JSON line out
+//   --input FILE (or - for stdin) JSON lines {"question", "context"[, "id"]} in, one JSON line out each
+//   --test_file squad.json        a SQuAD file: predict_predictions.json / predict_nbest_predictions.json
+// Each answer line is {"answer", "score", "start", "end"} (+ "id" when given): score is the n-best
+// probability of the answer, start/end its code-point span [start, end) in the context.
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+
+#include <nlohmann/json.hpp>
+
+#include "cpuft/cli/commands.h"
+#include "cpuft/data/feature_builder.h"
+#include "cpuft/train/args.h"
+#include "cpuft/train/evaluator.h"
+#include "cpuft/train/run_setup.h"
+#include "cpuft/train/trainer.h"
+#include "cpuft/util/log.h"
+
+namespace cpuft {
+namespace {
+
+const char* kPredictExtraHelp =
+    "\nQuestions (cpuft predict):\n"
+    "  --question Q          a question about --context\n"
+    "  --context C           the text that holds the answer\n"
+    "  --input FILE          JSON lines {\"question\": ..., \"context\": ..., \"id\": optional}; - reads stdin\n"
+    "  (or --test_file FILE  a SQuAD JSON file; writes predict_predictions.json into --output_dir)\n"
+    "Output: one JSON line per question: {\"answer\", \"score\", \"start\", \"end\"}.\n";
+
+// Takes `--name value` or `--name=value` out of argv; true when found.
+bool take_flag(Argv& argv, const std::string& name, std::string& value) {
+  for (size_t i = 0; i < argv.size(); ++i) {
+    if (argv[i] == name) {
+      if (i + 1 >= argv.size()) fail(name, ": missing value");
+      value = argv[i + 1];
+      argv.erase(argv.begin() + static_cast<long>(i), argv.begin() + static_cast<long>(i) + 2);
+      return true;
+    }
+    if (argv[i].rfind(name + "=", 0) == 0) {
+      value = argv[i].substr(name.size() + 1);
+      argv.erase(argv.begin() + static_cast<long>(i));
+      return true;
+    }
+  }
+  return false;
+}
+
+std::vector<Example> read_jsonl(std::istream& in, const std::string& source) {
+  std::vector<Example> out;
+  std::string line;
+  for (int64_t n = 1; std::getline(in, line); ++n) {
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    nlohmann::json j;
+    try {
+      j = nlohmann::json::parse(line);
+    } catch (const nlohmann::json::parse_error& e) {
+      fail(source, ":", n, ": not valid JSON (", e.what(), ")");
+    }
+    Example ex;
+    for (const char* field : {"question", "context"}) {
+      if (!j.is_object() || !j.contains(field) || !j[field].is_string())
+        fail(source, ":", n, ": field '", field, "' missing or not a string, expected {\"question\": ..., \"context\": ...}");
+    }
+    ex.question = j["question"].get<std::string>();
+    ex.context = j["context"].get<std::string>();
+    ex.id = j.contains("id") && j["id"].is_string() ? j["id"].get<std::string>() : std::to_string(out.size());
+    out.push_back(std::move(ex));
+  }
+  return out;
+}
+
+}  // namespace
+
+int cmd_predict(const Argv& argv_in, Communicator& comm) {
+  Argv argv = argv_in;
+  std::string question, context, input;
+  const bool has_q = take_flag(argv, "--question", question);
+  const bool has_c = take_flag(argv, "--context", context);
+  const bool has_input = take_flag(argv, "--input", input);
+  ParsedArgs parsed = parse_train_args(Command::Predict, argv);
+  if (parsed.help) {
+    std::fputs(train_args_help(Command::Predict).c_str(), stdout);
+    std::fputs(kPredictExtraHelp, stdout);
+    return 0;
+  }
+  for (const std::string& n : parsed.notices) log_notice(n);
+  TrainArgs args = parsed.args;
+  if (!args.test_file.empty()) return run_evaluate(args, comm);
+  if (has_q != has_c) fail(has_q ? "--question" : "--context", ": given without ", has_q ? "--context" : "--question");
+  if (!has_q && !has_input) fail("cpuft predict: nothing to answer, expected --question/--context, --input FILE or --test_file FILE");
+
+  QaData data;
+  data.path = has_input ? input : "--question";
+  if (has_q) {
+    Example ex;
+    ex.id = "0";
+    ex.question = question;
+    ex.context = context;
+    data.examples.push_back(ex);
+  }
+  if (has_input) {
+    std::vector<Example> more;
+    if (input == "-") {
+      more = read_jsonl(std::cin, "<stdin>");
+    } else {
+      std::ifstream f(input);
+      if (!f) fail(input, ": cannot open");
+      more = read_jsonl(f, input);
+    }
+    data.examples.insert(data.examples.end(), more.begin(), more.end());
+  }
+  configure_threads(static_cast<int>(args.threads), comm);
+  LoadedModel loaded = load_model(args, comm);
+  FeatureOptions fo;
+  fo.max_seq_length = static_cast<int>(args.max_seq_length);
+  fo.doc_stride = static_cast<int>(args.doc_stride);
+  data.features = build_eval_features(data.examples, *loaded.tokenizer, fo);
+  loaded.model->reserve(static_cast<int>(args.per_device_eval_batch_size), fo.max_seq_length);
+  PostprocessOptions post;
+  post.n_best_size = static_cast<int>(args.n_best_size);
+  post.max_answer_length = static_cast<int>(args.max_answer_length);
+  post.version_2_with_negative = args.version_2_with_negative;
+  post.null_score_diff_threshold = args.null_score_diff_threshold;
+  EvalOutcome out = evaluate_qa(*loaded.model, data, post, static_cast<int>(args.per_device_eval_batch_size),
+                                fo.max_seq_length, comm, "predict", false);
+  if (!comm.is_root()) return 0;
+  for (const ExamplePrediction& p : out.predictions) {
+    nlohmann::json line;
+    if (has_input) line["id"] = p.id;
+    line["answer"] = p.text;
+    const NbestEntry* best = nullptr;
+    for (const NbestEntry& e : p.nbest)
+      if (e.text == p.text && !e.is_dummy) {
+        best = &e;
+        break;
+      }
+    line["score"] = best ? best->probability : 0.0;
+    line["start"] = best ? best->start_char : -1;
+    line["end"] = best ? best->end_char : -1;
+    std::printf("%s\n", line.dump().c_str());
+  }
+  std::fflush(stdout);
+  return 0;
+}
+
+}  // namespace cpuft

@@ -1,0 +1,485 @@
+#include "cpuft/train/trainer.h"
+
+#include <dirent.h>
+#include <sys/stat.h>
+
+#include <chrono>
+#include <cmath>
+#include <memory>
+
+#include "cpuft/data/batch.h"
+#include "cpuft/data/sampler.h"
+#include "cpuft/dist/grad_buckets.h"
+#include "cpuft/eval/prediction_files.h"
+#include "cpuft/model/optimizer.h"
+#include "cpuft/train/checkpoint.h"
+#include "cpuft/train/evaluator.h"
+#include "cpuft/train/lr_schedule.h"
+#include "cpuft/train/qa_data.h"
+#include "cpuft/train/run_setup.h"
+#include "cpuft/train/step_plan.h"
+#include "cpuft/train/trainer_state.h"
+#include "cpuft/util/atomic_file.h"
+#include "cpuft/util/log.h"
+#include "cpuft/util/progress.h"
+#include "cpuft/util/signals.h"
+
+namespace cpuft {
+namespace {
+
+bool is_dir(const std::string& p) {
+  struct stat st;
+  return ::stat(p.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+bool dir_is_empty(const std::string& p) {
+  DIR* d = ::opendir(p.c_str());
+  if (d == nullptr) return true;
+  bool empty = true;
+  while (dirent* e = ::readdir(d)) {
+    std::string name = e->d_name;
+    if (name != "." && name != "..") {
+      empty = false;
+      break;
+    }
+  }
+  ::closedir(d);
+  return empty;
+}
+
+void make_dirs(const std::string& path) {
+  std::string cur;
+  for (size_t i = 0; i <= path.size(); ++i) {
+    if ((i == path.size() || path[i] == '/') && !cur.empty() && !is_dir(cur)) {
+      if (::mkdir(cur.c_str(), 0755) != 0 && !is_dir(cur)) fail("--output_dir: cannot create directory ", cur);
+    }
+    if (i < path.size()) cur += path[i];
+  }
+}
+
+FeatureOptions feature_options(const TrainArgs& a) {
+  FeatureOptions o;
+  o.max_seq_length = static_cast<int>(a.max_seq_length);
+  o.doc_stride = static_cast<int>(a.doc_stride);
+  o.pad_to_max_length = a.pad_to_max_length;
+  return o;
+}
+
+PostprocessOptions postprocess_options(const TrainArgs& a) {
+  PostprocessOptions o;
+  o.n_best_size = static_cast<int>(a.n_best_size);
+  o.max_answer_length = static_cast<int>(a.max_answer_length);
+  o.version_2_with_negative = a.version_2_with_negative;
+  o.null_score_diff_threshold = a.null_score_diff_threshold;
+  return o;
+}
+
+// run_qa's output-directory rule: an existing non-empty directory needs --overwrite_output_dir,
+// unless it holds a checkpoint, which is then resumed.
+std::string resume_point(const TrainArgs& args) {
+  if (!args.resume_from_checkpoint.empty()) return resolve_resume_checkpoint(args);
+  if (args.overwrite_output_dir || !is_dir(args.output_dir)) return "";
+  std::string last = find_last_checkpoint(args.output_dir);
+  if (!last.empty()) {
+    log_info("checkpoint detected, resuming training at ", last,
+             " (pass --overwrite_output_dir to train from scratch)");
+    return last;
+  }
+  if (!dir_is_empty(args.output_dir))
+    fail("--output_dir: ", args.output_dir,
+         " already exists and is not empty; pass --overwrite_output_dir to write into it");
+  return "";
+}
+
+// Seed of the dropout masks of one micro-batch: a pure function of the run seed and the position in
+// training, so a resumed run draws the same masks as an uninterrupted one.
+uint64_t dropout_seed(int64_t seed, int64_t global_step, int64_t micro) {
+  uint64_t x = static_cast<uint64_t>(seed) * 0x9E3779B97F4A7C15ull;
+  x ^= static_cast<uint64_t>(global_step) + 0x632BE59BD9B4E019ull + (x << 6) + (x >> 2);
+  x ^= static_cast<uint64_t>(micro) + 0x85EBCA77C2B2AE63ull + (x << 6) + (x >> 2);
+  return x;
+}
+
+// All the state of one training run.
+class Trainer {
+ public:
+  Trainer(const TrainArgs& args, Communicator& comm) : args_(args), comm_(comm) {}
+  // Returns the exit code: 0, or 128 + signal when a stop signal ended training early.
+  int run();
+
+ private:
+  void setup();
+  bool train_loop();  // false when stopped by a signal (a checkpoint was written)
+  double accumulate(int64_t epoch, int64_t first_batch, int64_t batches);
+  void log_step(double loss, double grad_norm, double lr);
+  void save_checkpoint_now();
+  CheckpointState checkpoint_state() const;
+  void restore(const std::string& dir);
+  NamedArrays named(const std::vector<float>& arena) const;
+  MutableNamedArrays named_mut(std::vector<float>& arena) const;
+  void save_final_model();
+  void evaluate();
+  double epoch_float() const;
+
+  const TrainArgs& args_;
+  Communicator& comm_;
+  LoadedModel loaded_;
+  QaModel* model_ = nullptr;
+  QaData train_, eval_;
+  StepPlan plan_;
+  std::unique_ptr<Sampler> sampler_;
+  std::unique_ptr<LrSchedule> schedule_;
+  std::unique_ptr<AdamW> optimizer_;
+  std::unique_ptr<GradBuckets> buckets_;
+  BatchBuffers batch_;
+  TrainerState state_;
+  std::string resume_dir_;
+  int seq_len_ = 0;
+
+  int64_t global_step_ = 0;
+  int64_t epoch_ = 0;           // current epoch (0-based)
+  int64_t batch_in_epoch_ = 0;  // micro-batches of the current epoch already consumed
+  double loss_sum_ = 0;         // sum of step losses since step 0 (for train_loss)
+  double loss_since_log_ = 0;
+  int64_t last_logged_step_ = 0;
+  double total_flos_ = 0;
+  nlohmann::json train_metrics_ = nlohmann::json::object();
+};
+
+double Trainer::epoch_float() const {
+  return epoch_progress(epoch_, batch_in_epoch_, plan_.batches_per_epoch);
+}
+
+NamedArrays Trainer::named(const std::vector<float>& arena) const {
+  NamedArrays out;
+  for (const ParamEntry& e : model_->table().entries()) out.push_back({e.name, e.shape, arena.data() + e.offset});
+  return out;
+}
+
+MutableNamedArrays Trainer::named_mut(std::vector<float>& arena) const {
+  MutableNamedArrays out;
+  for (const ParamEntry& e : model_->table().entries()) out.push_back({e.name, e.shape, arena.data() + e.offset});
+  return out;
+}
+
+void Trainer::setup() {
+  if (args_.output_dir.empty()) fail("--output_dir: missing, expected the directory to write the model to");
+  if (args_.do_train && args_.train_file.empty()) fail("--do_train: needs --train_file (a SQuAD JSON file)");
+  if (args_.do_eval && args_.validation_file.empty()) fail("--do_eval: needs --validation_file (a SQuAD JSON file)");
+  if (args_.do_train) resume_dir_ = resume_point(args_);
+  comm_.barrier();
+  if (comm_.is_root()) make_dirs(args_.output_dir);
+
+  loaded_ = load_model(args_, comm_, resume_dir_);
+  model_ = loaded_.model.get();
+  seq_len_ = static_cast<int>(args_.max_seq_length);
+  if (seq_len_ > model_->config().max_position_embeddings)
+    fail("--max_seq_length: found ", seq_len_, ", expected at most the model's max_position_embeddings (",
+         model_->config().max_position_embeddings, ")");
+
+  const FeatureOptions fo = feature_options(args_);
+  if (args_.do_train) train_ = load_train_data(args_.train_file, *loaded_.tokenizer, fo, args_.max_train_samples);
+  if (args_.do_eval) eval_ = load_eval_data(args_.validation_file, *loaded_.tokenizer, fo, args_.max_eval_samples);
+  if (eval_.version == 2 && !args_.version_2_with_negative)
+    log_warn(args_.validation_file, " has unanswerable questions (SQuAD v2.0) but --version_2_with_negative is not set");
+
+  int reserve_batch = static_cast<int>(args_.do_train ? args_.per_device_train_batch_size : 0);
+  if (args_.do_eval) reserve_batch = std::max(reserve_batch, static_cast<int>(args_.per_device_eval_batch_size));
+  const size_t bytes = model_->reserve(std::max(reserve_batch, 1), seq_len_);
+  log_info("activation memory: ", bytes / (1 << 20), " MiB for batch ", reserve_batch, " x ", seq_len_);
+}
+
+void Trainer::restore(const std::string& dir) {
+  LoadedCheckpoint ck = load_checkpoint(dir, named_mut(optimizer_->exp_avg()), named_mut(optimizer_->exp_avg_sq()));
+  std::string why = resume_mismatch(ck.state, training_args_hash(args_), comm_.size());
+  if (!why.empty()) log_warn(dir, ": ", why);
+  const CheckpointState& s = ck.state;
+  optimizer_->set_steps(s.adam_step);
+  global_step_ = s.global_step;
+  epoch_ = s.epoch;
+  batch_in_epoch_ = s.batches_in_epoch;
+  loss_sum_ = s.loss_sum;
+  loss_since_log_ = s.loss_since_log;
+  last_logged_step_ = s.last_logged_step;
+  total_flos_ = s.total_flos;
+  state_ = TrainerState::from_json(ck.trainer_state_json, dir + "/trainer_state.json");
+  // A checkpoint taken at the end of an epoch continues with the next one.
+  if (batch_in_epoch_ >= plan_.batches_per_epoch) {
+    ++epoch_;
+    batch_in_epoch_ = 0;
+  }
+  log_info("resumed from ", dir, " at step ", global_step_, " (epoch ", epoch_, ", batch ", batch_in_epoch_, ")");
+}
+
+CheckpointState Trainer::checkpoint_state() const {
+  CheckpointState s;
+  s.global_step = global_step_;
+  s.epoch = epoch_;
+  s.batches_in_epoch = batch_in_epoch_;
+  s.samples_seen = global_step_ * plan_.total_train_batch_size;
+  s.adam_step = optimizer_->steps();
+  s.scheduler_step = global_step_;
+  s.lr_scheduler_type = lr_scheduler_name(args_.lr_scheduler_type);
+  s.base_lr = args_.learning_rate;
+  s.warmup_steps = plan_.warmup_steps;
+  s.max_steps = plan_.max_steps;
+  s.seed = args_.seed;
+  s.data_seed = args_.effective_data_seed();
+  s.loss_sum = loss_sum_;
+  s.loss_since_log = loss_since_log_;
+  s.last_logged_step = last_logged_step_;
+  s.total_flos = total_flos_;
+  s.world_size = comm_.size();
+  s.args_hash = training_args_hash(args_);
+  return s;
+}
+
+void Trainer::save_checkpoint_now() {
+  state_.global_step = global_step_;
+  state_.epoch = epoch_float();
+  state_.total_flos = total_flos_;
+  if (!comm_.is_root()) return;
+  const Tokenizer& tok = *loaded_.tokenizer;
+  const QaModel& model = *model_;
+  std::string dir = save_checkpoint(
+      args_.output_dir, global_step_, checkpoint_state(),
+      [&](const std::string& d) {
+        model.save_pretrained(d);
+        copy_tokenizer_files(tok, d);
+      },
+      named(optimizer_->exp_avg()), named(optimizer_->exp_avg_sq()), state_.to_json());
+  if (args_.save_total_limit) rotate_checkpoints(args_.output_dir, *args_.save_total_limit, dir);
+  log_info("saved ", dir);
+}
+
+// Runs `batches` micro-batches starting at `first_batch` of `epoch`, accumulating their gradients
+// (each loss divided by the accumulation count), and sums the gradients over ranks. Returns the mean
+// loss of the global batches.
+double Trainer::accumulate(int64_t epoch, int64_t first_batch, int64_t batches) {
+  const int64_t n = static_cast<int64_t>(train_.features.size());
+  const int64_t global_batch = args_.per_device_train_batch_size * comm_.size();
+  double loss = 0;
+  for (int64_t k = 0; k < batches; ++k) {
+    const int64_t micro = first_batch + k;
+    const bool last = k + 1 == batches;
+    const std::vector<int64_t> rows = sampler_->batch(epoch, micro);
+    const int64_t global_rows = std::min(global_batch, n - micro * global_batch);
+    // This rank's share of the global mean, divided by the accumulation count as the Trainer does.
+    const float scale = static_cast<float>(static_cast<double>(rows.size()) / static_cast<double>(global_rows) /
+                                           static_cast<double>(args_.gradient_accumulation_steps));
+    if (buckets_ && last) buckets_->begin_step(1.0f);
+    model_->set_grad_ready_callback(buckets_ && last ? std::function<void(size_t, size_t)>(
+                                                           [this](size_t b, size_t e) { buckets_->mark_ready(b, e); })
+                                                     : std::function<void(size_t, size_t)>());
+    double local = 0;
+    if (!rows.empty()) {
+      batch_.gather(train_.features, rows, 0, rows.size(), seq_len_);
+      QaModel::Batch b;
+      b.input_ids = batch_.input_ids.data();
+      b.token_type_ids = batch_.token_type_ids.data();
+      b.attention_mask = batch_.attention_mask.data();
+      b.start_positions = batch_.start_positions.data();
+      b.end_positions = batch_.end_positions.data();
+      b.batch = batch_.rows;
+      b.seq_len = seq_len_;
+      local = model_->forward_backward(b, dropout_seed(args_.seed, global_step_, micro), scale) *
+              static_cast<double>(rows.size()) / static_cast<double>(global_rows);
+    } else if (buckets_ && last) {
+      buckets_->mark_ready(0, model_->num_params());  // nothing computed here: contribute zeros
+    }
+    loss += local / static_cast<double>(batches);
+    total_flos_ += 6.0 * static_cast<double>(global_rows) * seq_len_ *
+                   static_cast<double>(model_->num_params() - model_->table().embeddings().end);
+  }
+  if (buckets_) buckets_->wait_all();
+  if (comm_.size() > 1) comm_.allreduce_sum(&loss, 1);
+  return loss;
+}
+
+void Trainer::log_step(double loss, double grad_norm, double lr) {
+  loss_sum_ += loss;
+  loss_since_log_ += loss;
+  const bool first = args_.logging_first_step && global_step_ == 1;
+  if (!first && global_step_ % plan_.logging_steps != 0) return;
+  const double mean = loss_since_log_ / static_cast<double>(global_step_ - last_logged_step_);
+  nlohmann::json entry = train_log_entry(mean, grad_norm, lr, epoch_float(), global_step_);
+  state_.log_history.push_back(entry);
+  if (comm_.is_root()) log_info(entry.dump());
+  loss_since_log_ = 0;
+  last_logged_step_ = global_step_;
+}
+
+bool Trainer::train_loop() {
+  const int64_t ga = args_.gradient_accumulation_steps;
+  const auto t0 = std::chrono::steady_clock::now();
+  const int64_t start_step = global_step_;
+  ProgressOptions po;
+  po.live = comm_.is_root() && Progress::stderr_is_terminal();
+  po.plain_every_s = 30;
+  Progress progress(plan_.max_steps, start_step, po);
+  install_stop_handlers();
+  bool stopped = false;
+
+  while (global_step_ < plan_.max_steps && !stopped) {
+    if (batch_in_epoch_ >= plan_.batches_per_epoch) {
+      ++epoch_;
+      batch_in_epoch_ = 0;
+    }
+    const int64_t batches = std::min(ga, plan_.batches_per_epoch - batch_in_epoch_);
+    const double loss = accumulate(epoch_, batch_in_epoch_, batches);
+    const double grad_norm = clip_grad_norm(*model_, args_.max_grad_norm);
+    if (!std::isfinite(loss) || !std::isfinite(grad_norm))
+      fail("step ", global_step_ + 1, ": the ", std::isfinite(loss) ? "gradient norm" : "loss", " is ",
+           std::isfinite(loss) ? grad_norm : loss,
+           "; stopping (try a lower --learning_rate, or --max_grad_norm 1.0); the last checkpoint is intact");
+    const double lr = schedule_->lr(global_step_);
+    optimizer_->step(*model_, lr);
+    model_->zero_grads();
+    ++global_step_;
+    batch_in_epoch_ += batches;
+    const double next_lr = schedule_->lr(global_step_);
+    log_step(loss, grad_norm, next_lr);
+    if (comm_.is_root())
+      progress.update(global_step_, epoch_float(), loss, next_lr,
+                      global_step_ * plan_.total_train_batch_size);
+
+    // A stop request on any rank stops every rank after the same step.
+    double stop = stop_requested() ? 1.0 : 0.0;
+    if (comm_.size() > 1) comm_.allreduce_max(&stop, 1);
+    stopped = stop > 0;
+    const bool save_due = args_.save_strategy == SaveStrategy::Steps && global_step_ % plan_.save_steps == 0;
+    const bool epoch_done = batch_in_epoch_ >= plan_.batches_per_epoch;
+    if ((save_due || (args_.save_strategy == SaveStrategy::Epoch && epoch_done) || stopped) &&
+        global_step_ < plan_.max_steps)
+      save_checkpoint_now();
+  }
+  progress.finish();
+  const double runtime = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (stopped) {
+    if (comm_.is_root())
+      log_warn("stopped by ", stop_signal_name(), " after step ", global_step_, "; resume with: --resume_from_checkpoint ",
+               args_.output_dir, "/checkpoint-", global_step_, " (or --resume_from_checkpoint last)");
+    return false;
+  }
+  SpeedInputs speed;
+  speed.runtime_s = runtime;
+  speed.num_samples = plan_.num_train_samples;
+  speed.num_steps = static_cast<double>(plan_.max_steps - start_step);
+  train_metrics_ = train_metrics(speed, total_flos_, loss_sum_ / static_cast<double>(std::max<int64_t>(1, global_step_)),
+                                 epoch_float());
+  train_metrics_["train_samples"] = static_cast<int64_t>(train_.features.size());
+  nlohmann::json last = train_metrics_;
+  last["step"] = global_step_;
+  last.erase("train_samples");
+  state_.log_history.push_back(last);
+  return true;
+}
+
+void Trainer::save_final_model() {
+  state_.global_step = global_step_;
+  state_.epoch = epoch_float();
+  state_.total_flos = total_flos_;
+  state_.max_steps = plan_.max_steps;
+  if (!comm_.is_root()) return;
+  // Save the final checkpoint too (recent Trainer versions do) when a save strategy is on.
+  if (args_.save_strategy != SaveStrategy::No && global_step_ > 0) save_checkpoint_now();
+  model_->save_pretrained(args_.output_dir);
+  copy_tokenizer_files(*loaded_.tokenizer, args_.output_dir);
+  save_metrics(args_.output_dir, "train", train_metrics_);
+  write_file_atomic(args_.output_dir + "/trainer_state.json", state_.to_json());
+  log_info("model written to ", args_.output_dir);
+}
+
+void Trainer::evaluate() {
+  log_info("***** Running evaluation *****  examples: ", eval_.examples.size(), ", features: ", eval_.features.size(),
+           ", batch size: ", args_.per_device_eval_batch_size);
+  EvalOutcome out = evaluate_qa(*model_, eval_, postprocess_options(args_),
+                                static_cast<int>(args_.per_device_eval_batch_size), seq_len_, comm_, "eval", true);
+  if (args_.do_train) out.metrics["epoch"] = epoch_float();
+  if (!comm_.is_root()) return;
+  write_prediction_files(args_.output_dir, out.predictions, args_.version_2_with_negative, "eval");
+  save_metrics(args_.output_dir, "eval", out.metrics);
+  nlohmann::json all = train_metrics_;
+  all.update(out.metrics);
+  save_metrics(args_.output_dir, "all", all);
+  log_info("***** eval metrics *****");
+  for (auto it = out.metrics.begin(); it != out.metrics.end(); ++it) log_info("  ", it.key(), " = ", it.value().dump());
+}
+
+int Trainer::run() {
+  setup();
+  if (args_.do_train) {
+    sampler_ = std::make_unique<Sampler>(SamplerOptions{static_cast<int64_t>(train_.features.size()),
+                                                        args_.per_device_train_batch_size,
+                                                        static_cast<uint64_t>(args_.effective_data_seed()),
+                                                        comm_.size(), comm_.rank(), ShardRule::kGlobalBatch});
+    plan_ = plan_steps(args_, static_cast<int64_t>(train_.features.size()), comm_.size());
+    schedule_ = std::make_unique<LrSchedule>(args_.lr_scheduler_type, args_.learning_rate, plan_.warmup_steps,
+                                             plan_.max_steps);
+    AdamWConfig ac;
+    ac.beta1 = args_.adam_beta1;
+    ac.beta2 = args_.adam_beta2;
+    ac.eps = args_.adam_epsilon;
+    ac.weight_decay = args_.weight_decay;
+    optimizer_ = std::make_unique<AdamW>(*model_, ac);
+    if (comm_.size() > 1)
+      buckets_ = std::make_unique<GradBuckets>(
+          comm_, model_->grads(), model_->num_params(), static_cast<size_t>(args_.bucket_size_mb * 1024 * 1024),
+          args_.allreduce_dtype == AllreduceDtype::BF16 ? WireType::bf16 : WireType::f32);
+    state_.max_steps = plan_.max_steps;
+    state_.num_train_epochs = plan_.num_epochs;
+    state_.logging_steps = plan_.logging_steps;
+    state_.save_steps = plan_.save_steps;
+    state_.train_batch_size = args_.per_device_train_batch_size;
+    if (!resume_dir_.empty()) restore(resume_dir_);
+    log_info("***** Running training *****");
+    log_info("  Num examples = ", train_.features.size(), " (from ", train_.examples.size(), " questions)");
+    log_info("  Num Epochs = ", plan_.num_epochs);
+    log_info("  Instantaneous batch size per device = ", args_.per_device_train_batch_size);
+    log_info("  Total train batch size (w. parallel, distributed & accumulation) = ", plan_.total_train_batch_size);
+    log_info("  Gradient Accumulation steps = ", args_.gradient_accumulation_steps);
+    log_info("  Total optimization steps = ", plan_.max_steps);
+    log_info("  Number of trainable parameters = ", model_->num_params());
+    if (!train_loop()) return 128 + stop_signal();
+    save_final_model();
+  }
+  if (args_.do_eval) evaluate();
+  return 0;
+}
+
+}  // namespace
+
+int run_train(const TrainArgs& args, Communicator& comm) {
+  configure_threads(static_cast<int>(args.threads), comm);
+  Trainer trainer(args, comm);
+  return trainer.run();
+}
+
+int run_evaluate(const TrainArgs& args, Communicator& comm) {
+  configure_threads(static_cast<int>(args.threads), comm);
+  const bool predict = args.command == Command::Predict;
+  const std::string& file = predict ? args.test_file : args.validation_file;
+  if (file.empty()) fail(predict ? "--test_file" : "--validation_file", ": missing, expected a SQuAD JSON file");
+  LoadedModel loaded = load_model(args, comm);
+  QaData data = predict ? load_eval_data(file, *loaded.tokenizer, feature_options(args), args.max_predict_samples)
+                        : load_eval_data(file, *loaded.tokenizer, feature_options(args), args.max_eval_samples);
+  const int seq = static_cast<int>(args.max_seq_length);
+  loaded.model->reserve(static_cast<int>(args.per_device_eval_batch_size), seq);
+  const std::string split = predict ? "predict" : "eval";
+  // A file without answers can still be answered; it just cannot be scored.
+  bool has_answers = false;
+  for (const Example& e : data.examples) has_answers |= !e.answers.empty();
+  EvalOutcome out = evaluate_qa(*loaded.model, data, postprocess_options(args),
+                                static_cast<int>(args.per_device_eval_batch_size), seq, comm, split, has_answers);
+  if (!comm.is_root()) return 0;
+  const std::string out_dir = args.output_dir.empty() ? loaded.model_dir : args.output_dir;
+  make_dirs(out_dir);
+  write_prediction_files(out_dir, out.predictions, args.version_2_with_negative, split);
+  save_metrics(out_dir, split, out.metrics);
+  log_info("***** ", split, " metrics *****");
+  for (auto it = out.metrics.begin(); it != out.metrics.end(); ++it) log_info("  ", it.key(), " = ", it.value().dump());
+  log_info("predictions written to ", out_dir);
+  return 0;
+}
+
+}  // namespace cpuft

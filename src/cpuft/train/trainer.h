@@ -1,0 +1,23 @@
+// `cpuft train`, `cpuft evaluate` and `cpuft predict --test_file`: run_qa.py's main() in C++.
+//
+// The training loop follows the HF Trainer step for step (docs/hf-qa-spec.md 4.2-4.7): per optimizer
+// step, gradient_accumulation_steps micro-batches (each loss divided by the accumulation count),
+// gradients summed over ranks in overlapped buckets, clipping by global norm, AdamW, the learning-rate
+// schedule, a log record every logging_steps and a checkpoint every save_steps. Each micro-batch is
+// one GLOBAL batch of per_device_train_batch_size x world_size features split across the ranks
+// (data/sampler.h), and every rank scales its loss by its share of the global batch, so N ranks
+// with batch b compute the gradients of 1 rank with batch N*b.
+#pragma once
+
+#include "cpuft/dist/communicator.h"
+#include "cpuft/train/train_args.h"
+
+namespace cpuft {
+
+// Runs train (+ evaluation when --do_eval) as `args` says; returns the process exit code.
+int run_train(const TrainArgs& args, Communicator& comm);
+
+// Evaluates --model_name_or_path on --validation_file (or answers --test_file for `predict`).
+int run_evaluate(const TrainArgs& args, Communicator& comm);
+
+}  // namespace cpuft

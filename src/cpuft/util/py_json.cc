@@ -1,0 +1,156 @@
+#include "cpuft/util/py_json.h"
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+namespace cpuft {
+
+namespace {
+
+// Shortest "%.*e" rendering of x that reads back to exactly x; fills digits (no dot) and the
+// decimal exponent of the first digit.
+void shortest_digits(double x, std::string* digits, int* exp10) {
+  char buf[40];
+  for (int prec = 0; prec <= 17; ++prec) {
+    std::snprintf(buf, sizeof buf, "%.*e", prec, x);
+    if (std::strtod(buf, nullptr) == x) break;
+  }
+  // buf is "d.ddde[+-]XX" (x > 0 here).
+  const char* e = std::strchr(buf, 'e');
+  digits->clear();
+  for (const char* p = buf; p < e; ++p)
+    if (*p != '.') digits->push_back(*p);
+  while (digits->size() > 1 && digits->back() == '0') digits->pop_back();
+  *exp10 = std::atoi(e + 1);
+}
+
+void append_escaped(std::string* out, const std::string& s) {
+  out->push_back('"');
+  // Decode UTF-8 to code points; ensure_ascii writes anything outside ' '..'~' as \uXXXX.
+  for (size_t i = 0; i < s.size();) {
+    unsigned char c = static_cast<unsigned char>(s[i]);
+    uint32_t cp = c;
+    size_t len = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 1;
+    if (len > 1) cp = c & (0x7F >> len);
+    if (i + len > s.size()) len = 1, cp = c;  // truncated sequence: escape the byte as is
+    for (size_t k = 1; k < len; ++k) cp = (cp << 6) | (static_cast<unsigned char>(s[i + k]) & 0x3F);
+    i += len;
+    char buf[16];
+    switch (cp) {
+      case '"': *out += "\\\""; continue;
+      case '\\': *out += "\\\\"; continue;
+      case '\n': *out += "\\n"; continue;
+      case '\r': *out += "\\r"; continue;
+      case '\t': *out += "\\t"; continue;
+      case '\b': *out += "\\b"; continue;
+      case '\f': *out += "\\f"; continue;
+      default: break;
+    }
+    if (cp >= 0x20 && cp <= 0x7E) {
+      out->push_back(static_cast<char>(cp));
+    } else if (cp > 0xFFFF) {
+      uint32_t v = cp - 0x10000;
+      std::snprintf(buf, sizeof buf, "\\u%04x\\u%04x", 0xD800 + (v >> 10), 0xDC00 + (v & 0x3FF));
+      *out += buf;
+    } else {
+      std::snprintf(buf, sizeof buf, "\\u%04x", cp);
+      *out += buf;
+    }
+  }
+  out->push_back('"');
+}
+
+void dump(std::string* out, const nlohmann::json& v, int indent, int depth) {
+  using T = nlohmann::json::value_t;
+  auto newline = [&](int d) {
+    out->push_back('\n');
+    out->append(static_cast<size_t>(indent * d), ' ');
+  };
+  switch (v.type()) {
+    case T::null: *out += "null"; return;
+    case T::boolean: *out += v.get<bool>() ? "true" : "false"; return;
+    case T::number_integer: *out += std::to_string(v.get<int64_t>()); return;
+    case T::number_unsigned: *out += std::to_string(v.get<uint64_t>()); return;
+    case T::number_float: *out += py_float_repr(v.get<double>()); return;
+    case T::string: append_escaped(out, v.get_ref<const std::string&>()); return;
+    case T::array: {
+      if (v.empty()) {
+        *out += "[]";
+        return;
+      }
+      out->push_back('[');
+      bool first = true;
+      for (const auto& item : v) {
+        if (!first) out->push_back(',');
+        first = false;
+        newline(depth + 1);
+        dump(out, item, indent, depth + 1);
+      }
+      newline(depth);
+      out->push_back(']');
+      return;
+    }
+    case T::object: {
+      if (v.empty()) {
+        *out += "{}";
+        return;
+      }
+      out->push_back('{');
+      bool first = true;
+      for (auto it = v.begin(); it != v.end(); ++it) {
+        if (!first) out->push_back(',');
+        first = false;
+        newline(depth + 1);
+        append_escaped(out, it.key());
+        *out += ": ";
+        dump(out, it.value(), indent, depth + 1);
+      }
+      newline(depth);
+      out->push_back('}');
+      return;
+    }
+    default: *out += "null"; return;  // binary / discarded values never come from our writers
+  }
+}
+
+}  // namespace
+
+std::string py_float_repr(double x) {
+  if (std::isnan(x)) return "NaN";
+  if (std::isinf(x)) return x > 0 ? "Infinity" : "-Infinity";
+  if (x == 0) return std::signbit(x) ? "-0.0" : "0.0";
+  std::string sign = x < 0 ? "-" : "";
+  std::string digits;
+  int exp10 = 0;
+  shortest_digits(std::fabs(x), &digits, &exp10);
+  int decpt = exp10 + 1;  // digits are 0.d1d2... x 10^decpt, as Python's float formatting counts
+  const int n = static_cast<int>(digits.size());
+  if (decpt <= -4 || decpt > 16) {
+    std::string mant = digits.substr(0, 1);
+    if (n > 1) mant += "." + digits.substr(1);
+    char ebuf[16];
+    std::snprintf(ebuf, sizeof ebuf, "e%c%02d", exp10 < 0 ? '-' : '+', std::abs(exp10));
+    return sign + mant + ebuf;
+  }
+  if (decpt <= 0) return sign + "0." + std::string(static_cast<size_t>(-decpt), '0') + digits;
+  if (decpt >= n) return sign + digits + std::string(static_cast<size_t>(decpt - n), '0') + ".0";
+  return sign + digits.substr(0, static_cast<size_t>(decpt)) + "." + digits.substr(static_cast<size_t>(decpt));
+}
+
+double py_round(double x, int ndigits) {
+  if (!std::isfinite(x)) return x;
+  char buf[400];
+  // glibc's printf rounds the exact binary value correctly (ties to even), as Python's dtoa does.
+  std::snprintf(buf, sizeof buf, "%.*f", ndigits, x);
+  return std::strtod(buf, nullptr);
+}
+
+std::string py_json_dumps(const nlohmann::json& value, int indent) {
+  std::string out;
+  dump(&out, value, indent, 0);
+  return out;
+}
+
+}  // namespace cpuft

@@ -1,0 +1,292 @@
+#include "cpuft/train/checkpoint.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+
+#include <nlohmann/json.hpp>
+
+#include "cpuft/io/safetensors.h"
+#include "cpuft/train/trainer_state.h"
+#include "cpuft/util/atomic_file.h"
+#include "cpuft/util/error.h"
+#include "cpuft/util/py_json.h"
+
+namespace cpuft {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+const char* kStateFile = "cpuft_state.json";
+const char* kOptimizerFile = "optimizer.safetensors";
+
+std::string shape_str(const std::vector<int64_t>& shape) {
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + "]";
+}
+
+json state_to_json(const CheckpointState& s) {
+  json rng = json::object();
+  for (const auto& [k, v] : s.rng) rng[k] = v;
+  return json{{"format_version", s.format_version},
+              {"global_step", s.global_step},
+              {"epoch", s.epoch},
+              {"batches_in_epoch", s.batches_in_epoch},
+              {"samples_seen", s.samples_seen},
+              {"adam_step", s.adam_step},
+              {"scheduler", {{"step", s.scheduler_step},
+                             {"type", s.lr_scheduler_type},
+                             {"base_lr", s.base_lr},
+                             {"warmup_steps", s.warmup_steps},
+                             {"max_steps", s.max_steps}}},
+              {"seed", s.seed},
+              {"data_seed", s.data_seed},
+              {"rng", rng},
+              {"loss_sum", s.loss_sum},
+              {"loss_since_log", s.loss_since_log},
+              {"last_logged_step", s.last_logged_step},
+              {"total_flos", s.total_flos},
+              {"world_size", s.world_size},
+              {"args_hash", s.args_hash}};
+}
+
+// Typed access to cpuft_state.json with errors naming the file and the JSON path.
+struct Reader {
+  std::string path;
+  const json& get(const json& obj, const char* key, const std::string& where) const {
+    auto it = obj.find(key);
+    if (it == obj.end()) fail(path, ": ", where, key, ": missing");
+    return *it;
+  }
+  int64_t integer(const json& obj, const char* key, const std::string& where = "") const {
+    const json& v = get(obj, key, where);
+    if (!v.is_number_integer()) fail(path, ": ", where, key, ": found ", v.dump(), ", expected an integer");
+    return v.get<int64_t>();
+  }
+  double number(const json& obj, const char* key, const std::string& where = "") const {
+    const json& v = get(obj, key, where);
+    if (!v.is_number()) fail(path, ": ", where, key, ": found ", v.dump(), ", expected a number");
+    return v.get<double>();
+  }
+  std::string text(const json& obj, const char* key, const std::string& where = "") const {
+    const json& v = get(obj, key, where);
+    if (!v.is_string()) fail(path, ": ", where, key, ": found ", v.dump(), ", expected a string");
+    return v.get<std::string>();
+  }
+};
+
+void check_moments(const NamedArrays& m, const NamedArrays& v) {
+  if (m.size() != v.size())
+    fail("checkpoint: ", m.size(), " first-moment arrays but ", v.size(), " second-moment arrays");
+  for (size_t i = 0; i < m.size(); ++i)
+    if (m[i].name != v[i].name || m[i].shape != v[i].shape)
+      fail("checkpoint: moment ", i, ": exp_avg '", m[i].name, "' ", shape_str(m[i].shape), " vs exp_avg_sq '",
+           v[i].name, "' ", shape_str(v[i].shape), ", expected the same name and shape");
+}
+
+void write_optimizer(const std::string& path, const NamedArrays& m, const NamedArrays& v, int64_t adam_step) {
+  std::vector<StTensorOut> out;
+  for (const auto* group : {&m, &v}) {
+    const char* prefix = group == &m ? "exp_avg." : "exp_avg_sq.";
+    for (const auto& a : *group) {
+      StTensorOut t;
+      t.name = prefix + a.name;
+      t.shape = a.shape;
+      t.f32 = a.data;
+      out.push_back(t);
+    }
+  }
+  StTensorOut step;
+  step.name = "step";
+  step.shape = {1};
+  step.i64 = &adam_step;
+  out.push_back(step);
+  write_safetensors(path, out, {{"format", "cpuft-adamw"}});
+}
+
+void read_optimizer(const std::string& path, const MutableNamedArrays& m, const MutableNamedArrays& v,
+                    int64_t adam_step) {
+  SafetensorsReader st(path);
+  size_t expected = 1;
+  for (const auto* group : {&m, &v}) {
+    const char* prefix = group == &m ? "exp_avg." : "exp_avg_sq.";
+    for (const auto& a : *group) {
+      const std::string name = prefix + a.name;
+      const StTensorInfo* t = st.find(name);
+      if (!t) fail(path, ": tensor '", name, "': missing, expected shape ", shape_str(a.shape));
+      if (t->dtype != StDtype::F32) fail(path, ": tensor '", name, "': dtype ", t->dtype_name, ", expected F32");
+      if (t->shape != a.shape)
+        fail(path, ": tensor '", name, "': shape ", shape_str(t->shape), ", expected ", shape_str(a.shape));
+      st.read_f32(*t, a.data);
+      ++expected;
+    }
+  }
+  const StTensorInfo* step = st.find("step");
+  if (!step || step->dtype != StDtype::I64 || step->shape != std::vector<int64_t>{1})
+    fail(path, ": tensor 'step': missing or not I64 [1]");
+  int64_t stored = 0;
+  std::memcpy(&stored, st.data(*step), sizeof stored);
+  if (stored != adam_step) fail(path, ": tensor 'step': found ", stored, ", expected ", adam_step, " (cpuft_state.json adam_step)");
+  if (st.tensors().size() != expected) {
+    for (const auto& t : st.tensors()) {
+      bool known = t.name == "step";
+      for (const auto* group : {&m, &v})
+        for (const auto& a : *group)
+          known = known || t.name == (group == &m ? "exp_avg." : "exp_avg_sq.") + a.name;
+      if (!known) fail(path, ": tensor '", t.name, "': not a moment of any parameter of this model");
+    }
+  }
+}
+
+void require_file(const std::string& path) {
+  std::error_code ec;
+  if (!fs::is_regular_file(path, ec)) fail(path, ": missing; the checkpoint is incomplete");
+}
+
+}  // namespace
+
+std::string training_args_hash(const TrainArgs& a) {
+  auto opt = [](const std::optional<int64_t>& v) { return v ? std::to_string(*v) : std::string("none"); };
+  const std::string canon = str_cat(
+      "max_seq_length=", a.max_seq_length, "\ndoc_stride=", a.doc_stride, "\npad=", a.pad_to_max_length,
+      "\nmax_train_samples=", opt(a.max_train_samples), "\nbatch=", a.per_device_train_batch_size,
+      "\ngrad_accum=", a.gradient_accumulation_steps, "\nlr=", py_float_repr(a.learning_rate),
+      "\nwd=", py_float_repr(a.weight_decay), "\nb1=", py_float_repr(a.adam_beta1),
+      "\nb2=", py_float_repr(a.adam_beta2), "\neps=", py_float_repr(a.adam_epsilon),
+      "\nclip=", py_float_repr(a.max_grad_norm), "\nepochs=", py_float_repr(a.num_train_epochs),
+      "\nmax_steps=", a.max_steps, "\nwarmup_ratio=", py_float_repr(a.warmup_ratio),
+      "\nwarmup_steps=", py_float_repr(a.warmup_steps), "\nsched=", lr_scheduler_name(a.lr_scheduler_type),
+      "\nseed=", a.seed, "\ndata_seed=", a.effective_data_seed(), "\nbf16=", a.bf16, "\n");
+  uint64_t h = 1469598103934665603ull;  // FNV-1a 64
+  for (unsigned char c : canon) h = (h ^ c) * 1099511628211ull;
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
+  return buf;
+}
+
+std::string save_checkpoint(const std::string& output_dir, int64_t step, const CheckpointState& state,
+                            const std::function<void(const std::string& dir)>& write_model,
+                            const NamedArrays& adam_m, const NamedArrays& adam_v,
+                            const std::string& trainer_state_json) {
+  check_moments(adam_m, adam_v);
+  const std::string name = "checkpoint-" + std::to_string(step);
+  const std::string final_dir = output_dir + "/" + name;
+  // The suffix keeps temporary directories from ever matching "checkpoint-N".
+  const std::string tmp_dir = final_dir + ".tmp-" + std::to_string(::getpid());
+  std::error_code ec;
+  fs::remove_all(tmp_dir, ec);
+  if (!fs::create_directories(tmp_dir, ec) || ec)
+    fail(tmp_dir, ": cannot create checkpoint directory: ", ec ? ec.message() : "already exists");
+  try {
+    write_model(tmp_dir);
+    require_file(tmp_dir + "/model.safetensors");
+    require_file(tmp_dir + "/config.json");
+    write_optimizer(tmp_dir + "/" + kOptimizerFile, adam_m, adam_v, state.adam_step);
+    write_file_atomic(tmp_dir + "/trainer_state.json", trainer_state_json);
+    write_file_atomic(tmp_dir + "/" + kStateFile, py_json_dumps(state_to_json(state), 2) + "\n");
+    if (fs::exists(final_dir, ec)) {
+      const std::string old_dir = final_dir + ".old-" + std::to_string(::getpid());
+      fs::remove_all(old_dir, ec);
+      fs::rename(final_dir, old_dir);
+      commit_directory(tmp_dir, final_dir);
+      fs::remove_all(old_dir, ec);
+    } else {
+      commit_directory(tmp_dir, final_dir);
+    }
+  } catch (const fs::filesystem_error& e) {
+    fs::remove_all(tmp_dir, ec);
+    fail(final_dir, ": cannot write checkpoint: ", e.what());
+  } catch (...) {
+    fs::remove_all(tmp_dir, ec);
+    throw;
+  }
+  return final_dir;
+}
+
+CheckpointState load_checkpoint_state(const std::string& dir) {
+  const std::string path = dir + "/" + kStateFile;
+  require_file(path);
+  json j = json::parse(read_file(path), nullptr, /*allow_exceptions=*/false);
+  if (!j.is_object()) fail(path, ": not a JSON object; the checkpoint is corrupt");
+  Reader r{path};
+  CheckpointState s;
+  s.format_version = r.integer(j, "format_version");
+  if (s.format_version != kCheckpointFormatVersion)
+    fail(path, ": format_version: found ", s.format_version, ", expected ", kCheckpointFormatVersion,
+         " (written by a different cpuft version)");
+  s.global_step = r.integer(j, "global_step");
+  s.epoch = r.integer(j, "epoch");
+  s.batches_in_epoch = r.integer(j, "batches_in_epoch");
+  s.samples_seen = r.integer(j, "samples_seen");
+  s.adam_step = r.integer(j, "adam_step");
+  const json& sched = r.get(j, "scheduler", "");
+  if (!sched.is_object()) fail(path, ": scheduler: found ", sched.dump(), ", expected an object");
+  s.scheduler_step = r.integer(sched, "step", "scheduler.");
+  s.lr_scheduler_type = r.text(sched, "type", "scheduler.");
+  s.base_lr = r.number(sched, "base_lr", "scheduler.");
+  s.warmup_steps = r.integer(sched, "warmup_steps", "scheduler.");
+  s.max_steps = r.integer(sched, "max_steps", "scheduler.");
+  s.seed = r.integer(j, "seed");
+  s.data_seed = r.integer(j, "data_seed");
+  const json& rng = r.get(j, "rng", "");
+  if (!rng.is_object()) fail(path, ": rng: found ", rng.dump(), ", expected an object");
+  for (auto it = rng.begin(); it != rng.end(); ++it) {
+    if (!it->is_number_unsigned() && !(it->is_number_integer() && it->get<int64_t>() >= 0))
+      fail(path, ": rng.", it.key(), ": found ", it->dump(), ", expected an integer >= 0");
+    s.rng[it.key()] = it->get<uint64_t>();
+  }
+  s.loss_sum = r.number(j, "loss_sum");
+  s.loss_since_log = r.number(j, "loss_since_log");
+  s.last_logged_step = r.integer(j, "last_logged_step");
+  s.total_flos = r.number(j, "total_flos");
+  s.world_size = r.integer(j, "world_size");
+  s.args_hash = r.text(j, "args_hash");
+  if (s.global_step < 0 || s.world_size < 1 || s.epoch < 0 || s.batches_in_epoch < 0)
+    fail(path, ": global_step ", s.global_step, ", epoch ", s.epoch, ", batches_in_epoch ", s.batches_in_epoch,
+         ", world_size ", s.world_size, ": expected non-negative counts and world_size >= 1");
+  return s;
+}
+
+LoadedCheckpoint load_checkpoint(const std::string& dir, const MutableNamedArrays& adam_m,
+                                 const MutableNamedArrays& adam_v) {
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) fail(dir, ": not a checkpoint directory (missing)");
+  NamedArrays m, v;
+  for (const auto& a : adam_m) m.push_back({a.name, a.shape, a.data});
+  for (const auto& a : adam_v) v.push_back({a.name, a.shape, a.data});
+  check_moments(m, v);
+  LoadedCheckpoint out;
+  out.dir = dir;
+  out.state = load_checkpoint_state(dir);
+  out.model_file = dir + "/model.safetensors";
+  require_file(out.model_file);
+  require_file(dir + "/config.json");
+  const std::string ts_path = dir + "/trainer_state.json";
+  require_file(ts_path);
+  out.trainer_state_json = read_file(ts_path);
+  TrainerState ts = TrainerState::from_json(out.trainer_state_json, ts_path);
+  if (ts.global_step != out.state.global_step)
+    fail(ts_path, ": global_step: found ", ts.global_step, ", expected ", out.state.global_step,
+         " (cpuft_state.json)");
+  const std::string opt_path = dir + "/" + kOptimizerFile;
+  require_file(opt_path);
+  read_optimizer(opt_path, adam_m, adam_v, out.state.adam_step);
+  return out;
+}
+
+std::string resume_mismatch(const CheckpointState& state, const std::string& args_hash, int64_t world_size) {
+  if (state.world_size != world_size)
+    return str_cat("the checkpoint was written by ", state.world_size, " processes and this run has ",
+                   world_size, "; the data order would differ");
+  if (state.args_hash != args_hash)
+    return str_cat("the training flags differ from those the checkpoint was written with (args hash ",
+                   state.args_hash, " vs ", args_hash, ")");
+  return "";
+}
+
+}  // namespace cpuft

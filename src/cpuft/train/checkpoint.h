@@ -1,0 +1,106 @@
+// Checkpoints: output_dir/checkpoint-N/ holds everything needed to resume as if never stopped.
+// The directory is written under a temporary name and renamed into place (commit_directory), so a
+// checkpoint-N/ either is complete or does not exist. Contents:
+//   model.safetensors, config.json   written by the caller's write_model callback (the model saves itself)
+//   optimizer.safetensors            AdamW "exp_avg.NAME" and "exp_avg_sq.NAME" (F32) and "step" (I64 [1])
+//   trainer_state.json               as transformers writes it (train/trainer_state.h)
+//   cpuft_state.json                 loop position, schedule, RNG, world size, args hash, format version
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "cpuft/train/train_args.h"
+
+namespace cpuft {
+
+constexpr int64_t kCheckpointFormatVersion = 1;
+
+// A named f32 array owned by the caller (parameters and Adam moments live in the caller's arenas).
+struct NamedArray {
+  std::string name;
+  std::vector<int64_t> shape;
+  const float* data = nullptr;
+};
+struct MutableNamedArray {
+  std::string name;
+  std::vector<int64_t> shape;
+  float* data = nullptr;
+};
+using NamedArrays = std::vector<NamedArray>;
+using MutableNamedArrays = std::vector<MutableNamedArray>;
+
+// The loop position and everything else cpuft_state.json records.
+struct CheckpointState {
+  int64_t format_version = kCheckpointFormatVersion;
+  int64_t global_step = 0;       // optimizer steps done
+  int64_t epoch = 0;             // completed epochs
+  int64_t batches_in_epoch = 0;  // micro-batches of the current epoch already consumed (this rank)
+  int64_t samples_seen = 0;      // training windows consumed, all ranks
+  int64_t adam_step = 0;         // AdamW t (also stored in optimizer.safetensors)
+  // Scheduler: the step counter k and what defines the schedule.
+  int64_t scheduler_step = 0;
+  std::string lr_scheduler_type = "linear";
+  double base_lr = 0;
+  int64_t warmup_steps = 0, max_steps = 0;
+  // Random streams: the seeds and named counters (e.g. the dropout stream's offset).
+  int64_t seed = 42, data_seed = 42;
+  std::map<std::string, uint64_t> rng;
+  // Loss bookkeeping so logs and train_loss continue exactly.
+  double loss_sum = 0;            // sum of per-step losses since step 0
+  double loss_since_log = 0;      // sum since the last log entry
+  int64_t last_logged_step = 0;
+  double total_flos = 0;
+  int64_t world_size = 1;
+  std::string args_hash;  // training_args_hash() of the run that wrote it
+};
+
+struct LoadedCheckpoint {
+  std::string dir;
+  CheckpointState state;
+  std::string trainer_state_json;  // as stored (parse with TrainerState::from_json)
+  std::string model_file;          // dir + "/model.safetensors" (checked to exist)
+};
+
+// Hash (16 hex digits) of the flags that change the training trajectory: batch sizes, optimizer and
+// schedule settings, seeds, epochs/steps, window geometry, sample limits, bf16.
+std::string training_args_hash(const TrainArgs& args);
+
+// Writes output_dir/checkpoint-<step>/ (replacing an existing one). adam_m and adam_v must list the
+// same names and shapes. Returns the checkpoint directory. On failure no checkpoint-<step>/ is left
+// half-written and the temporary directory is removed.
+std::string save_checkpoint(const std::string& output_dir, int64_t step, const CheckpointState& state,
+                            const std::function<void(const std::string& dir)>& write_model,
+                            const NamedArrays& adam_m, const NamedArrays& adam_v,
+                            const std::string& trainer_state_json);
+
+// Reads and validates cpuft_state.json alone (format version and every field's type).
+CheckpointState load_checkpoint_state(const std::string& dir);
+
+// Validates the whole checkpoint and fills adam_m / adam_v (whose names and shapes are the
+// expectation): missing files, truncated or corrupt safetensors, missing, extra or misshapen tensors,
+// wrong dtype, step mismatches and unknown format versions all throw one-line cpuft::Errors.
+LoadedCheckpoint load_checkpoint(const std::string& dir, const MutableNamedArrays& adam_m,
+                                 const MutableNamedArrays& adam_v);
+
+// Empty when the checkpoint can continue this run; else a sentence saying what differs
+// (world size or training flags).
+std::string resume_mismatch(const CheckpointState& state, const std::string& args_hash, int64_t world_size);
+
+// The highest-numbered complete output_dir/checkpoint-N/ (a directory named exactly so, holding
+// cpuft_state.json); temporary directories are ignored. Empty when there is none.
+std::string find_last_checkpoint(const std::string& output_dir);
+
+// Deletes the oldest checkpoints until at most `limit` remain, never deleting `keep` (a path, may be
+// empty). Each is renamed away before it is removed, so a crash never leaves a partial checkpoint-N/.
+void rotate_checkpoints(const std::string& output_dir, int64_t limit, const std::string& keep);
+
+// The checkpoint to resume from, as run_qa.py decides: --resume_from_checkpoint PATH or "last";
+// otherwise, when training into an existing output_dir without --overwrite_output_dir, its last
+// checkpoint, and an error if it has none but is not empty. Empty: start afresh.
+std::string resolve_resume_checkpoint(const TrainArgs& args);
+
+}  // namespace cpuft

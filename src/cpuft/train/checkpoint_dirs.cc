@@ -1,0 +1,98 @@
+// Finding, rotating and choosing checkpoint-N/ directories inside output_dir.
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <utility>
+#include <vector>
+
+#include "cpuft/train/checkpoint.h"
+#include "cpuft/util/error.h"
+
+namespace cpuft {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// Step number of a directory named exactly "checkpoint-<digits>", else -1.
+int64_t checkpoint_number(const std::string& name) {
+  const std::string prefix = "checkpoint-";
+  if (name.compare(0, prefix.size(), prefix) != 0 || name.size() == prefix.size() || name.size() > prefix.size() + 18)
+    return -1;
+  int64_t n = 0;
+  for (size_t i = prefix.size(); i < name.size(); ++i) {
+    if (name[i] < '0' || name[i] > '9') return -1;
+    n = n * 10 + (name[i] - '0');
+  }
+  return n;
+}
+
+// Complete checkpoints in output_dir, oldest first.
+std::vector<std::pair<int64_t, fs::path>> list_checkpoints(const std::string& output_dir) {
+  std::vector<std::pair<int64_t, fs::path>> out;
+  std::error_code ec;
+  if (!fs::is_directory(output_dir, ec)) return out;
+  for (const auto& entry : fs::directory_iterator(output_dir, ec)) {
+    int64_t n = checkpoint_number(entry.path().filename().string());
+    if (n < 0 || !entry.is_directory(ec)) continue;
+    if (!fs::is_regular_file(entry.path() / "cpuft_state.json", ec)) continue;
+    out.emplace_back(n, entry.path());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+bool same_path(const fs::path& a, const std::string& b) {
+  if (b.empty()) return false;
+  std::error_code ec;
+  return fs::equivalent(a, b, ec);
+}
+
+}  // namespace
+
+std::string find_last_checkpoint(const std::string& output_dir) {
+  auto all = list_checkpoints(output_dir);
+  return all.empty() ? std::string() : all.back().second.string();
+}
+
+void rotate_checkpoints(const std::string& output_dir, int64_t limit, const std::string& keep) {
+  if (limit < 1) fail("--save_total_limit: found ", limit, ", expected an integer > 0");
+  auto all = list_checkpoints(output_dir);
+  int64_t excess = static_cast<int64_t>(all.size()) - limit;
+  for (const auto& [n, path] : all) {
+    if (excess <= 0) break;
+    if (same_path(path, keep)) continue;
+    // Rename first: a crash during remove_all leaves a ".deleting" directory, never a partial checkpoint.
+    fs::path doomed = path.string() + ".deleting-" + std::to_string(::getpid());
+    std::error_code ec;
+    fs::rename(path, doomed, ec);
+    if (ec) fail(path.string(), ": cannot remove old checkpoint: ", ec.message());
+    fs::remove_all(doomed, ec);
+    --excess;
+  }
+}
+
+std::string resolve_resume_checkpoint(const TrainArgs& args) {
+  const std::string& r = args.resume_from_checkpoint;
+  if (r == "last") {
+    std::string last = find_last_checkpoint(args.output_dir);
+    if (last.empty())
+      fail("--resume_from_checkpoint last: no complete checkpoint-N/ in ", args.output_dir);
+    return last;
+  }
+  std::error_code ec;
+  if (!r.empty()) {
+    if (!fs::is_regular_file(fs::path(r) / "cpuft_state.json", ec))
+      fail("--resume_from_checkpoint: found '", r, "', expected a cpuft checkpoint directory (with cpuft_state.json)");
+    return r;
+  }
+  if (!args.do_train || args.overwrite_output_dir || !fs::is_directory(args.output_dir, ec)) return "";
+  std::string last = find_last_checkpoint(args.output_dir);
+  if (last.empty() && !fs::is_empty(args.output_dir, ec))
+    fail("--output_dir: ", args.output_dir, " already exists and is not empty; use --overwrite_output_dir "
+         "to train into it");
+  return last;
+}
+
+}  // namespace cpuft

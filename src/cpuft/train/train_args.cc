@@ -1,0 +1,41 @@
+#include "cpuft/train/train_args.h"
+
+namespace cpuft {
+
+const char* command_name(Command c) {
+  switch (c) {
+    case Command::Train: return "train";
+    case Command::Evaluate: return "evaluate";
+    case Command::Predict: return "predict";
+  }
+  return "?";
+}
+
+const char* lr_scheduler_name(LrSchedulerType t) {
+  switch (t) {
+    case LrSchedulerType::Linear: return "linear";
+    case LrSchedulerType::Constant: return "constant";
+    case LrSchedulerType::ConstantWithWarmup: return "constant_with_warmup";
+    case LrSchedulerType::Cosine: return "cosine";
+  }
+  return "?";
+}
+
+const char* save_strategy_name(SaveStrategy s) {
+  switch (s) {
+    case SaveStrategy::Steps: return "steps";
+    case SaveStrategy::Epoch: return "epoch";
+    case SaveStrategy::No: return "no";
+  }
+  return "?";
+}
+
+const char* allreduce_dtype_name(AllreduceDtype d) {
+  switch (d) {
+    case AllreduceDtype::F32: return "f32";
+    case AllreduceDtype::BF16: return "bf16";
+  }
+  return "?";
+}
+
+}  // namespace cpuft

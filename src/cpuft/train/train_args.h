@@ -1,0 +1,79 @@
+// Every option of `cpuft train | evaluate | predict`, as a plain struct. Names and defaults follow
+// run_qa.py's DataTrainingArguments / ModelArguments and transformers' TrainingArguments
+// (docs/hf-qa-spec.md 3.1 and 4.1), so a reference command line ports by changing the program name.
+// The flag table that fills it lives in train/args.cc.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace cpuft {
+
+enum class Command { Train, Evaluate, Predict };
+enum class LrSchedulerType { Linear, Constant, ConstantWithWarmup, Cosine };
+enum class SaveStrategy { Steps, Epoch, No };
+enum class AllreduceDtype { F32, BF16 };
+
+struct TrainArgs {
+  Command command = Command::Train;
+
+  // Model
+  std::string model_name_or_path;
+  std::string tokenizer_name;  // empty: the tokenizer files of model_name_or_path
+
+  // Data
+  std::string train_file, validation_file, test_file;
+  int64_t max_seq_length = 384;
+  int64_t doc_stride = 128;  // overlap between consecutive windows, in tokens
+  bool pad_to_max_length = true;
+  std::optional<int64_t> max_train_samples, max_eval_samples, max_predict_samples;
+  bool version_2_with_negative = false;
+
+  // Training
+  bool do_train = false, do_eval = false, do_predict = false;
+  int64_t per_device_train_batch_size = 8;
+  int64_t gradient_accumulation_steps = 1;
+  double learning_rate = 5e-5;
+  double weight_decay = 0.0;
+  double adam_beta1 = 0.9, adam_beta2 = 0.999, adam_epsilon = 1e-8;
+  double max_grad_norm = 1.0;  // 0 disables clipping
+  double num_train_epochs = 3.0;
+  int64_t max_steps = -1;  // > 0 overrides num_train_epochs
+  double warmup_ratio = 0.0;
+  double warmup_steps = 0;  // >= 1: a step count; in (0, 1): a ratio of the total (transformers v5)
+  LrSchedulerType lr_scheduler_type = LrSchedulerType::Linear;
+  int64_t seed = 42;
+  std::optional<int64_t> data_seed;  // none: seed
+  bool bf16 = false;
+  int64_t threads = 0;  // 0: one per core of this process's share of the machine
+
+  // Evaluation
+  int64_t per_device_eval_batch_size = 8;
+  int64_t n_best_size = 20;
+  int64_t max_answer_length = 30;
+  double null_score_diff_threshold = 0.0;
+
+  // Output
+  std::string output_dir;
+  bool overwrite_output_dir = false;
+  double logging_steps = 500;  // >= 1: steps; in (0, 1): a ratio of max_steps
+  bool logging_first_step = false;
+  double save_steps = 500;  // as logging_steps
+  std::optional<int64_t> save_total_limit;
+  SaveStrategy save_strategy = SaveStrategy::Steps;
+  std::string resume_from_checkpoint;  // empty: start afresh; "last": newest in output_dir; else a path
+
+  // Distributed
+  double bucket_size_mb = 25.0;  // gradient bucket size for the overlapped allreduce (DDP default)
+  AllreduceDtype allreduce_dtype = AllreduceDtype::F32;
+
+  int64_t effective_data_seed() const { return data_seed ? *data_seed : seed; }
+};
+
+const char* command_name(Command c);
+const char* lr_scheduler_name(LrSchedulerType t);
+const char* save_strategy_name(SaveStrategy s);
+const char* allreduce_dtype_name(AllreduceDtype d);
+
+}  // namespace cpuft

@@ -1,0 +1,126 @@
+#include "cpuft/train/trainer_state.h"
+
+#include <sys/stat.h>
+
+#include "cpuft/util/atomic_file.h"
+#include "cpuft/util/error.h"
+#include "cpuft/util/py_json.h"
+
+namespace cpuft {
+
+using nlohmann::json;
+
+json train_log_entry(double loss_mean, double grad_norm, double learning_rate, double epoch, int64_t step) {
+  return json{{"loss", py_round(loss_mean, 4)},
+              {"grad_norm", grad_norm},
+              {"learning_rate", learning_rate},
+              {"epoch", epoch},
+              {"step", step}};
+}
+
+json speed_metrics(const std::string& split, const SpeedInputs& in) {
+  json m = json::object();
+  m[split + "_runtime"] = py_round(in.runtime_s, 4);
+  if (in.runtime_s == 0) return m;
+  m[split + "_samples_per_second"] = py_round(in.num_samples / in.runtime_s, 3);
+  m[split + "_steps_per_second"] = py_round(in.num_steps / in.runtime_s, 3);
+  return m;
+}
+
+json train_metrics(const SpeedInputs& in, double total_flos, double train_loss, double epoch) {
+  json m = speed_metrics("train", in);
+  m["total_flos"] = total_flos;
+  m["train_loss"] = train_loss;
+  m["epoch"] = epoch;
+  return m;
+}
+
+std::string TrainerState::to_json() const {
+  json control_args = {{"should_epoch_stop", false},
+                       {"should_evaluate", false},
+                       {"should_log", false},
+                       {"should_save", should_save},
+                       {"should_training_stop", should_training_stop}};
+  json j = {{"best_global_step", nullptr},
+            {"best_metric", nullptr},
+            {"best_model_checkpoint", nullptr},
+            {"epoch", epoch},
+            {"eval_steps", eval_steps},
+            {"global_step", global_step},
+            {"is_hyper_param_search", false},
+            {"is_local_process_zero", is_local_process_zero},
+            {"is_world_process_zero", is_world_process_zero},
+            {"log_history", log_history},
+            {"logging_steps", logging_steps},
+            {"max_steps", max_steps},
+            {"num_input_tokens_seen", num_input_tokens_seen},
+            {"num_train_epochs", num_train_epochs},
+            {"save_steps", save_steps},
+            {"stateful_callbacks",
+             {{"TrainerControl", {{"args", control_args}, {"attributes", json::object()}}}}},
+            {"total_flos", total_flos},
+            {"train_batch_size", train_batch_size},
+            {"trial_name", nullptr},
+            {"trial_params", nullptr}};
+  return py_json_dumps(j, 2) + "\n";
+}
+
+namespace {
+
+const json& field(const json& j, const char* key, const std::string& path) {
+  auto it = j.find(key);
+  if (it == j.end()) fail(path, ": ", key, ": missing, expected a value");
+  return *it;
+}
+
+int64_t int_field(const json& j, const char* key, const std::string& path) {
+  const json& v = field(j, key, path);
+  if (!v.is_number_integer()) fail(path, ": ", key, ": found ", v.dump(), ", expected an integer");
+  return v.get<int64_t>();
+}
+
+double number_field(const json& j, const char* key, const std::string& path) {
+  const json& v = field(j, key, path);
+  if (!v.is_number()) fail(path, ": ", key, ": found ", v.dump(), ", expected a number");
+  return v.get<double>();
+}
+
+}  // namespace
+
+TrainerState TrainerState::from_json(const std::string& text, const std::string& path) {
+  json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (!j.is_object()) fail(path, ": not a JSON object (expected trainer_state.json)");
+  TrainerState s;
+  s.epoch = number_field(j, "epoch", path);
+  s.global_step = int_field(j, "global_step", path);
+  s.max_steps = int_field(j, "max_steps", path);
+  s.num_train_epochs = int_field(j, "num_train_epochs", path);
+  s.logging_steps = int_field(j, "logging_steps", path);
+  s.eval_steps = int_field(j, "eval_steps", path);
+  s.save_steps = int_field(j, "save_steps", path);
+  s.train_batch_size = int_field(j, "train_batch_size", path);
+  s.total_flos = number_field(j, "total_flos", path);
+  if (j.contains("num_input_tokens_seen")) s.num_input_tokens_seen = int_field(j, "num_input_tokens_seen", path);
+  const json& history = field(j, "log_history", path);
+  if (!history.is_array()) fail(path, ": log_history: found ", history.type_name(), ", expected an array");
+  for (size_t i = 0; i < history.size(); ++i)
+    if (!history[i].is_object()) fail(path, ": log_history[", i, "]: found ", history[i].type_name(), ", expected an object");
+  s.log_history = history;
+  return s;
+}
+
+void save_metrics(const std::string& output_dir, const std::string& split, const json& metrics) {
+  if (!metrics.is_object()) fail(split, " metrics: expected a JSON object");
+  write_file_atomic(output_dir + "/" + split + "_results.json", py_json_dumps(metrics, 4));
+  const std::string all_path = output_dir + "/all_results.json";
+  json all = json::object();
+  struct stat st;
+  if (::stat(all_path.c_str(), &st) == 0) {
+    all = json::parse(read_file(all_path), nullptr, /*allow_exceptions=*/false);
+    if (!all.is_object()) fail(all_path, ": not a JSON object; remove it or choose another --output_dir");
+  }
+  all.update(metrics);
+  write_file_atomic(all_path, py_json_dumps(all, 4));
+}
+
+}  // namespace cpuft

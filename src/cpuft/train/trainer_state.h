@@ -1,0 +1,59 @@
+// What the Trainer writes into output_dir and checkpoint-N/ (docs/hf-qa-spec.md 4.10), byte for byte
+// as transformers writes it: log_history entries, trainer_state.json (indent 2, sorted keys, trailing
+// newline) and {train,eval,predict,all}_results.json (indent 4, sorted keys, no trailing newline).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace cpuft {
+
+// One training log entry: {loss: round(loss_mean, 4), grad_norm, learning_rate, epoch, step}.
+// loss_mean is the mean per-step loss since the previous log.
+nlohmann::json train_log_entry(double loss_mean, double grad_norm, double learning_rate, double epoch,
+                               int64_t step);
+
+// Inputs of speed_metrics: runtime in seconds, the sample and step counts it divides.
+struct SpeedInputs {
+  double runtime_s = 0;
+  double num_samples = 0;
+  double num_steps = 0;
+};
+
+// transformers' speed_metrics(split, ...): {split_runtime: round(t, 4), split_samples_per_second:
+// round(n / t, 3), split_steps_per_second: round(s / t, 3)}; only the runtime when t == 0.
+nlohmann::json speed_metrics(const std::string& split, const SpeedInputs& in);
+
+// The metrics Trainer.train() returns and logs: speed_metrics("train") + total_flos + train_loss
+// (mean loss over all steps) + epoch. The final log_history entry is this plus "step".
+nlohmann::json train_metrics(const SpeedInputs& in, double total_flos, double train_loss, double epoch);
+
+// trainer_state.json. Defaults are those of a fresh TrainerState with TrainingArguments defaults. The
+// keys are those transformers 5.x writes (the spec's list plus "best_global_step": null).
+struct TrainerState {
+  double epoch = 0;
+  int64_t global_step = 0;
+  int64_t max_steps = 0;
+  int64_t num_train_epochs = 0;
+  int64_t logging_steps = 500, eval_steps = 500, save_steps = 500;
+  int64_t train_batch_size = 8;  // per device
+  double total_flos = 0;
+  int64_t num_input_tokens_seen = 0;
+  bool is_world_process_zero = true, is_local_process_zero = true;
+  // TrainerControl flags as saved: a mid-training checkpoint has should_save true; the final
+  // trainer_state.json has should_training_stop true and should_save false.
+  bool should_save = true, should_training_stop = false;
+  nlohmann::json log_history = nlohmann::json::array();
+
+  std::string to_json() const;
+  // Parses trainer_state.json text (for resume); errors name `path` and the key.
+  static TrainerState from_json(const std::string& text, const std::string& path);
+};
+
+// Writes output_dir/{split}_results.json and merges the same keys into output_dir/all_results.json
+// (as Trainer.save_metrics(split, metrics, combined=True)). Atomic writes.
+void save_metrics(const std::string& output_dir, const std::string& split, const nlohmann::json& metrics);
+
+}  // namespace cpuft

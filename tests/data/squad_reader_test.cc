@@ -159,9 +159,8 @@ TEST(SquadReader, OfficialDevSet) {
   EXPECT_EQ(d.examples.front().id, "56be4db0acb8001400a502ec");
 }
 
-TEST(SquadReader, CodePointOffsets) {
-  EXPECT_EQ(code_point_offsets("a\xc3\xa9\xf0\x9f\x98\x80z"), (std::vector<size_t>{0, 1, 3, 7, 8}));
-  EXPECT_EQ(code_point_offsets(""), (std::vector<size_t>{0}));
+TEST(SquadReader, InvalidUtf8) {
+  expect_error("{\"data\": [\"\xff\"]}", "not valid JSON", "byte");
 }
 
 }  // namespace

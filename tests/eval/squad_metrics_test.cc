@@ -5,6 +5,7 @@
 #include <fstream>
 
 #include "cpuft/data/squad_reader.h"
+#include "cpuft/text/utf8.h"
 #include "cpuft/util/error.h"
 #include "eval/fixture.h"
 
@@ -122,10 +123,10 @@ TEST(SquadMetrics, WholeDevSetMatchesReference) {
   const auto refs = read_squad(path).examples;
   IdPredictions preds;
   for (const Example& e : refs) {
-    const auto at = code_point_offsets(e.context);
+    const auto at = code_point_byte_offsets(e.context);
     const int64_t n = static_cast<int64_t>(at.size()) - 1;
     const int64_t s = e.answers[0].answer_start;
-    const int64_t len = static_cast<int64_t>(code_point_offsets(e.answers[0].text).size()) - 1;
+    const int64_t len = static_cast<int64_t>(count_code_points(e.answers[0].text));
     const int64_t b = std::max<int64_t>(0, s - 7), t = std::min(n, s + len + 5);
     preds.emplace_back(e.id, e.context.substr(at[b], at[t] - at[b]));
   }

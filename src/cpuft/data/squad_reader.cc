@@ -4,6 +4,7 @@
 
 #include <unordered_map>
 
+#include "cpuft/text/utf8.h"
 #include "cpuft/util/atomic_file.h"
 #include "cpuft/util/error.h"
 
@@ -86,7 +87,7 @@ class Reader {
  private:
   void read_paragraph(const json& para, const std::string& ppath, const std::string& title, SquadDataset& out) {
     const std::string context = string_member(para, ppath, "context");
-    const std::vector<size_t> at = code_point_offsets(context);
+    const std::vector<size_t> at = code_point_byte_offsets(context);
     const json& qas = array_member(para, ppath, "qas");
     for (size_t q = 0; q < qas.size(); ++q) {
       const std::string qpath = str_cat(ppath, ".qas[", q, "]");
@@ -119,7 +120,7 @@ class Reader {
     ex.title = title;
     ex.context = string_member(rec, path, "context");
     ex.question = string_member(rec, path, "question");
-    const std::vector<size_t> at = code_point_offsets(ex.context);
+    const std::vector<size_t> at = code_point_byte_offsets(ex.context);
     const json& answers = member(rec, path, "answers", "an object {\"text\": [...], \"answer_start\": [...]}");
     if (!answers.is_object()) bad(path + ".answers", describe(answers), "an object {\"text\": [...], \"answer_start\": [...]}");
     const json& texts = array_member(answers, path + ".answers", "text");
@@ -150,7 +151,7 @@ class Reader {
     Answer ans;
     ans.text = std::move(text);
     ans.answer_start = start.get<int64_t>();
-    const int64_t text_len = static_cast<int64_t>(code_point_offsets(ans.text).size()) - 1;
+    const int64_t text_len = static_cast<int64_t>(count_code_points(ans.text));
     const int64_t end = std::min(ans.answer_start + text_len, context_len);
     if (ans.answer_start + text_len > context_len ||
         ex.context.compare(at[ans.answer_start], at[end] - at[ans.answer_start], ans.text) != 0) {
@@ -171,16 +172,6 @@ class Reader {
 };
 
 }  // namespace
-
-std::vector<size_t> code_point_offsets(std::string_view s) {
-  std::vector<size_t> at;
-  at.reserve(s.size() + 1);
-  for (size_t i = 0; i < s.size(); ++i) {
-    if ((static_cast<unsigned char>(s[i]) & 0xC0) != 0x80) at.push_back(i);
-  }
-  at.push_back(s.size());
-  return at;
-}
 
 SquadDataset parse_squad(std::string_view json_text, const std::string& source) {
   json root;

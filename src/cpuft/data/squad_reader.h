@@ -36,8 +36,4 @@ SquadDataset parse_squad(std::string_view json_text, const std::string& source);
 // Reads and parses a SQuAD JSON file.
 SquadDataset read_squad(const std::string& path);
 
-// Byte offset of every code point of the UTF-8 string `s`, plus s.size() at the end (n + 1 entries),
-// so that the code-point slice [b, e) is s.substr(at[b], at[e] - at[b]).
-std::vector<size_t> code_point_offsets(std::string_view s);
-
 }  // namespace cpuft

@@ -1,12 +1,11 @@
 #include "cpuft/eval/prediction_files.h"
 
-#include <utf8proc.h>
-
 #include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 
+#include "cpuft/text/utf8.h"
 #include "cpuft/util/atomic_file.h"
 #include "cpuft/util/error.h"
 
@@ -41,16 +40,7 @@ std::string python_float_repr(double x) {
 std::string python_json_string(std::string_view s) {
   std::string out = "\"";
   char buf[16];
-  size_t i = 0;
-  while (i < s.size()) {
-    utf8proc_int32_t cp = 0;
-    auto n = utf8proc_iterate(reinterpret_cast<const utf8proc_uint8_t*>(s.data() + i),
-                              static_cast<utf8proc_ssize_t>(s.size() - i), &cp);
-    if (n <= 0) {
-      cp = 0xFFFD;
-      n = 1;
-    }
-    i += static_cast<size_t>(n);
+  for (const char32_t cp : decode_utf8(s)) {
     switch (cp) {
       case '"': out += "\\\""; continue;
       case '\\': out += "\\\\"; continue;

@@ -16,7 +16,7 @@ namespace cpuft {
 // Python repr(float): 0.1, 1e-05, 1e+16, 3.0, -0.0, and json.dumps' Infinity / -Infinity / NaN.
 std::string python_float_repr(double x);
 
-// json.dumps(str) with ensure_ascii=True, quotes included.
+// json.dumps(str) with ensure_ascii=True, quotes included; throws cpuft::Error on invalid UTF-8.
 std::string python_json_string(std::string_view utf8);
 
 // {id: answer text}

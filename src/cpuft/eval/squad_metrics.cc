@@ -6,39 +6,11 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "cpuft/text/utf8.h"
 #include "cpuft/util/error.h"
 
 namespace cpuft {
 namespace {
-
-std::u32string decode(std::string_view s) {
-  std::u32string out;
-  out.reserve(s.size());
-  size_t i = 0;
-  while (i < s.size()) {
-    utf8proc_int32_t cp = 0;
-    auto n = utf8proc_iterate(reinterpret_cast<const utf8proc_uint8_t*>(s.data() + i),
-                              static_cast<utf8proc_ssize_t>(s.size() - i), &cp);
-    if (n <= 0) {  // not UTF-8: keep going with U+FFFD, as Python's "replace" decoding would
-      cp = 0xFFFD;
-      n = 1;
-    }
-    out.push_back(static_cast<char32_t>(cp));
-    i += static_cast<size_t>(n);
-  }
-  return out;
-}
-
-std::string encode(const std::u32string& s) {
-  std::string out;
-  out.reserve(s.size());
-  utf8proc_uint8_t buf[4];
-  for (char32_t c : s) {
-    const auto n = utf8proc_encode_char(static_cast<utf8proc_int32_t>(c), buf);
-    out.append(reinterpret_cast<const char*>(buf), static_cast<size_t>(n));
-  }
-  return out;
-}
 
 utf8proc_category_t category(char32_t c) { return utf8proc_category(static_cast<utf8proc_int32_t>(c)); }
 
@@ -151,7 +123,7 @@ double f1_of(int64_t same, size_t pred_len, size_t gold_len) {
 }  // namespace
 
 std::string normalize_answer(std::string_view s) {
-  const std::u32string lowered = py_lower(decode(s));
+  const std::u32string lowered = py_lower(decode_utf8(s));
   std::u32string text;
   text.reserve(lowered.size());
   for (char32_t c : lowered) {
@@ -188,7 +160,10 @@ std::string normalize_answer(std::string_view s) {
     pending_space = false;
     joined.push_back(c);
   }
-  return encode(joined);
+  std::string out;
+  out.reserve(joined.size());
+  for (char32_t c : joined) append_utf8(c, out);
+  return out;
 }
 
 double exact_match_score(std::string_view prediction, std::string_view gold) {

@@ -22,6 +22,7 @@ namespace cpuft {
 // (question id, predicted answer text), in the order the predictions were made.
 using IdPredictions = std::vector<std::pair<std::string, std::string>>;
 
+// Throws cpuft::Error on invalid UTF-8.
 std::string normalize_answer(std::string_view s);
 
 // v1.1 evaluate-v1.1.py scores of one (prediction, gold) pair: 0 or 1, and F1 in [0, 1].

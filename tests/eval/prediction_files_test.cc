@@ -7,15 +7,17 @@
 
 #include "cpuft/util/atomic_file.h"
 #include "cpuft/util/error.h"
+#include "cpuft/util/py_json.h"
 #include "eval/fixture.h"
 
 namespace cpuft {
 namespace {
 
+// The files' floats go through util's py_float_repr: checked here on the eval reference values.
 TEST(PredictionFiles, FloatReprMatchesPython) {
   const auto cases = testing::load_eval_fixture("format_cases.json")["float_repr"];
   ASSERT_GT(cases.size(), 400u);
-  for (const auto& c : cases) EXPECT_EQ(python_float_repr(c[0].get<double>()), c[1].get<std::string>());
+  for (const auto& c : cases) EXPECT_EQ(py_float_repr(c[0].get<double>()), c[1].get<std::string>());
 }
 
 TEST(PredictionFiles, JsonStringMatchesPython) {

@@ -1,41 +1,12 @@
 #include "cpuft/eval/prediction_files.h"
 
-#include <charconv>
-#include <cmath>
 #include <cstdio>
-#include <cstdlib>
 
 #include "cpuft/text/utf8.h"
 #include "cpuft/util/atomic_file.h"
-#include "cpuft/util/error.h"
+#include "cpuft/util/py_json.h"
 
 namespace cpuft {
-
-std::string python_float_repr(double x) {
-  if (std::isnan(x)) return "NaN";
-  if (std::isinf(x)) return x > 0 ? "Infinity" : "-Infinity";
-  if (x == 0.0) return std::signbit(x) ? "-0.0" : "0.0";
-  // Shortest round-trip digits d1.d2...dn e X; Python places the point at decpt = X + 1.
-  char buf[64];
-  auto res = std::to_chars(buf, buf + sizeof buf, std::fabs(x), std::chars_format::scientific);
-  const std::string sci(buf, res.ptr);
-  const size_t e = sci.find('e');
-  std::string digits = sci.substr(0, 1) + (e > 1 ? sci.substr(2, e - 2) : "");
-  const int decpt = std::atoi(sci.c_str() + e + 1) + 1;
-  const int n = static_cast<int>(digits.size());
-  std::string out = x < 0 ? "-" : "";
-  if (decpt <= -4 || decpt > 16) {
-    out += digits.substr(0, 1);
-    if (n > 1) out += "." + digits.substr(1);
-    const int exp = decpt - 1;
-    char ebuf[16];
-    std::snprintf(ebuf, sizeof ebuf, "e%c%02d", exp < 0 ? '-' : '+', std::abs(exp));
-    return out + ebuf;
-  }
-  if (decpt <= 0) return out + "0." + std::string(static_cast<size_t>(-decpt), '0') + digits;
-  if (decpt < n) return out + digits.substr(0, static_cast<size_t>(decpt)) + "." + digits.substr(static_cast<size_t>(decpt));
-  return out + digits + std::string(static_cast<size_t>(decpt - n), '0') + ".0";
-}
 
 std::string python_json_string(std::string_view s) {
   std::string out = "\"";
@@ -85,11 +56,11 @@ std::string nbest_list(const ExamplePrediction& p) {
   for (size_t i = 0; i < p.nbest.size(); ++i) {
     const NbestEntry& e = p.nbest[i];
     const std::string text = "            \"text\": " + python_json_string(e.text);
-    const std::string start = "            \"start_logit\": " + python_float_repr(e.start_logit);
-    const std::string end = "            \"end_logit\": " + python_float_repr(e.end_logit);
+    const std::string start = "            \"start_logit\": " + py_float_repr(e.start_logit);
+    const std::string end = "            \"end_logit\": " + py_float_repr(e.end_logit);
     out += "        {\n";
     out += e.is_dummy ? text + ",\n" + start + ",\n" + end + ",\n" : start + ",\n" + end + ",\n" + text + ",\n";
-    out += "            \"probability\": " + python_float_repr(e.probability) + "\n";
+    out += "            \"probability\": " + py_float_repr(e.probability) + "\n";
     out += i + 1 < p.nbest.size() ? "        },\n" : "        }\n";
   }
   return out + "    ]";
@@ -106,7 +77,7 @@ std::string nbest_json(const std::vector<ExamplePrediction>& predictions) {
 }
 
 std::string null_odds_json(const std::vector<ExamplePrediction>& predictions) {
-  return dump_object(predictions, [](const ExamplePrediction& p) { return python_float_repr(p.null_score_diff); });
+  return dump_object(predictions, [](const ExamplePrediction& p) { return py_float_repr(p.null_score_diff); });
 }
 
 void write_prediction_files(const std::string& output_dir, const std::vector<ExamplePrediction>& predictions,

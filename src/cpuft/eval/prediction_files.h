@@ -1,8 +1,8 @@
 // The prediction files utils_qa.postprocess_qa_predictions writes (docs/hf-qa-spec.md 3.5, 4.10),
 // byte for byte as Python's json.dumps(obj, indent=4) + "\n": keys in insertion order, ": " and ","
 // separators, ensure_ascii escapes (\uXXXX in lower-case hex, surrogate pairs above U+FFFF), floats
-// as Python's repr (shortest round-trip digits; exponent form below 1e-4 and from 1e16), and the
-// n-best values as the float32 numbers widened to double, as float(np.float32) gives.
+// as Python's repr (util/py_json.h py_float_repr), and the n-best values as the float32 numbers
+// widened to double, as float(np.float32) gives.
 #pragma once
 
 #include <string>
@@ -12,9 +12,6 @@
 #include "cpuft/eval/postprocess.h"
 
 namespace cpuft {
-
-// Python repr(float): 0.1, 1e-05, 1e+16, 3.0, -0.0, and json.dumps' Infinity / -Infinity / NaN.
-std::string python_float_repr(double x);
 
 // json.dumps(str) with ensure_ascii=True, quotes included; throws cpuft::Error on invalid UTF-8.
 std::string python_json_string(std::string_view utf8);

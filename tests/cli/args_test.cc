@@ -1,0 +1,243 @@
+#include "cpuft/train/args.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "cpuft/util/error.h"
+
+namespace {
+
+using cpuft::Command;
+using Flags = std::vector<std::string>;
+
+// Flags every parse below needs (a train run must name its model, data and output).
+Flags base(Flags extra = {}) {
+  Flags f = {"--model_name_or_path", "m", "--train_file", "t.json", "--output_dir", "out"};
+  f.insert(f.end(), extra.begin(), extra.end());
+  return f;
+}
+
+const char* no_env(const char*) { return nullptr; }
+
+cpuft::ParsedArgs parse(const Flags& f, Command c = Command::Train) { return cpuft::parse_train_args(c, f, no_env); }
+
+std::string error_of(const Flags& f, Command c = Command::Train) {
+  try {
+    parse(f, c);
+  } catch (const cpuft::Error& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+}  // namespace
+
+TEST(Args, DefaultsMatchTransformers) {
+  auto r = parse(base());
+  const auto& a = r.args;
+  EXPECT_TRUE(a.do_train);
+  EXPECT_FALSE(a.do_eval);
+  EXPECT_EQ(a.per_device_train_batch_size, 8);
+  EXPECT_EQ(a.per_device_eval_batch_size, 8);
+  EXPECT_EQ(a.learning_rate, 5e-5);
+  EXPECT_EQ(a.adam_beta2, 0.999);
+  EXPECT_EQ(a.adam_epsilon, 1e-8);
+  EXPECT_EQ(a.max_grad_norm, 1.0);
+  EXPECT_EQ(a.num_train_epochs, 3.0);
+  EXPECT_EQ(a.max_steps, -1);
+  EXPECT_EQ(a.lr_scheduler_type, cpuft::LrSchedulerType::Linear);
+  EXPECT_EQ(a.seed, 42);
+  EXPECT_EQ(a.effective_data_seed(), 42);
+  EXPECT_EQ(a.max_seq_length, 384);
+  EXPECT_EQ(a.doc_stride, 128);
+  EXPECT_TRUE(a.pad_to_max_length);
+  EXPECT_EQ(a.n_best_size, 20);
+  EXPECT_EQ(a.max_answer_length, 30);
+  EXPECT_EQ(a.logging_steps, 500);
+  EXPECT_EQ(a.save_strategy, cpuft::SaveStrategy::Steps);
+  EXPECT_FALSE(a.save_total_limit.has_value());
+  EXPECT_TRUE(r.notices.empty());
+}
+
+TEST(Args, ReferenceCommandLinePorts) {
+  // The reference run_qa.py command line with the program name changed.
+  auto r = parse({"--model_name_or_path", "distilbert-base-uncased", "--do_train", "--do_eval", "--train_file",
+                  "train-v1.1.json", "--validation_file", "dev-v1.1.json", "--per_device_train_batch_size", "32",
+                  "--learning_rate", "3e-5", "--num_train_epochs", "2", "--max_seq_length", "384", "--doc_stride",
+                  "128", "--output_dir", "/tmp/out", "--bf16", "--no_cuda", "--use_ipex", "--ddp_backend", "ccl",
+                  "--report_to", "none", "--overwrite_output_dir", "True", "--seed=7"});
+  const auto& a = r.args;
+  EXPECT_TRUE(a.do_eval);
+  EXPECT_TRUE(a.bf16);
+  EXPECT_TRUE(a.overwrite_output_dir);
+  EXPECT_EQ(a.per_device_train_batch_size, 32);
+  EXPECT_EQ(a.learning_rate, 3e-5);
+  EXPECT_EQ(a.num_train_epochs, 2.0);
+  EXPECT_EQ(a.seed, 7);
+  EXPECT_EQ(a.validation_file, "dev-v1.1.json");
+  ASSERT_EQ(r.notices.size(), 4u);
+  EXPECT_EQ(r.notices[0], "--no_cuda has no effect in cpuft: cpuft runs on CPUs only");
+  EXPECT_EQ(r.notices[2], "--ddp_backend has no effect in cpuft: cpuft communicates through MPI (run it under mpirun)");
+}
+
+TEST(Args, BooleanForms) {
+  EXPECT_TRUE(parse(base({"--bf16"})).args.bf16);
+  EXPECT_TRUE(parse(base({"--bf16", "true"})).args.bf16);
+  EXPECT_TRUE(parse(base({"--bf16", "True"})).args.bf16);
+  EXPECT_TRUE(parse(base({"--bf16", "1"})).args.bf16);
+  EXPECT_FALSE(parse(base({"--bf16=false"})).args.bf16);
+  EXPECT_FALSE(parse(base({"--bf16", "False"})).args.bf16);
+  EXPECT_FALSE(parse(base({"--pad_to_max_length", "false"})).args.pad_to_max_length);
+  EXPECT_FALSE(parse(base({"--no_pad_to_max_length"})).args.pad_to_max_length);
+  // A bare boolean followed by another flag does not swallow it.
+  auto r = parse(base({"--bf16", "--do_eval", "--validation_file", "v.json"}));
+  EXPECT_TRUE(r.args.bf16);
+  EXPECT_TRUE(r.args.do_eval);
+  EXPECT_EQ(error_of(base({"--bf16=maybe"})), "--bf16: found 'maybe', expected true or false");
+}
+
+TEST(Args, EqualsAndSpaceFormsAgree) {
+  auto a = parse(base({"--learning_rate=2e-05", "--lr_scheduler_type=cosine", "--save_total_limit=2"})).args;
+  auto b = parse(base({"--learning_rate", "2e-05", "--lr_scheduler_type", "cosine", "--save_total_limit", "2"})).args;
+  EXPECT_EQ(a.learning_rate, b.learning_rate);
+  EXPECT_EQ(a.lr_scheduler_type, cpuft::LrSchedulerType::Cosine);
+  EXPECT_EQ(b.lr_scheduler_type, cpuft::LrSchedulerType::Cosine);
+  EXPECT_EQ(*a.save_total_limit, 2);
+  EXPECT_EQ(*b.save_total_limit, 2);
+}
+
+TEST(Args, ValidatorsNameFlagValueAndExpectation) {
+  EXPECT_EQ(error_of(base({"--learning_rate", "abc"})), "--learning_rate: found 'abc', expected a number > 0");
+  EXPECT_EQ(error_of(base({"--learning_rate", "-1"})), "--learning_rate: found '-1', expected a number > 0");
+  EXPECT_EQ(error_of(base({"--learning_rate", "nan"})), "--learning_rate: found 'nan', expected a number > 0");
+  EXPECT_EQ(error_of(base({"--per_device_train_batch_size", "8.5"})),
+            "--per_device_train_batch_size: found '8.5', expected an integer > 0");
+  EXPECT_EQ(error_of(base({"--per_device_train_batch_size", "0"})),
+            "--per_device_train_batch_size: found '0', expected an integer > 0");
+  EXPECT_EQ(error_of(base({"--adam_beta1", "1"})), "--adam_beta1: found '1', expected a number in [0, 1)");
+  EXPECT_EQ(error_of(base({"--max_steps", "0"})),
+            "--max_steps: found '0', expected an integer > 0, or -1 to use --num_train_epochs");
+  EXPECT_EQ(error_of(base({"--warmup_steps", "2.5"})),
+            "--warmup_steps: found '2.5', expected an integer >= 0, or a ratio in (0, 1)");
+  EXPECT_EQ(error_of(base({"--lr_scheduler_type", "polynomial"})),
+            "--lr_scheduler_type: found 'polynomial', expected one of linear constant constant_with_warmup cosine");
+  EXPECT_EQ(error_of(base({"--save_strategy", "always"})),
+            "--save_strategy: found 'always', expected one of steps epoch no");
+  EXPECT_EQ(error_of(base({"--allreduce_dtype", "f16"})), "--allreduce_dtype: found 'f16', expected one of f32 bf16");
+  EXPECT_EQ(error_of(base({"--seed", "99999999999"})), "--seed: found '99999999999', expected an integer in [0, 4294967295]");
+  EXPECT_EQ(error_of(base({"--learning_rate"})), "--learning_rate: missing its value (FLOAT)");
+  EXPECT_EQ(error_of(base({"--output_dir", "--do_eval"})), "--output_dir: missing its value (DIR)");
+}
+
+TEST(Args, RatiosAndOptionalValues) {
+  auto a = parse(base({"--warmup_steps", "0.1", "--logging_steps", "0.25", "--data_seed", "3", "--max_train_samples",
+                       "100", "--max_steps", "-1"}))
+               .args;
+  EXPECT_EQ(a.warmup_steps, 0.1);
+  EXPECT_EQ(a.logging_steps, 0.25);
+  EXPECT_EQ(a.effective_data_seed(), 3);
+  EXPECT_EQ(*a.max_train_samples, 100);
+}
+
+TEST(Args, MisspeltFlagSuggestsClosest) {
+  EXPECT_EQ(error_of(base({"--learnin_rate", "1e-4"})),
+            "unknown flag --learnin_rate; did you mean --learning_rate? (`cpuft train --help` lists every flag)");
+  EXPECT_EQ(error_of(base({"--per_device_batch_size", "8"})),
+            "unknown flag --per_device_batch_size; did you mean --per_device_eval_batch_size? (`cpuft train --help` "
+            "lists every flag)");
+  EXPECT_EQ(error_of(base({"--zzzzzz"})), "unknown flag --zzzzzz (`cpuft train --help` lists every flag)");
+  EXPECT_EQ(error_of(base({"stray"})), "unexpected argument 'stray'; flags start with -- (see `cpuft train --help`)");
+}
+
+TEST(Args, EditDistance) {
+  EXPECT_EQ(cpuft::edit_distance("", "abc"), 3u);
+  EXPECT_EQ(cpuft::edit_distance("kitten", "sitting"), 3u);
+  EXPECT_EQ(cpuft::edit_distance("bf16", "bf16"), 0u);
+}
+
+TEST(Args, IgnoredFlagsGiveOneNoticeEach) {
+  auto r = parse(base({"--no_cuda", "--no_cuda", "true", "--report_to", "tensorboard", "wandb", "--local_rank=0",
+                       "--dataloader_num_workers", "4", "--preprocessing_num_workers", "8", "--overwrite_cache",
+                       "--jit_mode_eval", "False", "--cache_dir", "/c", "--xpu_backend", "ccl",
+                       "--ddp_find_unused_parameters", "false", "--use_cpu", "--fp16", "false"}));
+  EXPECT_EQ(r.notices.size(), 12u);
+  for (const auto& n : r.notices) EXPECT_NE(n.find(" has no effect in cpuft: "), std::string::npos) << n;
+  EXPECT_EQ(r.args.per_device_train_batch_size, 8);  // values of ignored flags are consumed, not misread
+}
+
+TEST(Args, Fp16IsAnErrorPointingAtBf16) {
+  EXPECT_EQ(error_of(base({"--fp16"})), "--fp16: fp16 is for GPUs; use --bf16 on CPUs");
+}
+
+TEST(Args, DatasetHubNeedsLocalFiles) {
+  auto r = parse(base({"--dataset_name", "squad"}));
+  ASSERT_EQ(r.notices.size(), 1u);
+  EXPECT_NE(r.notices[0].find("--dataset_name has no effect"), std::string::npos);
+  std::string e = error_of({"--model_name_or_path", "m", "--output_dir", "o", "--dataset_name", "squad"});
+  EXPECT_EQ(e.rfind("--dataset_name: cpuft cannot reach dataset hubs; pass SQuAD JSON files instead", 0), 0u) << e;
+}
+
+TEST(Args, CommandsNeedTheirFiles) {
+  EXPECT_EQ(error_of({"--model_name_or_path", "m", "--output_dir", "o"}),
+            "--train_file: missing; training needs a SQuAD JSON file");
+  EXPECT_EQ(error_of({"--train_file", "t", "--output_dir", "o"}),
+            "--model_name_or_path: missing; `cpuft train` needs a Hugging Face model directory");
+  EXPECT_EQ(error_of({"--model_name_or_path", "m", "--output_dir", "o"}, Command::Evaluate),
+            "--validation_file: missing; evaluation (--do_eval) needs a SQuAD JSON file");
+  auto ev = parse({"--model_name_or_path", "m", "--output_dir", "o", "--validation_file", "v", "--learning_rate",
+                   "1e-3"},
+                  Command::Evaluate);
+  EXPECT_TRUE(ev.args.do_eval);
+  EXPECT_FALSE(ev.args.do_train);
+  EXPECT_EQ(ev.args.command, Command::Evaluate);
+  EXPECT_EQ(error_of({"--model_name_or_path", "m", "--output_dir", "o", "--test_file", "v", "--do_train"},
+                     Command::Predict),
+            "--do_train: not available in `cpuft predict`; use `cpuft train`");
+  EXPECT_EQ(error_of(base({"--max_seq_length", "128", "--doc_stride", "128"})),
+            "--doc_stride: found 128, expected less than --max_seq_length (128)");
+}
+
+TEST(Args, EnvironmentSetsAndFlagsOverride) {
+  std::map<std::string, std::string> env = {{"CPUFT_THREADS", "12"}, {"CPUFT_OUTPUT_DIR", "/env/out"}};
+  auto lookup = [&](const char* name) -> const char* {
+    auto it = env.find(name);
+    return it == env.end() ? nullptr : it->second.c_str();
+  };
+  Flags f = {"--model_name_or_path", "m", "--train_file", "t"};
+  auto r = cpuft::parse_train_args(Command::Train, f, lookup);
+  EXPECT_EQ(r.args.threads, 12);
+  EXPECT_EQ(r.args.output_dir, "/env/out");
+  f.insert(f.end(), {"--threads", "3"});
+  EXPECT_EQ(cpuft::parse_train_args(Command::Train, f, lookup).args.threads, 3);
+  env["CPUFT_THREADS"] = "many";
+  try {
+    cpuft::parse_train_args(Command::Train, f, lookup);
+    FAIL();
+  } catch (const cpuft::Error& e) {
+    EXPECT_STREQ(e.what(), "CPUFT_THREADS: found 'many', expected an integer >= 0");
+  }
+}
+
+TEST(Args, HelpListsEveryFlagByGroupWithDefaults) {
+  auto r = parse({"--help"});
+  EXPECT_TRUE(r.help);  // no required-flag errors when asking for help
+  const std::string help = cpuft::train_args_help(Command::Train);
+  for (const auto& name : cpuft::train_flag_names())
+    EXPECT_NE(help.find("  --" + name + " "), std::string::npos) << name;
+  for (const auto& name : cpuft::ignored_flag_names()) EXPECT_NE(help.find(" --" + name), std::string::npos) << name;
+  for (const char* group : {"\nModel:\n", "\nData:\n", "\nTraining:\n", "\nEvaluation:\n", "\nOutput:\n",
+                            "\nDistributed:\n"})
+    EXPECT_NE(help.find(group), std::string::npos) << group;
+  EXPECT_NE(help.find("(default: 5e-05)"), std::string::npos);
+  EXPECT_NE(help.find("--lr_scheduler_type linear|constant|constant_with_warmup|cosine"), std::string::npos);
+  EXPECT_NE(help.find("env CPUFT_THREADS"), std::string::npos);
+  EXPECT_LT(help.find("\nModel:\n"), help.find("\nDistributed:\n"));
+}
+
+TEST(Args, ParseCommand) {
+  EXPECT_EQ(cpuft::parse_command("evaluate"), Command::Evaluate);
+  EXPECT_THROW(cpuft::parse_command("fit"), cpuft::Error);
+}

@@ -1,0 +1,294 @@
+#include "cpuft/train/checkpoint.h"
+
+#include <gtest/gtest.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <vector>
+
+#include "cpuft/io/safetensors.h"
+#include "cpuft/train/trainer_state.h"
+#include "cpuft/util/atomic_file.h"
+#include "cpuft/util/error.h"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string temp_dir() {
+  char tmpl[] = "/tmp/cpuft_ckpt_test_XXXXXX";
+  return ::mkdtemp(tmpl);
+}
+
+// A two-parameter "model" with its Adam moments.
+struct Fixture {
+  std::vector<float> w = {1, 2, 3, 4, 5, 6}, b = {0.5f, -0.5f};
+  std::vector<float> mw = {0.1f, 0.2f, 0.3f, 0.4f, 0.5f, 0.6f}, mb = {-1, 1};
+  std::vector<float> vw = {1e-3f, 2e-3f, 3e-3f, 4e-3f, 5e-3f, 6e-3f}, vb = {7, 8};
+  cpuft::NamedArrays m() const { return {{"qa.weight", {2, 3}, mw.data()}, {"qa.bias", {2}, mb.data()}}; }
+  cpuft::NamedArrays v() const { return {{"qa.weight", {2, 3}, vw.data()}, {"qa.bias", {2}, vb.data()}}; }
+
+  void write_model(const std::string& dir) const {
+    cpuft::write_safetensors(dir + "/model.safetensors",
+                             {{"qa.weight", {2, 3}, w.data()}, {"qa.bias", {2}, b.data()}});
+    cpuft::write_file_atomic(dir + "/config.json", "{}\n");
+  }
+
+  cpuft::CheckpointState state(int64_t step) const {
+    cpuft::CheckpointState s;
+    s.global_step = step;
+    s.epoch = 1;
+    s.batches_in_epoch = 3;
+    s.samples_seen = 56;
+    s.adam_step = step;
+    s.scheduler_step = step;
+    s.lr_scheduler_type = "cosine";
+    s.base_lr = 3e-5;
+    s.warmup_steps = 2;
+    s.max_steps = 20;
+    s.seed = 42;
+    s.data_seed = 7;
+    s.rng = {{"dropout_offset", 123456789012ull}};
+    s.loss_sum = 12.5;
+    s.loss_since_log = 1.25;
+    s.last_logged_step = step - 1;
+    s.total_flos = 1.5e12;
+    s.world_size = 2;
+    s.args_hash = "0123456789abcdef";
+    return s;
+  }
+
+  std::string trainer_state(int64_t step) const {
+    cpuft::TrainerState ts;
+    ts.global_step = step;
+    ts.max_steps = 20;
+    return ts.to_json();
+  }
+
+  std::string save(const std::string& out, int64_t step) const {
+    return cpuft::save_checkpoint(
+        out, step, state(step), [this](const std::string& d) { write_model(d); }, m(), v(), trainer_state(step));
+  }
+};
+
+// Destination buffers shaped as the model expects.
+struct Dest {
+  std::vector<float> mw = std::vector<float>(6), mb = std::vector<float>(2);
+  std::vector<float> vw = std::vector<float>(6), vb = std::vector<float>(2);
+  cpuft::MutableNamedArrays m() { return {{"qa.weight", {2, 3}, mw.data()}, {"qa.bias", {2}, mb.data()}}; }
+  cpuft::MutableNamedArrays v() { return {{"qa.weight", {2, 3}, vw.data()}, {"qa.bias", {2}, vb.data()}}; }
+};
+
+std::string load_error(const std::string& dir, cpuft::MutableNamedArrays m, cpuft::MutableNamedArrays v) {
+  try {
+    cpuft::load_checkpoint(dir, m, v);
+  } catch (const cpuft::Error& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+}  // namespace
+
+TEST(Checkpoint, RoundTripRestoresMomentsAndState) {
+  Fixture f;
+  std::string out = temp_dir();
+  std::string dir = f.save(out, 10);
+  EXPECT_EQ(dir, out + "/checkpoint-10");
+  for (const char* file : {"model.safetensors", "config.json", "optimizer.safetensors", "trainer_state.json",
+                           "cpuft_state.json"})
+    EXPECT_TRUE(fs::is_regular_file(dir + "/" + file)) << file;
+  Dest d;
+  auto loaded = cpuft::load_checkpoint(dir, d.m(), d.v());
+  EXPECT_EQ(d.mw, f.mw);
+  EXPECT_EQ(d.mb, f.mb);
+  EXPECT_EQ(d.vw, f.vw);
+  EXPECT_EQ(d.vb, f.vb);
+  const auto& s = loaded.state;
+  EXPECT_EQ(s.global_step, 10);
+  EXPECT_EQ(s.epoch, 1);
+  EXPECT_EQ(s.batches_in_epoch, 3);
+  EXPECT_EQ(s.samples_seen, 56);
+  EXPECT_EQ(s.adam_step, 10);
+  EXPECT_EQ(s.lr_scheduler_type, "cosine");
+  EXPECT_EQ(s.base_lr, 3e-5);
+  EXPECT_EQ(s.data_seed, 7);
+  EXPECT_EQ(s.rng.at("dropout_offset"), 123456789012ull);
+  EXPECT_EQ(s.loss_since_log, 1.25);
+  EXPECT_EQ(s.total_flos, 1.5e12);
+  EXPECT_EQ(s.world_size, 2);
+  EXPECT_EQ(s.args_hash, "0123456789abcdef");
+  EXPECT_EQ(loaded.trainer_state_json, f.trainer_state(10));
+  EXPECT_EQ(loaded.model_file, dir + "/model.safetensors");
+  // Only the committed directory remains: no temporary directory is left behind.
+  EXPECT_EQ(std::distance(fs::directory_iterator(out), fs::directory_iterator()), 1);
+}
+
+TEST(Checkpoint, SavingTheSameStepAgainReplacesIt) {
+  Fixture f;
+  std::string out = temp_dir();
+  f.save(out, 4);
+  f.mb = {9, 9};
+  f.save(out, 4);
+  Dest d;
+  cpuft::load_checkpoint(out + "/checkpoint-4", d.m(), d.v());
+  EXPECT_EQ(d.mb, (std::vector<float>{9, 9}));
+  EXPECT_EQ(std::distance(fs::directory_iterator(out), fs::directory_iterator()), 1);
+}
+
+TEST(Checkpoint, MissingFileIsReported) {
+  Fixture f;
+  std::string dir = f.save(temp_dir(), 3);
+  fs::remove(dir + "/optimizer.safetensors");
+  Dest d;
+  EXPECT_EQ(load_error(dir, d.m(), d.v()), dir + "/optimizer.safetensors: missing; the checkpoint is incomplete");
+  EXPECT_EQ(load_error(dir + "/nope", d.m(), d.v()), dir + "/nope: not a checkpoint directory (missing)");
+}
+
+TEST(Checkpoint, TruncatedOptimizerFileIsReported) {
+  Fixture f;
+  std::string dir = f.save(temp_dir(), 3);
+  const std::string path = dir + "/optimizer.safetensors";
+  ASSERT_EQ(::truncate(path.c_str(), static_cast<off_t>(fs::file_size(path) - 8)), 0);
+  Dest d;
+  std::string e = load_error(dir, d.m(), d.v());
+  EXPECT_NE(e.find(path), std::string::npos) << e;
+}
+
+TEST(Checkpoint, WrongShapesMissingAndExtraTensorsAreReported) {
+  Fixture f;
+  std::string dir = f.save(temp_dir(), 3);
+  const std::string opt = dir + "/optimizer.safetensors";
+  std::vector<float> buf(6), buf2(6), bias(2), bias2(2), extra(4), extra2(4);
+  EXPECT_EQ(load_error(dir, {{"qa.weight", {3, 2}, buf.data()}, {"qa.bias", {2}, bias.data()}},
+                       {{"qa.weight", {3, 2}, buf2.data()}, {"qa.bias", {2}, bias2.data()}}),
+            opt + ": tensor 'exp_avg.qa.weight': shape [2, 3], expected [3, 2]");
+  EXPECT_EQ(load_error(dir,
+                       {{"qa.weight", {2, 3}, buf.data()}, {"qa.bias", {2}, bias.data()}, {"new", {4}, extra.data()}},
+                       {{"qa.weight", {2, 3}, buf2.data()}, {"qa.bias", {2}, bias2.data()}, {"new", {4}, extra2.data()}}),
+            opt + ": tensor 'exp_avg.new': missing, expected shape [4]");
+  EXPECT_EQ(load_error(dir, {{"qa.weight", {2, 3}, buf.data()}}, {{"qa.weight", {2, 3}, buf2.data()}}),
+            opt + ": tensor 'exp_avg.qa.bias': not a moment of any parameter of this model");
+}
+
+TEST(Checkpoint, CorruptOrForeignStateIsReported) {
+  Fixture f;
+  std::string dir = f.save(temp_dir(), 3);
+  const std::string path = dir + "/cpuft_state.json";
+  std::string text = cpuft::read_file(path);
+  Dest d;
+  std::string v2 = text;
+  v2.replace(v2.find("\"format_version\": 1"), 19, "\"format_version\": 2");
+  cpuft::write_file_atomic(path, v2);
+  EXPECT_EQ(load_error(dir, d.m(), d.v()),
+            path + ": format_version: found 2, expected 1 (written by a different cpuft version)");
+  std::string bad_step = text;
+  bad_step.replace(bad_step.find("\"global_step\": 3"), 16, "\"global_step\": \"x\"");
+  cpuft::write_file_atomic(path, bad_step);
+  EXPECT_EQ(load_error(dir, d.m(), d.v()), path + ": global_step: found \"x\", expected an integer");
+  cpuft::write_file_atomic(path, text.substr(0, text.size() / 2));
+  EXPECT_EQ(load_error(dir, d.m(), d.v()), path + ": not a JSON object; the checkpoint is corrupt");
+  // trainer_state.json of another step
+  cpuft::write_file_atomic(path, text);
+  cpuft::write_file_atomic(dir + "/trainer_state.json", f.trainer_state(4));
+  EXPECT_EQ(load_error(dir, d.m(), d.v()),
+            dir + "/trainer_state.json: global_step: found 4, expected 3 (cpuft_state.json)");
+}
+
+TEST(Checkpoint, FailedModelWriteLeavesNoCheckpoint) {
+  Fixture f;
+  std::string out = temp_dir();
+  auto no_config = [&](const std::string& d) {
+    cpuft::write_safetensors(d + "/model.safetensors", {{"qa.bias", {2}, f.b.data()}});
+  };
+  EXPECT_THROW(cpuft::save_checkpoint(out, 5, f.state(5), no_config, f.m(), f.v(), f.trainer_state(5)),
+               cpuft::Error);
+  EXPECT_TRUE(fs::is_empty(out));  // neither checkpoint-5 nor its temporary directory
+  EXPECT_NO_THROW(f.save(out, 5));
+}
+
+TEST(Checkpoint, MismatchedMomentListsAreRejected) {
+  Fixture f;
+  std::string out = temp_dir();
+  cpuft::NamedArrays short_v = {f.v()[0]};
+  EXPECT_THROW(cpuft::save_checkpoint(
+                   out, 5, f.state(5), [&](const std::string& d) { f.write_model(d); }, f.m(), short_v,
+                   f.trainer_state(5)),
+               cpuft::Error);
+}
+
+TEST(Checkpoint, LastCheckpointIgnoresTemporaryAndIncompleteDirectories) {
+  Fixture f;
+  std::string out = temp_dir();
+  EXPECT_EQ(cpuft::find_last_checkpoint(out), "");
+  EXPECT_EQ(cpuft::find_last_checkpoint(out + "/missing"), "");
+  f.save(out, 9);
+  f.save(out, 10);
+  fs::create_directories(out + "/checkpoint-12.tmp-999");  // interrupted save
+  fs::create_directories(out + "/checkpoint-11");           // not written by cpuft (no cpuft_state.json)
+  fs::create_directories(out + "/checkpoint-abc");
+  cpuft::write_file_atomic(out + "/checkpoint-13", "a file");
+  EXPECT_EQ(cpuft::find_last_checkpoint(out), out + "/checkpoint-10");  // numeric, not lexical, order
+}
+
+TEST(Checkpoint, RotationDeletesOldestButKeepsTheResumedOne) {
+  Fixture f;
+  std::string out = temp_dir();
+  for (int step = 1; step <= 5; ++step) f.save(out, step);
+  cpuft::rotate_checkpoints(out, 2, out + "/checkpoint-1");
+  std::vector<std::string> left;
+  for (const auto& e : fs::directory_iterator(out)) left.push_back(e.path().filename().string());
+  std::sort(left.begin(), left.end());
+  EXPECT_EQ(left, (std::vector<std::string>{"checkpoint-1", "checkpoint-5"}));
+  cpuft::rotate_checkpoints(out, 1, "");
+  EXPECT_EQ(cpuft::find_last_checkpoint(out), out + "/checkpoint-5");
+  EXPECT_FALSE(fs::exists(out + "/checkpoint-1"));
+  EXPECT_THROW(cpuft::rotate_checkpoints(out, 0, ""), cpuft::Error);
+}
+
+TEST(Checkpoint, ResumeResolutionFollowsRunQa) {
+  Fixture f;
+  cpuft::TrainArgs a;
+  a.do_train = true;
+  a.output_dir = temp_dir();
+  EXPECT_EQ(cpuft::resolve_resume_checkpoint(a), "");  // empty output_dir: start afresh
+  a.resume_from_checkpoint = "last";
+  EXPECT_THROW(cpuft::resolve_resume_checkpoint(a), cpuft::Error);
+  cpuft::write_file_atomic(a.output_dir + "/notes.txt", "x");
+  a.resume_from_checkpoint.clear();
+  try {
+    cpuft::resolve_resume_checkpoint(a);
+    FAIL();
+  } catch (const cpuft::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("use --overwrite_output_dir"), std::string::npos);
+  }
+  a.overwrite_output_dir = true;
+  EXPECT_EQ(cpuft::resolve_resume_checkpoint(a), "");
+  a.overwrite_output_dir = false;
+  f.save(a.output_dir, 6);
+  EXPECT_EQ(cpuft::resolve_resume_checkpoint(a), a.output_dir + "/checkpoint-6");  // detected automatically
+  a.resume_from_checkpoint = "last";
+  EXPECT_EQ(cpuft::resolve_resume_checkpoint(a), a.output_dir + "/checkpoint-6");
+  a.resume_from_checkpoint = a.output_dir + "/notes.txt";
+  EXPECT_THROW(cpuft::resolve_resume_checkpoint(a), cpuft::Error);
+}
+
+TEST(Checkpoint, ResumeMismatchExplainsWorldSizeAndFlags) {
+  cpuft::TrainArgs a;
+  cpuft::CheckpointState s;
+  s.args_hash = cpuft::training_args_hash(a);
+  s.world_size = 2;
+  EXPECT_EQ(cpuft::resume_mismatch(s, cpuft::training_args_hash(a), 2), "");
+  EXPECT_NE(cpuft::resume_mismatch(s, cpuft::training_args_hash(a), 4).find("written by 2 processes"),
+            std::string::npos);
+  cpuft::TrainArgs b = a;
+  b.learning_rate = 3e-5;
+  EXPECT_NE(cpuft::training_args_hash(a), cpuft::training_args_hash(b));
+  EXPECT_NE(cpuft::resume_mismatch(s, cpuft::training_args_hash(b), 2).find("training flags differ"),
+            std::string::npos);
+  b = a;
+  b.output_dir = "elsewhere";  // where results go does not change the trajectory
+  EXPECT_EQ(cpuft::training_args_hash(a), cpuft::training_args_hash(b));
+}

@@ -49,6 +49,7 @@ class Sampler {
   int64_t steps_per_epoch() const;
 
   // The feature indices this rank trains on at (epoch, step); throws if step >= steps_per_epoch().
+  // Not thread-safe: it caches the order of the last epoch asked for.
   std::vector<int64_t> batch(int64_t epoch, int64_t step) const;
 
   // The whole epoch's order (randperm with seed + epoch).

@@ -58,6 +58,41 @@ TEST(QaModel, EvalForwardIsDeterministic) {
   EXPECT_EQ(0, std::memcmp(e1.data(), e2.data(), n * sizeof(float)));
 }
 
+// The trainer's last batch may be short: a smaller batch in the same arena gives the same logits
+// for its rows as the full batch (rows are independent; only GEMM blocking may differ).
+TEST(QaModel, ShorterBatchInTheReservedArenaGivesTheSameRows) {
+  Reference ref(model_fixture_dir("distilbert") + "/reference.safetensors");
+  QaModel m(tiny_config("distilbert", 0.f), false, 8);
+  m.reserve(ref.batch, ref.seq_len);
+  const size_t n = static_cast<size_t>(ref.batch * ref.seq_len);
+  std::vector<float> s(n), e(n), s2(n), e2(n);
+  m.forward(ref.batch_view(), s.data(), e.data());
+  QaModel::Batch two = ref.batch_view();
+  two.batch = 2;
+  m.forward(two, s2.data(), e2.data());
+  for (size_t i = 0; i < static_cast<size_t>(2 * ref.seq_len); ++i) {
+    EXPECT_NEAR(s2[i], s[i], 1e-5f * (1 + std::abs(s[i])));
+    EXPECT_NEAR(e2[i], e[i], 1e-5f * (1 + std::abs(e[i])));
+  }
+}
+
+// Under bf16 the logits are bf16 values, as torch autocast returns them (ties matter in n-best).
+TEST(QaModel, Bf16LogitsAreBf16Values) {
+  Reference ref(model_fixture_dir("bert_hd8") + "/reference.safetensors");
+  QaModel m(tiny_config("bert_hd8", 0.f), true, 8);
+  m.reserve(ref.batch, ref.seq_len);
+  const size_t n = static_cast<size_t>(ref.batch * ref.seq_len);
+  std::vector<float> s(n), e(n);
+  m.forward(ref.batch_view(), s.data(), e.data());
+  for (size_t i = 0; i < n; ++i) {
+    uint32_t bits_s, bits_e;
+    std::memcpy(&bits_s, &s[i], 4);
+    std::memcpy(&bits_e, &e[i], 4);
+    EXPECT_EQ(bits_s & 0xffffu, 0u) << i;
+    EXPECT_EQ(bits_e & 0xffffu, 0u) << i;
+  }
+}
+
 TEST(QaModel, DropoutSameSeedSameLossOtherSeedOtherLoss) {
   for (const char* name : {"distilbert", "bert_hd8"}) {
     Reference ref(model_fixture_dir(name) + "/reference.safetensors");

@@ -17,6 +17,7 @@ int cmd_predict(const Argv& args, Communicator& comm);        // answer question
 int cmd_doctor(const Argv& args);                             // what cpuft sees on this machine
 int cmd_bench(const Argv& args);                              // time training steps
 int cmd_launch(const Argv& args);                             // print and run the mpirun command
+int cmd_init_model(const Argv& args);                         // a random model from a config.json
 int cmd_cluster_check(const Argv& args, Communicator& comm);  // check the hosts of a hostfile
 
 }  // namespace cpuft

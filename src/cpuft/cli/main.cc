@@ -22,6 +22,7 @@ const char* kUsage =
     "  bench          time full training steps on random data: samples/s, GFLOP/s, share of peak\n"
     "  launch         print and run the mpirun command for a hostfile (Open MPI, MPICH, Intel MPI)\n"
     "  cluster-check  check every host of a hostfile (run under mpirun)\n"
+    "  init-model     write a randomly initialised model directory from a config.json\n"
     "  --version      print the version\n"
     "\n"
     "Run several ranks with: mpirun -np N cpuft train ...\n";
@@ -44,6 +45,7 @@ int main(int argc, char** argv) {
     if (cmd == "doctor") return cpuft::cmd_doctor(rest);
     if (cmd == "bench") return cpuft::cmd_bench(rest);
     if (cmd == "launch") return cpuft::cmd_launch(rest);
+    if (cmd == "init-model") return cpuft::cmd_init_model(rest);
     if (cmd == "train" || cmd == "evaluate" || cmd == "predict" || cmd == "cluster-check") {
       comm.init(&argc, &argv);
       cpuft::set_log_rank(comm.rank(), comm.size());

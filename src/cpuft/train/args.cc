@@ -65,12 +65,15 @@ void check_combination(const ParsedArgs& r, const std::set<std::string>& given) 
            "--train_file train-v1.1.json --validation_file dev-v1.1.json");
   if (a.model_name_or_path.empty())
     fail("--model_name_or_path: missing; `cpuft ", cmd, "` needs a Hugging Face model directory");
-  if (a.output_dir.empty()) fail("--output_dir: missing; `cpuft ", cmd, "` needs a directory for its results");
+  // evaluate writes next to the model and predict prints answers unless --output_dir is given.
+  if (a.output_dir.empty() && a.command == Command::Train)
+    fail("--output_dir: missing; `cpuft ", cmd, "` needs a directory for its results");
   if (a.do_train && a.train_file.empty())
     fail("--train_file: missing; training needs a SQuAD JSON file");
   if (a.do_eval && a.validation_file.empty())
     fail("--validation_file: missing; evaluation (--do_eval) needs a SQuAD JSON file");
-  if (a.do_predict && a.test_file.empty())
+  // `cpuft predict` also answers --question/--context or JSON lines (checked by the command).
+  if (a.do_predict && a.test_file.empty() && a.command != Command::Predict)
     fail("--test_file: missing; prediction (--do_predict) needs a SQuAD JSON file");
   if (a.doc_stride >= a.max_seq_length)
     fail("--doc_stride: found ", a.doc_stride, ", expected less than --max_seq_length (", a.max_seq_length, ")");

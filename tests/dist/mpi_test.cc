@@ -10,7 +10,7 @@ namespace {
 class Mpi : public ::testing::Test {
  protected:
   void SetUp() override {
-    cpuft_test::allow_mpirun_as_root();
+    cpuft_test::prepare_mpirun_env();
     if (!cpuft_test::have_mpirun()) GTEST_SKIP() << "mpirun not found";
     if (!cpuft_test::helper_has_mpi(CPUFT_DIST_HELPER)) GTEST_SKIP() << "built without MPI";
   }

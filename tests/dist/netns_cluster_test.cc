@@ -17,7 +17,7 @@ const std::string kState = "/tmp/cpuft-netns-test-" + std::to_string(getpid());
 class NetnsCluster : public ::testing::Test {
  protected:
   void SetUp() override {
-    cpuft_test::allow_mpirun_as_root();
+    cpuft_test::prepare_mpirun_env();
     if (geteuid() != 0) GTEST_SKIP() << "needs root for ip netns";
     if (!cpuft_test::have_mpirun()) GTEST_SKIP() << "mpirun not found";
     if (!cpuft_test::helper_has_mpi(CPUFT_DIST_HELPER)) GTEST_SKIP() << "built without MPI";
@@ -39,12 +39,16 @@ class NetnsCluster : public ::testing::Test {
   static cpuft_test::RunResult script(const std::string& args) {
     return cpuft_test::run_command("CPUFT_NETNS_STATE=" + kState + " CPUFT_NETNS_SLOTS=2 " + kScript + " " + args);
   }
+  // Open MPI flags that keep the job on the namespaces' bridge (see the script's output).
+  static std::string net_flags() {
+    return "-x LSAN_OPTIONS --mca btl tcp,self --mca btl_tcp_if_include 10.77.0.0/24 "
+           "--mca oob_tcp_if_include 10.77.0.0/24";
+  }
   static cpuft_test::RunResult mpirun(int per_node, const std::string& args) {
-    return cpuft_test::run_command(
-        "timeout 120 mpirun --oversubscribe --bind-to none --hostfile " + kState + "/hostfile --mca plm_rsh_agent " +
-        kState + "/rsh-agent --mca btl tcp,self --mca btl_tcp_if_include 10.77.0.0/24 --mca oob_tcp_if_include "
-        "10.77.0.0/24 -np " + std::to_string(2 * per_node) + " --map-by ppr:" + std::to_string(per_node) +
-        ":node " CPUFT_DIST_HELPER " " + args);
+    return cpuft_test::run_command("timeout 120 mpirun --oversubscribe --bind-to none --hostfile " + kState +
+                                   "/hostfile --mca plm_rsh_agent " + kState + "/rsh-agent " + net_flags() +
+                                   " -np " + std::to_string(2 * per_node) + " --map-by ppr:" +
+                                   std::to_string(per_node) + ":node " CPUFT_DIST_HELPER " " + args);
   }
   bool up_ = false;
 };
@@ -71,8 +75,8 @@ TEST_F(NetnsCluster, TwoHosts) {
 
   // The command as `cpuft cluster-check` runs it: reachability first, then itself under mpirun.
   cpuft_test::RunResult cmd = cpuft_test::run_command(
-      "timeout 120 " CPUFT_DIST_HELPER " cluster-cmd " + kState + "/hostfile " + kState +
-      "/rsh-agent --mca btl tcp,self --mca btl_tcp_if_include 10.77.0.0/24 --mca oob_tcp_if_include 10.77.0.0/24");
+      "timeout 120 " CPUFT_DIST_HELPER " cluster-cmd " + kState + "/hostfile " + kState + "/rsh-agent " +
+      net_flags());
   EXPECT_EQ(cmd.status, 0) << cmd.output;
   EXPECT_NE(cmd.output.find("cpuft-h2             reachable"), std::string::npos) << cmd.output;
   EXPECT_NE(cmd.output.find("mpirun -np 2 --hostfile"), std::string::npos) << cmd.output;

@@ -215,14 +215,14 @@ std::vector<FlagSpec> build_table() {
   t.push_back(integer("Training", "seed", &A::seed, "an integer in [0, 4294967295]", seed_range,
                       "seed for weight initialisation, dropout and (without --data_seed) data order"));
   t.push_back(make(
-      "Training", "data_seed", "N", "seed for the training data order (default: --seed)", FlagArity::One,
+      "Training", "data_seed", "N", "seed for the training data order", FlagArity::One,
       [](TrainArgs& a, const std::string& v, const std::string& who) {
         const char* expected = "an integer in [0, 4294967295]";
         int64_t n = to_integer(v, who, expected);
         if (!seed_range(static_cast<double>(n))) fail(who, ": found '", v, "', expected ", expected);
         a.data_seed = n;
       },
-      [](const TrainArgs& a) { return a.data_seed ? std::to_string(*a.data_seed) : std::string("none"); }));
+      [](const TrainArgs& a) { return a.data_seed ? std::to_string(*a.data_seed) : std::string("--seed"); }));
   t.push_back(boolean("Training", "bf16", &A::bf16,
                       "bf16 matrix products with f32 master weights (AMX / AVX512_BF16 when present)"));
   t.push_back(integer("Training", "threads", &A::threads, "an integer >= 0", non_negative,
@@ -265,6 +265,9 @@ std::vector<FlagSpec> build_table() {
   t.push_back(choice<AllreduceDtype>("Distributed", "allreduce_dtype", &A::allreduce_dtype,
                                      {{"f32", AllreduceDtype::F32}, {"bf16", AllreduceDtype::BF16}},
                                      "element type of gradients on the wire"));
+  // Step counts that transformers also accepts as a ratio of the total steps.
+  for (auto& f : t)
+    if (f.name == "warmup_steps" || f.name == "logging_steps" || f.name == "save_steps") f.placeholder = "N|RATIO";
   return t;
 }
 

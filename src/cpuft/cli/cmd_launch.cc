@@ -6,7 +6,7 @@
 #include <cstdio>
 
 #include "cpuft/cli/commands.h"
-#include "cpuft/dist/cluster_check.h"
+#include "cpuft/dist/cluster_check_command.h"
 #include "cpuft/dist/launcher.h"
 #include "cpuft/util/error.h"
 
@@ -20,7 +20,7 @@ const char* kLaunchHelp =
     "e.g. cpuft launch --hostfile hosts --nproc_per_node 2 -- train --model_name_or_path ...\n";
 
 const char* kClusterCheckHelp =
-    "usage: cpuft cluster-check --hostfile FILE [--rsh-agent PATH] [--mpirun PATH] [--mpi-arg ARG]...\n"
+    "usage: cpuft cluster-check --hostfile FILE [--rsh-agent PATH] [--timeout S] [--mpirun PATH] [--mpi-arg ARG]...\n"
     "Checks that every host answers without a password prompt, then runs one rank per host under mpirun:\n"
     "same cpuft version and build, CPU features, cores, free memory, allreduce bandwidth and latency.\n"
     "Exits non-zero if anything is off.\n";
@@ -82,8 +82,8 @@ int cmd_launch(const Argv& argv) {
 }
 
 int cmd_cluster_check(const Argv& argv, Communicator& comm) {
-  std::string hostfile, agent = "ssh";
-  LaunchOptions o;
+  ClusterCheckCommand c;
+  c.version = CPUFT_VERSION;
   for (size_t i = 0; i < argv.size(); ++i) {
     const std::string& f = argv[i];
     if (f == "--help" || f == "-h") {
@@ -92,42 +92,16 @@ int cmd_cluster_check(const Argv& argv, Communicator& comm) {
     }
     if (i + 1 >= argv.size()) fail(f, ": missing value (see cpuft cluster-check --help)");
     const std::string& v = argv[++i];
-    if (f == "--hostfile") hostfile = v;
-    else if (f == "--rsh-agent") agent = v;
-    else if (f == "--mpirun") o.mpirun = v;
-    else if (f == "--mpi-arg") o.mpi_args.push_back(v);
+    if (f == "--hostfile") c.hostfile = v;
+    else if (f == "--rsh-agent") c.rsh_agent = v;
+    else if (f == "--mpirun") c.mpirun = v;
+    else if (f == "--mpi-arg") c.mpi_args.push_back(v);
+    else if (f == "--timeout") c.timeout_s = positive(f, v);
     else fail("cpuft cluster-check: unknown flag '", f, "'");
   }
-  if (hostfile.empty()) fail("cpuft cluster-check: --hostfile FILE is required");
-  const std::vector<std::string> hosts = read_hostfile_hosts(hostfile);
-
-  if (!Communicator::launched_by_mpi()) {
-    // Step 1 (no MPI yet): every host must answer the agent without a password prompt.
-    bool all_ok = true;
-    for (const HostReachability& r : check_hosts_reachable(hosts, agent, 10)) {
-      std::printf("%-24s %s%s%s\n", r.host.c_str(), r.ok ? "reachable" : "NOT reachable",
-                  r.ok ? "" : ": ", r.ok ? "" : r.detail.c_str());
-      all_ok &= r.ok;
-    }
-    if (!all_ok) {
-      std::printf("cluster-check: FAILED (hosts not reachable with %s in batch mode)\n", agent.c_str());
-      return 1;
-    }
-    // Step 2: one rank per host under mpirun runs this same command.
-    o.hostfile = hostfile;
-    o.nproc_per_node = 1;
-    if (agent != "ssh") {
-      o.mpi_args.insert(o.mpi_args.begin(), {"--mca", "plm_rsh_agent", agent});
-    }
-    o.program = {self_exe(), "cluster-check", "--hostfile", hostfile};
-    std::vector<std::string> cmd = plan_launch(o);
-    std::printf("%s\n", shell_join(cmd).c_str());
-    std::fflush(stdout);
-    exec_command(cmd);
-  }
-  ClusterCheckResult result = run_cluster_check(comm, CPUFT_VERSION, hosts);
-  if (comm.is_root()) std::fputs(format_cluster_check(result).c_str(), stdout);
-  return result.problems.empty() ? 0 : 1;
+  if (c.hostfile.empty()) fail("cpuft cluster-check: --hostfile FILE is required");
+  c.self_args = {"cluster-check", "--hostfile", c.hostfile};
+  return run_cluster_check_command(c, comm);
 }
 
 }  // namespace cpuft

@@ -5,7 +5,7 @@
 #include <sstream>
 
 #include "cpuft/cpu/placement.h"
-#include "cpuft/cpu/topology.h"
+#include "cpuft/dist/rank_placement.h"
 #include "cpuft/io/model_dir.h"
 #include "cpuft/util/atomic_file.h"
 #include "cpuft/util/log.h"
@@ -13,22 +13,15 @@
 namespace cpuft {
 
 int configure_threads(int threads, Communicator& comm) {
-  Topology topo = read_topology();
   PlacementOptions po;
-  po.ranks_per_node = comm.local_size();
-  po.omp_threads = threads > 0 ? threads : omp_threads_from_env();
-  po.reserve_core = comm.size() > 1;  // a world of one has no MPI progress to leave room for
-  PlacementPlan plan = plan_placement(topo, po);
-  for (const std::string& w : plan.warnings) log_warn(w);
-  const RankPlacement& mine = plan.ranks.at(static_cast<size_t>(comm.local_rank()));
-  pin_omp_threads(mine.thread_cpus);
-  if (comm.size() > 1)
-    log_message(LogLevel::Info, true,
-                str_cat("rank ", comm.rank(), " on ", comm.hostname(), ": ", mine.thread_cpus.size(),
-                        " threads on cpus ", format_cpu_list(mine.thread_cpus)));
-  else
-    log_info(mine.thread_cpus.size(), " threads on cpus ", format_cpu_list(mine.thread_cpus));
-  return static_cast<int>(mine.thread_cpus.size());
+  po.omp_threads = threads;
+  LocalPlacement place = place_this_rank(comm, po, /*pin=*/true);
+  for (const std::string& w : place.plan.warnings) log_warn(w);
+  const std::vector<int>& cpus = place.mine().thread_cpus;
+  log_message(LogLevel::Info, comm.size() > 1,
+              str_cat(comm.size() > 1 ? str_cat("rank ", comm.rank(), " on ", comm.hostname(), ": ") : std::string(),
+                      cpus.size(), " threads on cpus ", format_cpu_list(cpus)));
+  return static_cast<int>(cpus.size());
 }
 
 LoadedModel load_model(const TrainArgs& args, Communicator& comm, const std::string& weights_dir) {

@@ -209,6 +209,19 @@ TEST(Checkpoint, FailedModelWriteLeavesNoCheckpoint) {
   EXPECT_NO_THROW(f.save(out, 5));
 }
 
+TEST(Checkpoint, SavingRemovesLeftoversOfAnInterruptedRun) {
+  Fixture f;
+  std::string out = temp_dir();
+  for (const char* d : {"checkpoint-3.tmp-77", "checkpoint-2.old-77", "checkpoint-1.deleting-77", "keep.tmp-1",
+                        "checkpoint-x.tmp-1"})
+    fs::create_directories(out + "/" + d + "/sub");
+  f.save(out, 4);
+  std::vector<std::string> left;
+  for (const auto& e : fs::directory_iterator(out)) left.push_back(e.path().filename().string());
+  std::sort(left.begin(), left.end());
+  EXPECT_EQ(left, (std::vector<std::string>{"checkpoint-4", "checkpoint-x.tmp-1", "keep.tmp-1"}));
+}
+
 TEST(Checkpoint, MismatchedMomentListsAreRejected) {
   Fixture f;
   std::string out = temp_dir();

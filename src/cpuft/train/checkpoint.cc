@@ -178,8 +178,8 @@ std::string save_checkpoint(const std::string& output_dir, int64_t step, const C
   const std::string final_dir = output_dir + "/" + name;
   // The suffix keeps temporary directories from ever matching "checkpoint-N".
   const std::string tmp_dir = final_dir + ".tmp-" + std::to_string(::getpid());
+  remove_checkpoint_leftovers(output_dir);
   std::error_code ec;
-  fs::remove_all(tmp_dir, ec);
   if (!fs::create_directories(tmp_dir, ec) || ec)
     fail(tmp_dir, ": cannot create checkpoint directory: ", ec ? ec.message() : "already exists");
   try {

@@ -94,6 +94,10 @@ std::string resume_mismatch(const CheckpointState& state, const std::string& arg
 // cpuft_state.json); temporary directories are ignored. Empty when there is none.
 std::string find_last_checkpoint(const std::string& output_dir);
 
+// Removes what an interrupted run left in output_dir: checkpoint-N.tmp-PID/ (a save that never
+// committed), checkpoint-N.old-PID/ and checkpoint-N.deleting-PID/. save_checkpoint calls it first.
+void remove_checkpoint_leftovers(const std::string& output_dir);
+
 // Deletes the oldest checkpoints until at most `limit` remain, never deleting `keep` (a path, may be
 // empty). Each is renamed away before it is removed, so a crash never leaves a partial checkpoint-N/.
 void rotate_checkpoints(const std::string& output_dir, int64_t limit, const std::string& keep);

@@ -51,6 +51,21 @@ bool same_path(const fs::path& a, const std::string& b) {
 
 }  // namespace
 
+void remove_checkpoint_leftovers(const std::string& output_dir) {
+  std::error_code ec;
+  if (!fs::is_directory(output_dir, ec)) return;
+  std::vector<fs::path> doomed;
+  for (const auto& entry : fs::directory_iterator(output_dir, ec)) {
+    const std::string name = entry.path().filename().string();
+    const size_t dot = name.find('.');
+    if (dot == std::string::npos || checkpoint_number(name.substr(0, dot)) < 0) continue;
+    const std::string suffix = name.substr(dot);
+    for (const char* kind : {".tmp-", ".old-", ".deleting-"})
+      if (suffix.compare(0, std::char_traits<char>::length(kind), kind) == 0) doomed.push_back(entry.path());
+  }
+  for (const auto& path : doomed) fs::remove_all(path, ec);
+}
+
 std::string find_last_checkpoint(const std::string& output_dir) {
   auto all = list_checkpoints(output_dir);
   return all.empty() ? std::string() : all.back().second.string();

@@ -398,10 +398,7 @@ void Trainer::evaluate() {
   if (args_.do_train) out.metrics["epoch"] = epoch_float();
   if (!comm_.is_root()) return;
   write_prediction_files(args_.output_dir, out.predictions, args_.version_2_with_negative, "eval");
-  save_metrics(args_.output_dir, "eval", out.metrics);
-  nlohmann::json all = train_metrics_;
-  all.update(out.metrics);
-  save_metrics(args_.output_dir, "all", all);
+  save_metrics(args_.output_dir, "eval", out.metrics);  // also merged into all_results.json
   log_info("***** eval metrics *****");
   for (auto it = out.metrics.begin(); it != out.metrics.end(); ++it) log_info("  ", it.key(), " = ", it.value().dump());
 }

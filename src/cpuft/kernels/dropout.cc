@@ -8,8 +8,17 @@
 namespace cpuft {
 namespace {
 
+// The key of element 0 of a tensor whose elements are numbered from first_index: the hash takes
+// index * golden + low32(key) (mod 2^32), so moving the low word by first_index * golden numbers
+// the elements from first_index without touching the kernels.
+uint64_t key_at(uint64_t seed, uint64_t stream, uint64_t first_index) {
+  const uint64_t key = dropout_key(seed, stream);
+  const uint32_t low = static_cast<uint32_t>(key) + static_cast<uint32_t>(first_index) * 0x9e3779b9u;
+  return (key & 0xffffffff00000000ull) | low;
+}
+
 void dropout_run(float* out, uint16_t* out_bf16, const float* in, int64_t n, float p,
-                 uint64_t seed, uint64_t stream, const char* what) {
+                 uint64_t seed, uint64_t stream, uint64_t first_index, const char* what) {
   if (!(p >= 0.0f && p <= 1.0f)) fail(what, ": dropout probability ", p, ", expected [0, 1]");
   if (n < 0 || n > int64_t{0xffffffff}) {
     fail(what, ": ", n, " elements, expected fewer than 2^32 (the mask index is 32 bits)");
@@ -19,7 +28,7 @@ void dropout_run(float* out, uint16_t* out_bf16, const float* in, int64_t n, flo
   const float scale = p >= 1.0f ? 0.0f : 1.0f / (1.0f - p);
   const uint32_t threshold = p >= 1.0f ? 0u : dropout_threshold24(p);
   if (p == 0.0f && out == in && !out_bf16) return;
-  kernels().dropout_apply(out, out_bf16, in, n, scale, dropout_key(seed, stream), threshold);
+  kernels().dropout_apply(out, out_bf16, in, n, scale, key_at(seed, stream, first_index), threshold);
 }
 
 }  // namespace
@@ -30,13 +39,13 @@ bool dropout_keep(uint64_t seed, uint64_t stream, uint64_t index, float p) {
 }
 
 void dropout_fwd(float* out, uint16_t* out_bf16, const float* in, int64_t n, float p,
-                 uint64_t seed, uint64_t stream) {
-  dropout_run(out, out_bf16, in, n, p, seed, stream, "dropout_fwd");
+                 uint64_t seed, uint64_t stream, uint64_t first_index) {
+  dropout_run(out, out_bf16, in, n, p, seed, stream, first_index, "dropout_fwd");
 }
 
 void dropout_bwd(float* din, const float* dout, int64_t n, float p, uint64_t seed,
-                 uint64_t stream) {
-  dropout_run(din, nullptr, dout, n, p, seed, stream, "dropout_bwd");
+                 uint64_t stream, uint64_t first_index) {
+  dropout_run(din, nullptr, dout, n, p, seed, stream, first_index, "dropout_bwd");
 }
 
 }  // namespace cpuft

@@ -15,12 +15,14 @@ bool dropout_keep(uint64_t seed, uint64_t stream, uint64_t index, float p);
 // p in [0, 1): p == 0 copies (no RNG); p >= 1 writes zeros. n < 2^32 (throws otherwise).
 // out may alias in. out_bf16 (n) nullable: bf16 copy of out (e.g. dropped attention probs that
 // feed the probs x V GEMM). out may be null when only out_bf16 is wanted.
+// Element i uses the mask of index first_index + i (dropout_keep), so a tensor that is one slice of
+// a larger batch (one rank's share of a global batch) draws the masks of that slice.
 void dropout_fwd(float* out, uint16_t* out_bf16, const float* in, int64_t n, float p,
-                 uint64_t seed, uint64_t stream);
+                 uint64_t seed, uint64_t stream, uint64_t first_index = 0);
 
 // din (n) = dout * keep / (1 - p), the same mask as dropout_fwd with the same (seed, stream).
 // din OVERWRITTEN, may alias dout.
 void dropout_bwd(float* din, const float* dout, int64_t n, float p, uint64_t seed,
-                 uint64_t stream);
+                 uint64_t stream, uint64_t first_index = 0);
 
 }  // namespace cpuft

@@ -1,5 +1,6 @@
 #include "cpuft/model/param_table.h"
 
+#include <cctype>
 #include <regex>
 
 namespace cpuft {

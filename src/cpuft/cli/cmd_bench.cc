@@ -9,6 +9,8 @@
 #include <cstdio>
 #include <random>
 
+#include <nlohmann/json.hpp>
+
 #include "cpuft/cli/commands.h"
 #include "cpuft/cpu/features.h"
 #include "cpuft/cpu/onednn_info.h"
@@ -32,13 +34,14 @@ const char* kBenchHelp =
     "  --steps N            5 timed steps (after --warmup N, default 2)\n"
     "  --threads N          OpenMP threads (default: all cores of this process)\n"
     "  --bf16               BF16 mixed precision (default FP32)\n"
-    "  --eval               time forward passes only (evaluation), no backward or optimizer\n";
+    "  --eval               time forward passes only (evaluation), no backward or optimizer\n"
+    "  --json               print one JSON object instead of the text report\n";
 
 struct BenchArgs {
   std::string config;
   ModelConfig model;
   int batch = 8, seq = 384, steps = 5, warmup = 2, threads = 0;
-  bool bf16 = false, eval = false;
+  bool bf16 = false, eval = false, json = false;
 };
 
 int64_t to_int(const std::string& flag, const std::string& v) {
@@ -58,6 +61,7 @@ BenchArgs parse(const Argv& argv) {
     const std::string& f = argv[i];
     if (f == "--bf16") { a.bf16 = true; continue; }
     if (f == "--eval") { a.eval = true; continue; }
+    if (f == "--json") { a.json = true; continue; }
     if (f == "--help" || f == "-h") { std::fputs(kBenchHelp, stdout); std::exit(0); }
     if (i + 1 >= argv.size()) fail(f, ": missing value (see cpuft bench --help)");
     const std::string& v = argv[++i];
@@ -177,6 +181,17 @@ int cmd_bench(const Argv& argv) {
   const double flops = step_flops(a.model, a.batch, a.seq, !a.eval);
   const double peak = gemm_peak_gflops(a.bf16);
   const double achieved = flops / t / 1e9;
+  if (a.json) {
+    // The same figures as the text report, for scripts (bench/compare.sh); keys as the PyTorch bench's.
+    const nlohmann::json j = {
+        {"side", "cpuft"}, {"mode", a.eval ? "eval" : "train"}, {"dtype", a.bf16 ? "bf16" : "fp32"},
+        {"layers", a.model.layers}, {"hidden", a.model.hidden}, {"batch", a.batch}, {"seq", a.seq},
+        {"threads", omp_get_max_threads()}, {"steps", a.steps}, {"step_s", t}, {"samples_per_s", a.batch / t},
+        {"tokens_per_s", a.batch * a.seq / t}, {"gflops", achieved}, {"peak_gflops", peak},
+        {"mfu", achieved / peak}, {"peak_rss_mib", peak_rss_mib()}, {"backend", describe_gemm()}};
+    std::printf("%s\n", j.dump().c_str());
+    return 0;
+  }
   std::printf("cpuft bench: %s %s, %lld layers, hidden %lld, batch %d x seq %d, %d threads, %s\n",
               a.eval ? "forward" : "training step", a.bf16 ? "bf16" : "fp32", static_cast<long long>(a.model.layers),
               static_cast<long long>(a.model.hidden), a.batch, a.seq, omp_get_max_threads(),

@@ -1,0 +1,128 @@
+// cpuft evaluate writes the run_qa metrics files; cpuft predict answers for scripts with
+// {"answer", "score", "start", "end"} where answer == context[start:end] in code points (issue 4, section 4).
+#include <sstream>
+
+#include "cli/e2e_fixture.h"
+
+namespace cpuft_e2e {
+namespace {
+
+class EvaluatePredict : public E2eTest {
+ protected:
+  void SetUp() override {
+    E2eTest::SetUp();
+    model_ = tiny_model();
+  }
+  Args predict(const Args& extra) {
+    return concat(concat({"predict", "--model_name_or_path", model_}, tiny_flags()), extra);
+  }
+  std::string model_;
+};
+
+std::u32string code_points(const std::string& s) {
+  std::u32string out;
+  for (size_t i = 0; i < s.size();) {
+    const unsigned char c = static_cast<unsigned char>(s[i]);
+    const int n = c < 0x80 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
+    char32_t cp = n == 1 ? c : c & (0x7F >> n);
+    for (int k = 1; k < n; ++k) cp = (cp << 6) | (static_cast<unsigned char>(s[i + static_cast<size_t>(k)]) & 0x3F);
+    out.push_back(cp);
+    i += static_cast<size_t>(n);
+  }
+  return out;
+}
+
+// One answer line: its fields have the right types and the answer is the [start, end) code-point span.
+void expect_answer_line(const nlohmann::json& line, const std::string& context) {
+  ASSERT_TRUE(line.at("answer").is_string()) << line;
+  ASSERT_TRUE(line.at("score").is_number()) << line;
+  const double score = line["score"].get<double>();
+  EXPECT_GT(score, 0.0);
+  EXPECT_LE(score, 1.0);
+  const int64_t start = line.at("start").get<int64_t>(), end = line.at("end").get<int64_t>();
+  const std::u32string cps = code_points(context);
+  ASSERT_GE(start, 0) << line;
+  ASSERT_LT(start, end) << line;
+  ASSERT_LE(end, static_cast<int64_t>(cps.size())) << line;
+  EXPECT_EQ(code_points(line["answer"].get<std::string>()),
+            cps.substr(static_cast<size_t>(start), static_cast<size_t>(end - start)))
+      << line;
+}
+
+std::vector<nlohmann::json> json_lines(const std::string& text) {
+  std::vector<nlohmann::json> out;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) out.push_back(nlohmann::json::parse(line));
+  return out;
+}
+
+TEST_F(EvaluatePredict, EvaluateWritesTheMetricsIntoTheModelDirectory) {
+  const std::string dev = squad_file("dev.json", 20, 2);
+  ProcessResult r = cpuft(concat({"evaluate", "--model_name_or_path", model_, "--validation_file", dev}, tiny_flags()));
+  ASSERT_EQ(r.status, 0) << r.err;
+  const nlohmann::json m = read_json(model_ + "/eval_results.json");
+  EXPECT_EQ(m.at("eval_samples"), 20);
+  const double f1 = m.at("eval_f1").get<double>(), em = m.at("eval_exact_match").get<double>();
+  EXPECT_GE(f1, em);
+  EXPECT_LE(f1, 100.0);
+  EXPECT_NE(r.err.find("eval_f1 = " + m["eval_f1"].dump()), std::string::npos) << r.err;
+  EXPECT_EQ(read_json(model_ + "/eval_predictions.json").size(), 20u);
+  // With --output_dir the files go there instead.
+  ProcessResult r2 = cpuft(concat({"evaluate", "--model_name_or_path", model_, "--validation_file", dev,
+                                   "--output_dir", path("elsewhere")},
+                                  tiny_flags()));
+  ASSERT_EQ(r2.status, 0) << r2.err;
+  const nlohmann::json m2 = read_json(path("elsewhere/eval_results.json"));
+  EXPECT_EQ(m2.at("eval_f1"), m["eval_f1"]) << "the same model must score the same";
+  EXPECT_EQ(m2.at("eval_exact_match"), m["eval_exact_match"]);
+}
+
+TEST_F(EvaluatePredict, QuestionAndContextWithNonAsciiText) {
+  // Accents are stripped by the uncased tokenizer, CJK characters are split: offsets must still map
+  // back to code points of the original text.
+  const std::string context = "Der Bär wohnt in München, nicht in Zürich. Ça va très bien — 東京 ist weit, Ærøskøbing nah.";
+  ProcessResult r = cpuft(predict({"--question", "Wo wohnt der Bär?", "--context", context}));
+  ASSERT_EQ(r.status, 0) << r.err;
+  std::vector<nlohmann::json> lines = json_lines(r.out);
+  ASSERT_EQ(lines.size(), 1u) << r.out;
+  expect_answer_line(lines[0], context);
+  EXPECT_FALSE(lines[0].contains("id"));
+}
+
+TEST_F(EvaluatePredict, JsonLinesFromStdin) {
+  const std::vector<std::string> contexts = {"über alles in der Welt", "Ärger in Köln und Düsseldorf, sagt man.",
+                                             "plain ascii context with several words in it"};
+  std::string input = nlohmann::json({{"question", "was?"}, {"context", contexts[0]}, {"id", "first"}}).dump() + "\n";
+  input += "\n";  // blank lines are skipped
+  input += nlohmann::json({{"question", "wo?"}, {"context", contexts[1]}}).dump() + "\n";
+  input += nlohmann::json({{"question", "which words?"}, {"context", contexts[2]}, {"id", "third"}}).dump() + "\n";
+  ProcessResult r = cpuft(predict({"--input", "-"}), 120, input);
+  ASSERT_EQ(r.status, 0) << r.err;
+  std::vector<nlohmann::json> lines = json_lines(r.out);
+  ASSERT_EQ(lines.size(), 3u) << r.out;
+  EXPECT_EQ(lines[0].at("id"), "first");
+  EXPECT_EQ(lines[2].at("id"), "third");
+  for (size_t i = 0; i < 3; ++i) {
+    SCOPED_TRACE(i);
+    expect_answer_line(lines[i], contexts[i]);
+  }
+}
+
+TEST_F(EvaluatePredict, BadJsonLineNamesTheLine) {
+  const std::string input = "{\"question\": \"q\", \"context\": \"c d e\"}\n{\"question\": \"q\", \"context\": \n";
+  ProcessResult r = cpuft(predict({"--input", "-"}), 120, input);
+  EXPECT_ONE_LINE_ERROR(r, "<stdin>:2", "not valid JSON");
+  EXPECT_TRUE(r.out.empty()) << "no answers before the input is known to be good: " << r.out;
+
+  const std::string missing = "{\"question\": \"q\"}\n";
+  ProcessResult r2 = cpuft(predict({"--input", "-"}), 120, missing);
+  EXPECT_ONE_LINE_ERROR(r2, "<stdin>:1", "'context'");
+}
+
+TEST_F(EvaluatePredict, QuestionWithoutContextIsAnError) {
+  ProcessResult r = cpuft(predict({"--question", "what?"}));
+  EXPECT_ONE_LINE_ERROR(r, "--question", "--context");
+}
+
+}  // namespace
+}  // namespace cpuft_e2e

@@ -1,0 +1,95 @@
+// The output directory of `cpuft train --do_train --do_eval` holds what the Hugging Face Trainer and
+// run_qa.py write, with checkpoint-N/ every --save_steps and --save_total_limit honoured.
+#include <set>
+
+#include "cli/e2e_fixture.h"
+
+namespace cpuft_e2e {
+namespace {
+
+using OutputDir = E2eTest;
+
+std::set<std::string> names_in(const std::string& dir) {
+  std::set<std::string> out;
+  for (const auto& e : fs::directory_iterator(dir)) out.insert(e.path().filename().string());
+  return out;
+}
+
+TEST_F(OutputDir, HoldsTheTrainerFilesAndRotatesCheckpoints) {
+  const std::string model = tiny_model();
+  const std::string train = squad_file("train.json", 64, 1);
+  const std::string dev = squad_file("dev.json", 12, 2);
+  const std::string out = path("out");
+  // 64 windows in batches of 8: 8 steps per epoch, so 12 steps end inside epoch 2.
+  ProcessResult r = cpuft(concat({"train", "--model_name_or_path", model, "--train_file", train, "--validation_file",
+                                  dev, "--do_train", "--do_eval", "--output_dir", out, "--max_steps", "12",
+                                  "--per_device_train_batch_size", "8", "--logging_steps", "3", "--save_steps", "4",
+                                  "--save_total_limit", "2"},
+                                 tiny_flags()));
+  ASSERT_EQ(r.status, 0) << r.err;
+
+  const std::set<std::string> expected = {
+      "config.json",       "model.safetensors",     "tokenizer.json",       "tokenizer_config.json",
+      "vocab.txt",         "trainer_state.json",    "train_results.json",   "eval_results.json",
+      "all_results.json",  "eval_predictions.json", "eval_nbest_predictions.json",
+      "checkpoint-8",      "checkpoint-12"};
+  EXPECT_EQ(names_in(out), expected) << "checkpoint-4 must have been deleted by --save_total_limit 2";
+  for (const char* ck : {"checkpoint-8", "checkpoint-12"}) {
+    const std::set<std::string> files = names_in(out + "/" + ck);
+    for (const char* f : {"config.json", "model.safetensors", "optimizer.safetensors", "trainer_state.json",
+                          "cpuft_state.json", "vocab.txt"})
+      EXPECT_TRUE(files.count(f)) << ck << " lacks " << f;
+  }
+  EXPECT_EQ(read_json(out + "/checkpoint-8/trainer_state.json").at("global_step"), 8);
+
+  // log_history: a record every 3 steps, then the train summary, as the Trainer writes them.
+  const nlohmann::json state = read_json(out + "/trainer_state.json");
+  EXPECT_EQ(state.at("global_step"), 12);
+  EXPECT_EQ(state.at("max_steps"), 12);
+  EXPECT_EQ(state.at("logging_steps"), 3);
+  EXPECT_EQ(state.at("save_steps"), 4);
+  const nlohmann::json& log = state.at("log_history");
+  ASSERT_EQ(log.size(), 5u) << log.dump();
+  for (int i = 0; i < 4; ++i) {
+    const nlohmann::json& e = log[static_cast<size_t>(i)];
+    EXPECT_EQ(e.at("step"), 3 * (i + 1));
+    EXPECT_DOUBLE_EQ(e.at("epoch").get<double>(), 3.0 * (i + 1) / 8.0);
+    for (const char* k : {"loss", "grad_norm", "learning_rate"}) EXPECT_TRUE(e.at(k).is_number()) << e.dump();
+    EXPECT_GT(e.at("loss").get<double>(), 0.0);
+  }
+  // Linear decay from the default 5e-5 to 0 at step 12, logged after the step.
+  EXPECT_NEAR(log[0].at("learning_rate").get<double>(), 5e-5 * 9.0 / 12.0, 1e-15);
+  EXPECT_DOUBLE_EQ(log[3].at("learning_rate").get<double>(), 0.0);
+  for (const char* k : {"train_loss", "train_runtime", "train_samples_per_second", "train_steps_per_second",
+                        "total_flos"})
+    EXPECT_TRUE(log[4].contains(k)) << "summary lacks " << k << ": " << log[4].dump();
+
+  const nlohmann::json train_results = read_json(out + "/train_results.json");
+  const nlohmann::json eval_results = read_json(out + "/eval_results.json");
+  const nlohmann::json all = read_json(out + "/all_results.json");
+  EXPECT_EQ(train_results.at("train_samples"), 64);
+  EXPECT_DOUBLE_EQ(train_results.at("epoch").get<double>(), 1.5);
+  EXPECT_EQ(eval_results.at("eval_samples"), 12);
+  for (const char* k : {"eval_exact_match", "eval_f1", "epoch"}) EXPECT_TRUE(eval_results.contains(k)) << k;
+  for (const char* k : {"train_loss", "eval_f1", "eval_exact_match", "train_runtime"})
+    EXPECT_TRUE(all.contains(k)) << "all_results.json lacks " << k;
+
+  // Predictions: one answer per dev question, and its n-best list.
+  const nlohmann::json preds = read_json(out + "/eval_predictions.json");
+  const nlohmann::json nbest = read_json(out + "/eval_nbest_predictions.json");
+  ASSERT_EQ(preds.size(), 12u);
+  ASSERT_EQ(nbest.size(), 12u);
+  for (int i = 0; i < 12; ++i) {
+    const std::string id = "s2-" + std::to_string(i);
+    ASSERT_TRUE(preds.contains(id)) << id;
+    EXPECT_TRUE(preds[id].is_string());
+    ASSERT_TRUE(nbest.at(id).is_array());
+    EXPECT_FALSE(nbest[id].empty());
+    EXPECT_EQ(nbest[id][0].at("text"), preds[id]);
+    for (const char* k : {"probability", "start_logit", "end_logit"}) EXPECT_TRUE(nbest[id][0].contains(k)) << k;
+  }
+  EXPECT_TRUE(leftover_temporaries(out).empty());
+}
+
+}  // namespace
+}  // namespace cpuft_e2e

@@ -1,0 +1,91 @@
+// Exact resume: training 2k steps in one go and training k steps, stopping, and resuming from
+// checkpoint-k give bitwise the same model.safetensors (issue 4, section 3). Dropout is on (the
+// config's default 0.1) and the resumed part crosses an epoch boundary, so the data position, the
+// dropout stream, the AdamW moments and the schedule must all be restored.
+#include "cli/e2e_fixture.h"
+
+namespace cpuft_e2e {
+namespace {
+
+class Resume : public E2eTest {
+ protected:
+  void SetUp() override {
+    E2eTest::SetUp();
+    model_ = tiny_model();
+    train_ = squad_file("train.json", 48, 1);  // 6 batches of 8 per epoch
+  }
+
+  Args run_flags(const std::string& out, const Args& extra) {
+    return concat(concat({"train", "--model_name_or_path", model_, "--train_file", train_, "--output_dir", out,
+                          "--max_steps", "10", "--per_device_train_batch_size", "8", "--learning_rate", "1e-3",
+                          "--logging_steps", "2"},
+                         tiny_flags()),
+                  extra);
+  }
+
+  // Runs 10 steps uninterrupted into A (checkpoints every `save_steps`), copies A's checkpoints
+  // `copy` into a fresh B and resumes B with `resume` (a path or "last").
+  void check_resume(const Args& extra, const std::string& save_steps, const std::vector<std::string>& copy,
+                    const std::string& resume, const std::string& resumed_from) {
+    const std::string a = path("A"), b = path("B");
+    ProcessResult ra = cpuft(run_flags(a, concat(extra, {"--save_steps", save_steps})));
+    ASSERT_EQ(ra.status, 0) << ra.err;
+    fs::create_directories(b);
+    for (const std::string& ck : copy) fs::copy(a + "/" + ck, b + "/" + ck, fs::copy_options::recursive);
+    const std::string resume_arg = resume == "last" ? resume : b + "/" + resume;
+    ProcessResult rb = cpuft(run_flags(b, concat(extra, {"--save_steps", save_steps, "--resume_from_checkpoint",
+                                                         resume_arg})));
+    ASSERT_EQ(rb.status, 0) << rb.err;
+    EXPECT_NE(rb.err.find("resumed from " + b + "/" + resumed_from), std::string::npos) << rb.err;
+    // B trained only the steps after the checkpoint: it logs step 10 but not step 2.
+    EXPECT_EQ(rb.err.find("\"step\":2}"), std::string::npos) << rb.err;
+    EXPECT_NE(rb.err.find("\"step\":10}"), std::string::npos) << rb.err;
+
+    const std::string model_a = slurp(a + "/model.safetensors");
+    ASSERT_GT(model_a.size(), 1000u);
+    EXPECT_TRUE(model_a == slurp(b + "/model.safetensors")) << "final weights differ after resuming";
+    EXPECT_FALSE(model_a == slurp(model_ + "/model.safetensors")) << "training changed nothing";
+    // The logged losses, gradient norms and learning rates continue exactly too.
+    nlohmann::json log_a = read_json(a + "/trainer_state.json").at("log_history");
+    nlohmann::json log_b = read_json(b + "/trainer_state.json").at("log_history");
+    ASSERT_EQ(log_a.size(), 6u);
+    ASSERT_EQ(log_b.size(), 6u);
+    for (size_t i = 0; i < 5; ++i) EXPECT_EQ(log_a[i], log_b[i]) << "log_history[" << i << "]";
+    EXPECT_EQ(log_a[5].at("train_loss"), log_b[5].at("train_loss"));
+  }
+
+  std::string model_, train_;
+};
+
+TEST_F(Resume, FromACopiedCheckpointIsBitwiseExact) {
+  check_resume({}, "4", {"checkpoint-4"}, "checkpoint-4", "checkpoint-4");
+}
+
+TEST_F(Resume, WithGradientAccumulationIsBitwiseExact) {
+  // 3 optimizer steps per epoch; checkpoint-4 sits in the middle of epoch 2.
+  check_resume({"--gradient_accumulation_steps", "2"}, "4", {"checkpoint-4"}, "checkpoint-4", "checkpoint-4");
+}
+
+TEST_F(Resume, WithBf16IsBitwiseExact) {
+  check_resume({"--bf16"}, "4", {"checkpoint-4"}, "checkpoint-4", "checkpoint-4");
+}
+
+TEST_F(Resume, LastPicksTheNewestCompleteCheckpoint) {
+  check_resume({}, "2", {"checkpoint-2", "checkpoint-6"}, "last", "checkpoint-6");
+}
+
+TEST_F(Resume, AnOutputDirWithACheckpointResumesWithoutBeingAsked) {
+  // run_qa's rule: a non-empty output_dir holding a checkpoint is resumed, not refused.
+  const std::string a = path("A"), b = path("B");
+  ProcessResult ra = cpuft(run_flags(a, {"--save_steps", "4"}));
+  ASSERT_EQ(ra.status, 0) << ra.err;
+  fs::create_directories(b);
+  fs::copy(a + "/checkpoint-8", b + "/checkpoint-8", fs::copy_options::recursive);
+  ProcessResult rb = cpuft(run_flags(b, {"--save_steps", "4"}));
+  ASSERT_EQ(rb.status, 0) << rb.err;
+  EXPECT_NE(rb.err.find("resuming training at " + b + "/checkpoint-8"), std::string::npos) << rb.err;
+  EXPECT_TRUE(slurp(a + "/model.safetensors") == slurp(b + "/model.safetensors"));
+}
+
+}  // namespace
+}  // namespace cpuft_e2e

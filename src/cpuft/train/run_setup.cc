@@ -35,6 +35,10 @@ LoadedModel load_model(const TrainArgs& args, Communicator& comm, const std::str
   const std::string& dir = weights_dir.empty() ? m.model_dir : weights_dir;
   m.model = std::make_unique<QaModel>(
       QaModel::from_pretrained(dir, args.bf16, static_cast<uint64_t>(args.seed), notices));
+  // Checked here so that train, evaluate and predict all name the flag (not the model's internals).
+  if (args.max_seq_length > m.model->config().max_position_embeddings)
+    fail("--max_seq_length: found ", args.max_seq_length, ", expected at most the model's max_position_embeddings (",
+         m.model->config().max_position_embeddings, ")");
   std::istringstream lines(notices.str());
   for (std::string line; std::getline(lines, line);) {
     if (line.rfind("cpuft: ", 0) == 0) line.erase(0, 7);

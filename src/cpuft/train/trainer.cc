@@ -173,9 +173,6 @@ void Trainer::setup() {
   loaded_ = load_model(args_, comm_, resume_dir_);
   model_ = loaded_.model.get();
   seq_len_ = static_cast<int>(args_.max_seq_length);
-  if (seq_len_ > model_->config().max_position_embeddings)
-    fail("--max_seq_length: found ", seq_len_, ", expected at most the model's max_position_embeddings (",
-         model_->config().max_position_embeddings, ")");
 
   const FeatureOptions fo = feature_options(args_);
   if (args_.do_train) train_ = load_train_data(args_.train_file, *loaded_.tokenizer, fo, args_.max_train_samples);

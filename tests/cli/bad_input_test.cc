@@ -146,6 +146,19 @@ TEST_F(BadInput, ResumeFromACorruptCheckpoint) {
   }
 }
 
+TEST_F(BadInput, WindowLongerThanTheModelNamesTheFlag) {
+  // The default --max_seq_length 384 exceeds the tiny model's 128 positions, in every command.
+  const std::vector<Args> runs = {
+      {"train", "--model_name_or_path", model_, "--train_file", train_, "--output_dir", out_},
+      {"evaluate", "--model_name_or_path", model_, "--validation_file", train_},
+      {"predict", "--model_name_or_path", model_, "--question", "q", "--context", "c"}};
+  for (const Args& args : runs) {
+    SCOPED_TRACE(args[0]);
+    EXPECT_ONE_LINE_ERROR(cpuft(concat(args, {"--threads", "1"})), "--max_seq_length: found 384",
+                          "max_position_embeddings (128)");
+  }
+}
+
 TEST_F(BadInput, NonFiniteLossStopsNamingTheStep) {
   // A learning rate of 1e30 blows the weights up after the first update; the next loss is not finite.
   ProcessResult r = cpuft(train_flags({"--max_steps", "20", "--per_device_train_batch_size", "4", "--learning_rate",

@@ -343,7 +343,8 @@ bool Trainer::train_loop() {
     // A stop request on any rank stops every rank after the same step.
     double stop = stop_requested() ? 1.0 : 0.0;
     if (comm_.size() > 1) comm_.allreduce_max(&stop, 1);
-    stopped = stop > 0;
+    // A stop during the last step is no stop: the run is complete and run() writes the final model.
+    stopped = stop > 0 && global_step_ < plan_.max_steps;
     const bool save_due = args_.save_strategy == SaveStrategy::Steps && global_step_ % plan_.save_steps == 0;
     const bool epoch_done = batch_in_epoch_ >= plan_.batches_per_epoch;
     if ((save_due || (args_.save_strategy == SaveStrategy::Epoch && epoch_done) || stopped) &&
@@ -436,6 +437,14 @@ int Trainer::run() {
     log_info("  Number of trainable parameters = ", model_->num_params());
     if (!train_loop()) return 128 + stop_signal();
     save_final_model();
+    double stop = stop_requested() ? 1.0 : 0.0;  // every rank skips evaluation, or none
+    if (comm_.size() > 1) comm_.allreduce_max(&stop, 1);
+    if (stop > 0) {
+      if (comm_.is_root())
+        log_warn("stopped by ", stop_signal_name(), " after the last step; the model is written to ",
+                 args_.output_dir, args_.do_eval ? "; evaluation skipped" : "");
+      return 128 + stop_signal();
+    }
   }
   if (args_.do_eval) evaluate();
   return 0;

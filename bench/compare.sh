@@ -10,9 +10,10 @@
 #   CPUFT        the cpuft binary [build/cpuft]
 #   PYTHON       a python with torch + transformers [python3]
 #   REPS         repetitions of every run [3]
-#   STEPS        timed steps per run [2]       WARMUP   warm-up steps per run [1]
-#   LAYERS       encoder layers [6, DistilBERT-base]; fewer keeps the per-layer shapes and shortens runs
-#   RUN_TIMEOUT  seconds one run may take before it is stopped [300]; a PyTorch configuration that
+#   STEPS        timed steps per run [1]       WARMUP   warm-up steps per run [1]
+#   LAYERS       encoder layers [1]: DistilBERT-base per-layer shapes, so that the whole comparison fits
+#                in ~20 minutes on a 2-core machine; LAYERS=6 is the full DistilBERT-base
+#   RUN_TIMEOUT  seconds one run may take before it is stopped [120]; a PyTorch configuration that
 #                times out is not run again in later repetitions
 #   ONLY         an extended regex: run only the configurations whose label matches
 #   RESULTS      where the raw JSON lines go [a temporary file, removed at the end]
@@ -22,10 +23,10 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 CPUFT=${CPUFT:-$root/build/cpuft}
 PYTHON=${PYTHON:-python3}
 REPS=${REPS:-3}
-STEPS=${STEPS:-2}
+STEPS=${STEPS:-1}
 WARMUP=${WARMUP:-1}
-LAYERS=${LAYERS:-6}
-RUN_TIMEOUT=${RUN_TIMEOUT:-300}
+LAYERS=${LAYERS:-1}
+RUN_TIMEOUT=${RUN_TIMEOUT:-120}
 ONLY=${ONLY:-.}
 
 [[ -x $CPUFT ]] || { echo "compare.sh: $CPUFT is not an executable cpuft (build it, or set CPUFT)" >&2; exit 2; }
@@ -112,7 +113,8 @@ for rep in $(seq 1 "$REPS"); do
 done
 
 load_after=$(cut -d' ' -f1-3 /proc/loadavg)
-"$PYTHON" - "$results" "$started" "$load_before" "$load_after" "$REPS" "$STEPS" "$WARMUP" "$LAYERS" \
+ended=$(date -u +%FT%TZ)
+"$PYTHON" - "$results" "$started $ended" "$load_before" "$load_after" "$REPS" "$STEPS" "$WARMUP" "$LAYERS" \
   "$RUN_TIMEOUT" "$ipex_note" <<'PY'
 import collections, json, statistics, sys
 
@@ -160,7 +162,7 @@ for r in rows:
     if "backend" in r:
         backends.setdefault(r["who"], r["backend"])
 
-print(f"Measured {started} .. (load average before: {load_before}; after: {load_after}); "
+print(f"Measured {started.replace(' ', ' .. ')} (load average before: {load_before}; after: {load_after}); "
       f"{reps} repetitions x ({warmup} warm-up + {steps} timed steps), {layers} layers, run timeout {timeout} s.")
 for side, b in backends.items():
     print(f"- {side}: {b}")

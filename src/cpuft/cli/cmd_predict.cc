@@ -68,6 +68,7 @@ std::vector<Example> read_jsonl(std::istream& in, const std::string& source) {
     ex.id = j.contains("id") && j["id"].is_string() ? j["id"].get<std::string>() : std::to_string(out.size());
     out.push_back(std::move(ex));
   }
+  if (in.bad()) fail(source, ": cannot read, expected a file of JSON lines");  // e.g. a directory
   return out;
 }
 
@@ -111,6 +112,8 @@ int cmd_predict(const Argv& argv_in, Communicator& comm) {
     }
     data.examples.insert(data.examples.end(), more.begin(), more.end());
   }
+  // Empty input, empty output (as a filter in a pipeline should); the model is not even loaded.
+  if (data.examples.empty()) return 0;
   configure_threads(static_cast<int>(args.threads), comm);
   LoadedModel loaded = load_model(args, comm);
   FeatureOptions fo;

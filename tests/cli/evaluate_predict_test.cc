@@ -89,6 +89,30 @@ TEST_F(EvaluatePredict, QuestionAndContextWithNonAsciiText) {
   EXPECT_FALSE(lines[0].contains("id"));
 }
 
+TEST_F(EvaluatePredict, LongContextAnsweredFromOneOfSeveralWindows) {
+  // ~130 tokens in 64-token windows with stride 16: the answer's offsets come from whichever window won.
+  std::string context;
+  for (int i = 0; i < 8; ++i) context += "Ærøskøbing liegt in Dänemark, 東京 nicht; über die Brücke geht man zu Fuß. ";
+  ProcessResult r = cpuft(predict({"--question", "Wo liegt es?", "--context", context}));
+  ASSERT_EQ(r.status, 0) << r.err;
+  std::vector<nlohmann::json> lines = json_lines(r.out);
+  ASSERT_EQ(lines.size(), 1u) << r.out;
+  expect_answer_line(lines[0], context);
+}
+
+TEST_F(EvaluatePredict, EmptyInputGivesNoAnswers) {
+  ProcessResult r = cpuft(predict({"--input", "-"}), 120, "");
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(r.out.empty()) << r.out;
+}
+
+TEST_F(EvaluatePredict, UnreadableInput) {
+  ProcessResult r = cpuft(predict({"--input", path("missing.jsonl")}));
+  EXPECT_ONE_LINE_ERROR(r, path("missing.jsonl"), "cannot open");
+  ProcessResult r2 = cpuft(predict({"--input", dir_}));  // a directory opens but cannot be read
+  EXPECT_ONE_LINE_ERROR(r2, dir_, "cannot read");
+}
+
 TEST_F(EvaluatePredict, JsonLinesFromStdin) {
   const std::vector<std::string> contexts = {"über alles in der Welt", "Ärger in Köln und Düsseldorf, sagt man.",
                                              "plain ascii context with several words in it"};

@@ -43,17 +43,22 @@ class TrainE2E : public ::testing::Test {
     char tmpl[] = "/tmp/cpuft-dist-train-XXXXXX";
     ASSERT_NE(mkdtemp(tmpl), nullptr);
     dir_ = tmpl;
-    model_ = dir_ + "/model";
-    RunResult init = run_command(CPUFT_BINARY " init-model --config " CPUFT_TEST_DATA
-                                 "/dist/tiny-bert-no-dropout.json --tokenizer " CPUFT_TEST_DATA "/text --output_dir " +
-                                 model_);
-    ASSERT_EQ(init.status, 0) << init.output;
+    model_ = init_model("tiny-bert-no-dropout.json", "model");
   }
   void TearDown() override {
     if (!dir_.empty()) run_command("rm -rf " + dir_);
   }
   // cpuft links the same cpuft_dist as the helper: without MPI in it, every rank would be a world of one.
   static bool mpi_usable() { return have_mpirun() && helper_has_mpi(CPUFT_DIST_HELPER); }
+
+  // A random model from tests/data/dist/CONFIG in dir_/NAME; returns the directory.
+  std::string init_model(const std::string& config, const std::string& name) {
+    const std::string out = dir_ + "/" + name;
+    RunResult init = run_command(CPUFT_BINARY " init-model --config " CPUFT_TEST_DATA "/dist/" + config +
+                                 " --tokenizer " CPUFT_TEST_DATA "/text --output_dir " + out);
+    EXPECT_EQ(init.status, 0) << init.output;
+    return out;
+  }
 
   // Trains on `ranks` processes into dir_/NAME with `args` after the common flags; returns the directory.
   std::string train(int ranks, const std::string& name, const std::string& args) {

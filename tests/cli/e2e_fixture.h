@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include <cstdint>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -81,7 +82,8 @@ inline nlohmann::json marker_squad(int n, uint32_t seed) {
   return {{"version", "1.1"}, {"data", data}};
 }
 
-// A test with its own scratch directory (removed afterwards) and a tiny random model in it.
+// A test with its own scratch directory (removed afterwards unless the test failed) and helpers to
+// fill it.
 class E2eTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -90,6 +92,10 @@ class E2eTest : public ::testing::Test {
     dir_ = templ;
   }
   void TearDown() override {
+    if (HasFailure()) {  // keep the evidence: the runs' stdout/stderr and output directories
+      std::printf("scratch directory kept: %s\n", dir_.c_str());
+      return;
+    }
     std::error_code ec;
     fs::remove_all(dir_, ec);
   }

@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <csignal>
 #include <memory>
 
 #include "cpuft/data/batch.h"
@@ -445,6 +446,10 @@ int Trainer::run() {
                  args_.output_dir, args_.do_eval ? "; evaluation skipped" : "");
       return 128 + stop_signal();
     }
+    // The trained model is on disk: from here a stop signal ends the process at once (the default
+    // action) instead of after the whole evaluation, which does not poll the stop flag.
+    std::signal(SIGINT, SIG_DFL);
+    std::signal(SIGTERM, SIG_DFL);
   }
   if (args_.do_eval) evaluate();
   return 0;

@@ -96,6 +96,30 @@ TEST_F(Signals, SigtermDuringTheLastStepKeepsTheTrainedModel) {
   EXPECT_FALSE(fs::exists(out + "/eval_results.json"));
 }
 
+TEST_F(Signals, SigtermDuringEvaluationEndsAtOnceWithTheModelKept) {
+  // 3000 dev questions take seconds to evaluate; the trained model is already written by then.
+  const std::string model = tiny_model();
+  const std::string train = squad_file("train.json", 16, 1);
+  const std::string dev = squad_file("dev.json", 3000, 2);
+  const std::string out = path("out");
+  CpuftProcess p(concat({"train", "--model_name_or_path", model, "--train_file", train, "--validation_file", dev,
+                         "--do_train", "--do_eval", "--output_dir", out, "--max_steps", "2",
+                         "--per_device_train_batch_size", "8"},
+                        tiny_flags()),
+                 dir_);
+  ASSERT_TRUE(p.wait_for_stderr("Running evaluation", 120)) << p.stderr_so_far();
+  const auto sent = std::chrono::steady_clock::now();
+  p.signal(SIGTERM);
+  ProcessResult r = p.wait(60);
+  const double exit_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - sent).count();
+  ASSERT_FALSE(r.timed_out) << r.err;
+  EXPECT_EQ(r.status, 143) << r.err;
+  EXPECT_LT(exit_s, 2.0) << "evaluation went on after SIGTERM";
+  EXPECT_TRUE(fs::exists(out + "/model.safetensors"));
+  EXPECT_FALSE(fs::exists(out + "/eval_results.json"));
+  EXPECT_TRUE(leftover_temporaries(out).empty());
+}
+
 TEST_F(Signals, SigtermCheckpointsAndExits143ThenResumeFinishes) { stop_and_resume(SIGTERM, 143, "SIGTERM"); }
 
 TEST_F(Signals, SigintCheckpointsAndExits130ThenResumeFinishes) { stop_and_resume(SIGINT, 130, "SIGINT"); }

@@ -38,6 +38,10 @@ void QaModel::backward_pass(const Batch& b, const Acts& a, uint64_t seed) {
   float* G = grads_.data();
   const EmbeddingOffsets& eo = table_.embeddings();
   const float hidden_p = c.hidden_dropout, attn_p = c.attention_dropout;
+  // Dropout masks are numbered by the row's place in the GLOBAL batch (b.row_offset), so a rank's
+  // share of a global batch draws the masks one process with the whole batch would draw.
+  const uint64_t hidden_first = static_cast<uint64_t>(b.row_offset) * static_cast<uint64_t>(T * H);
+  const uint64_t attn_first = static_cast<uint64_t>(b.row_offset) * static_cast<uint64_t>(NH * T * T);
   auto ready = [&](size_t begin, size_t end) {
     if (grad_ready_) grad_ready_(begin, end);
   };
@@ -46,7 +50,7 @@ void QaModel::backward_pass(const Batch& b, const Acts& a, uint64_t seed) {
   const LinearOffsets& qa = table_.qa();
   linear_bwd(a.dres, G + qa.w, G + qa.b, gemm_dy(a.dlogits, a.dy_round, N * 2, bf16_), a.qa_in, gemm_weight(qa.w),
              N, H, 2, false);
-  if (distil) dropout_bwd(a.dres, a.dres, N * H, c.qa_dropout, seed, dropout_site::kQaInput);
+  if (distil) dropout_bwd(a.dres, a.dres, N * H, c.qa_dropout, seed, dropout_site::kQaInput, hidden_first);
   ready(table_.qa_begin(), table_.total());
 
   const float q_divisor = static_cast<float>(std::sqrt(static_cast<double>(HD)));
@@ -60,7 +64,7 @@ void QaModel::backward_pass(const Batch& b, const Acts& a, uint64_t seed) {
     layernorm_bwd(a.da, G + lo.ln2.w, G + lo.ln2.b, a.dres, L.res2, L.mean2, L.rstd2, P + lo.ln2.w, static_cast<int>(N),
                   static_cast<int>(H));
     copy(a.db, a.da, N * H);  // gradient of h1 through the residual
-    dropout_bwd(a.da, a.da, N * H, hidden_p, seed, dropout_site::ffn_output(li));
+    dropout_bwd(a.da, a.da, N * H, hidden_p, seed, dropout_site::ffn_output(li), hidden_first);
     linear_bwd(a.di, G + lo.ff2.w, G + lo.ff2.b, gemm_dy(a.da, a.dy_round, N * H, bf16_), L.g,
                gemm_weight(lo.ff2.w), N, I, H, false);
     gelu_bwd(a.di, a.di, L.f1, N * I);
@@ -71,7 +75,7 @@ void QaModel::backward_pass(const Batch& b, const Acts& a, uint64_t seed) {
     layernorm_bwd(a.da, G + lo.ln1.w, G + lo.ln1.b, a.db, L.res1, L.mean1, L.rstd1, P + lo.ln1.w, static_cast<int>(N),
                   static_cast<int>(H));
     copy(a.dres, a.da, N * H);  // gradient of the layer input through the residual
-    if (!distil) dropout_bwd(a.da, a.da, N * H, hidden_p, seed, dropout_site::attention_output(li));
+    if (!distil) dropout_bwd(a.da, a.da, N * H, hidden_p, seed, dropout_site::attention_output(li), hidden_first);
     linear_bwd(a.db, G + lo.o.w, G + lo.o.b, gemm_dy(a.da, a.dy_round, N * H, bf16_), L.ctx, gemm_weight(lo.o.w), N,
                H, H, false);
     const float* dctx_all = gemm_dy(a.db, a.dy_round, N * H, bf16_);
@@ -91,7 +95,7 @@ void QaModel::backward_pass(const Batch& b, const Acts& a, uint64_t seed) {
         for (int64_t i = 0; i < T * T; ++i) {
           float p = probs[i];
           if (attn_p > 0.f)
-            p = dropout_keep(seed, dropout_site::attention(li), static_cast<uint64_t>(bh * T * T + i), attn_p)
+            p = dropout_keep(seed, dropout_site::attention(li), attn_first + static_cast<uint64_t>(bh * T * T + i), attn_p)
                     ? p * attn_keep_scale
                     : 0.f;
           pd[i] = bf16_ ? round_to_bf16(p) : p;
@@ -106,7 +110,7 @@ void QaModel::backward_pass(const Batch& b, const Acts& a, uint64_t seed) {
         const float* pr = probs + i * T;
         if (attn_p > 0.f)
           for (int64_t j = 0; j < T; ++j)
-            dpr[j] = dropout_keep(seed, dropout_site::attention(li), static_cast<uint64_t>(bh * T * T + i * T + j),
+            dpr[j] = dropout_keep(seed, dropout_site::attention(li), attn_first + static_cast<uint64_t>(bh * T * T + i * T + j),
                                   attn_p)
                          ? dpr[j] * attn_keep_scale
                          : 0.f;
@@ -134,7 +138,7 @@ void QaModel::backward_pass(const Batch& b, const Acts& a, uint64_t seed) {
   }
 
   // Embeddings: dropout, LayerNorm, then scatter-add into the tables (no gradient into the pad row).
-  dropout_bwd(a.dres, a.dres, N * H, hidden_p, seed, dropout_site::kEmbeddings);
+  dropout_bwd(a.dres, a.dres, N * H, hidden_p, seed, dropout_site::kEmbeddings, hidden_first);
   layernorm_bwd(a.da, G + eo.ln.w, G + eo.ln.b, a.dres, a.emb_sum, a.emb_mean, a.emb_rstd, P + eo.ln.w, static_cast<int>(N),
                   static_cast<int>(H));
   const bool types = !distil && c.type_vocab_size > 0;

@@ -37,6 +37,10 @@ void QaModel::forward_pass(const Batch& b, const Acts& a, bool train, uint64_t s
   const EmbeddingOffsets& eo = table_.embeddings();
   const float hidden_p = train ? c.hidden_dropout : 0.f;
   const float attn_p = train ? c.attention_dropout : 0.f;
+  // Dropout masks are numbered by the row's place in the GLOBAL batch (b.row_offset), so a rank's
+  // share of a global batch draws the masks one process with the whole batch would draw.
+  const uint64_t hidden_first = static_cast<uint64_t>(b.row_offset) * static_cast<uint64_t>(T * H);
+  const uint64_t attn_first = static_cast<uint64_t>(b.row_offset) * static_cast<uint64_t>(NH * T * T);
 
   // Embeddings: (word + token_type) + position, LayerNorm, dropout.
 #pragma omp parallel for schedule(static)
@@ -54,7 +58,7 @@ void QaModel::forward_pass(const Batch& b, const Acts& a, bool train, uint64_t s
   }
   layernorm_fwd(a.emb_ln, nullptr, a.emb_mean, a.emb_rstd, nullptr, a.emb_sum, nullptr, P + eo.ln.w, P + eo.ln.b,
                 static_cast<int>(N), static_cast<int>(H), c.layer_norm_eps);
-  dropout_fwd(a.x0, nullptr, a.emb_ln, N * H, hidden_p, seed, dropout_site::kEmbeddings);
+  dropout_fwd(a.x0, nullptr, a.emb_ln, N * H, hidden_p, seed, dropout_site::kEmbeddings, hidden_first);
 
   const float* x = a.x0;
   const float q_divisor = static_cast<float>(std::sqrt(static_cast<double>(HD)));
@@ -111,7 +115,7 @@ void QaModel::forward_pass(const Batch& b, const Acts& a, bool train, uint64_t s
         for (int64_t i = 0; i < T * T; ++i) {
           float p = s[i];
           if (attn_p > 0.f)
-            p = dropout_keep(seed, dropout_site::attention(li), static_cast<uint64_t>(bh * T * T + i), attn_p)
+            p = dropout_keep(seed, dropout_site::attention(li), attn_first + static_cast<uint64_t>(bh * T * T + i), attn_p)
                     ? p * attn_keep_scale
                     : 0.f;
           tile[i] = bf16_ ? round_to_bf16(p) : p;
@@ -124,7 +128,7 @@ void QaModel::forward_pass(const Batch& b, const Acts& a, bool train, uint64_t s
 
     // Output projection (+ dropout for BERT), residual, LayerNorm.
     linear_fwd(L.res1, L.ctx, gemm_weight(lo.o.w), P + lo.o.b, N, H, H);
-    if (!distil) dropout_fwd(L.res1, nullptr, L.res1, N * H, hidden_p, seed, dropout_site::attention_output(li));
+    if (!distil) dropout_fwd(L.res1, nullptr, L.res1, N * H, hidden_p, seed, dropout_site::attention_output(li), hidden_first);
     layernorm_fwd(L.h1, nullptr, L.mean1, L.rstd1, L.res1, L.res1, x, P + lo.ln1.w, P + lo.ln1.b, static_cast<int>(N),
                   static_cast<int>(H), c.layer_norm_eps);
     copy_rounded(L.h1b, L.h1, N * H, bf16_);
@@ -134,14 +138,14 @@ void QaModel::forward_pass(const Batch& b, const Acts& a, bool train, uint64_t s
     gelu_fwd(L.g, nullptr, L.f1, nullptr, N, I);
     copy_rounded(L.g, L.g, N * I, bf16_);
     linear_fwd(L.res2, L.g, gemm_weight(lo.ff2.w), P + lo.ff2.b, N, I, H);
-    dropout_fwd(L.res2, nullptr, L.res2, N * H, hidden_p, seed, dropout_site::ffn_output(li));
+    dropout_fwd(L.res2, nullptr, L.res2, N * H, hidden_p, seed, dropout_site::ffn_output(li), hidden_first);
     layernorm_fwd(L.h2, nullptr, L.mean2, L.rstd2, L.res2, L.res2, L.h1, P + lo.ln2.w, P + lo.ln2.b,
                   static_cast<int>(N), static_cast<int>(H), c.layer_norm_eps);
     x = L.h2;
   }
 
   // QA head: DistilBERT drops out the last hidden state first; logits are (N, 2) = (start, end).
-  dropout_fwd(a.qa_in, nullptr, x, N * H, distil && train ? c.qa_dropout : 0.f, seed, dropout_site::kQaInput);
+  dropout_fwd(a.qa_in, nullptr, x, N * H, distil && train ? c.qa_dropout : 0.f, seed, dropout_site::kQaInput, hidden_first);
   copy_rounded(a.qa_in, a.qa_in, N * H, bf16_);
   linear_fwd(a.logits, a.qa_in, gemm_weight(table_.qa().w), P + table_.qa().b, N, H, 2);
   copy_rounded(a.logits, a.logits, N * 2, bf16_);

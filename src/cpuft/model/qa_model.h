@@ -78,6 +78,9 @@ class QaModel {
     const int32_t* start_positions = nullptr; // (batch)
     const int32_t* end_positions = nullptr;   // (batch)
     int batch = 0, seq_len = 0;
+    // Index of row 0 in the global batch this batch is a share of (0 in a single process). Dropout
+    // masks are drawn per global row, so N ranks give the masks of one process with the whole batch.
+    int64_t row_offset = 0;
   };
 
   // Train mode (dropout on, masks drawn from dropout_seed): forward, loss, backward. Gradients are

@@ -280,6 +280,7 @@ double Trainer::accumulate(int64_t epoch, int64_t first_batch, int64_t batches) 
       b.end_positions = batch_.end_positions.data();
       b.batch = batch_.rows;
       b.seq_len = seq_len_;
+      b.row_offset = global_rows * comm_.rank() / comm_.size();  // this rank's slice (data/sampler.h)
       local = model_->forward_backward(b, dropout_seed(args_.seed, global_step_, micro), scale) *
               static_cast<double>(rows.size()) / static_cast<double>(global_rows);
     } else if (buckets_ && last) {
@@ -329,7 +330,7 @@ bool Trainer::train_loop() {
     if (!std::isfinite(loss) || !std::isfinite(grad_norm))
       fail("step ", global_step_ + 1, ": the ", std::isfinite(loss) ? "gradient norm" : "loss", " is ",
            std::isfinite(loss) ? grad_norm : loss,
-           "; stopping (try a lower --learning_rate, or --max_grad_norm 1.0); the last checkpoint is intact");
+           "; stopping (try a lower --learning_rate, or --max_grad_norm 1.0); nothing was written for this step");
     const double lr = schedule_->lr(global_step_);
     optimizer_->step(*model_, lr);
     model_->zero_grads();

@@ -3,7 +3,7 @@ BUILD ?= build
 JOBS  ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps configure build demo test test-asan bench clean
+.PHONY: all deps configure build demo test test-asan bench fuzz fuzz-run clean
 
 all: build
 
@@ -31,5 +31,39 @@ test-asan: deps
 bench: build
 	@$(BUILD)/cpuft bench
 
+# libFuzzer targets (fuzz/*_fuzz.cc) for the tokenizer and the SQuAD reader under ASan+UBSan, each run for
+# FUZZ_TIME seconds from the seed corpus in fuzz/corpus (new finds are kept in $(FUZZ_BUILD)/corpus).
+# Needs clang; `make test` does not. The library sources they need are compiled here, not by CMake.
+FUZZ_BUILD ?= build-fuzz
+FUZZ_TIME ?= 20
+FUZZ_CXX ?= clang++
+FUZZ_FLAGS = -std=c++17 -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=undefined -Isrc -MMD -MP
+FUZZ_TARGETS := tokenizer squad_reader
+FUZZ_LIB_OBJS := $(patsubst src/%.cc,$(FUZZ_BUILD)/%.o,\
+  src/cpuft/util/atomic_file.cc $(wildcard src/cpuft/text/*.cc) src/cpuft/data/squad_reader.cc)
+
+fuzz:
+	@bash scripts/install-deps.sh fuzz
+	@$(MAKE) --no-print-directory fuzz-run
+
+fuzz-run: $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/%_fuzz)
+	@for t in $(FUZZ_TARGETS); do \
+	  mkdir -p $(FUZZ_BUILD)/corpus/$$t && \
+	  $(FUZZ_BUILD)/$${t}_fuzz -max_total_time=$(FUZZ_TIME) -timeout=10 -print_final_stats=1 \
+	    $(FUZZ_BUILD)/corpus/$$t fuzz/corpus/$$t > $(FUZZ_BUILD)/$$t.log 2>&1; rc=$$?; \
+	  if [ $$rc -ne 0 ]; then tail -n 60 $(FUZZ_BUILD)/$$t.log; echo "fuzz: $$t failed"; exit 1; fi; \
+	  echo "fuzz: $$t: $$(grep -m1 -o 'number_of_executed_units: *[0-9]*' $(FUZZ_BUILD)/$$t.log), no crash"; \
+	done
+
+$(FUZZ_BUILD)/%.o: src/%.cc
+	@mkdir -p $(dir $@)
+	$(FUZZ_CXX) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
+
+$(FUZZ_BUILD)/%_fuzz: fuzz/%_fuzz.cc $(FUZZ_LIB_OBJS)
+	$(FUZZ_CXX) $(FUZZ_FLAGS) -fsanitize=fuzzer -DCPUFT_FUZZ_TOKENIZER_DIR='"$(CURDIR)/tests/data/text"' $^ -lutf8proc -o $@
+
+.SECONDARY: $(FUZZ_LIB_OBJS)
+-include $(wildcard $(FUZZ_BUILD)/*.d $(FUZZ_BUILD)/*/*/*.d)
+
 clean:
-	rm -rf $(BUILD) build-asan
+	rm -rf $(BUILD) build-asan $(FUZZ_BUILD)

@@ -11,6 +11,8 @@ pkgs=(
   libbenchmark-dev       # microbenchmarks
   iproute2               # network namespaces for the multi-host tests
 )
+# `install-deps.sh fuzz` (make fuzz) adds clang and its libFuzzer runtime.
+if [ "${1:-}" = fuzz ]; then pkgs+=(clang libclang-rt-14-dev); fi
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

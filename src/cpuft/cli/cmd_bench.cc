@@ -44,14 +44,15 @@ struct BenchArgs {
   bool bf16 = false, eval = false, json = false;
 };
 
-int64_t to_int(const std::string& flag, const std::string& v) {
+// A whole number >= min (1 for sizes and counts; 0 for --warmup, where no warm-up is a valid choice).
+int64_t to_int(const std::string& flag, const std::string& v, long long min = 1) {
   try {
     size_t used = 0;
     long long x = std::stoll(v, &used);
-    if (used == v.size() && x > 0) return x;
+    if (used == v.size() && x >= min) return x;
   } catch (const std::exception&) {
   }
-  fail(flag, ": found '", v, "', expected a positive integer");
+  fail(flag, ": found '", v, "', expected ", min == 1 ? "a positive integer" : "a non-negative integer");
 }
 
 BenchArgs parse(const Argv& argv) {
@@ -75,7 +76,7 @@ BenchArgs parse(const Argv& argv) {
     else if (f == "--batch") a.batch = static_cast<int>(to_int(f, v));
     else if (f == "--seq") a.seq = static_cast<int>(to_int(f, v));
     else if (f == "--steps") a.steps = static_cast<int>(to_int(f, v));
-    else if (f == "--warmup") a.warmup = static_cast<int>(to_int(f, v));
+    else if (f == "--warmup") a.warmup = static_cast<int>(to_int(f, v, 0));
     else if (f == "--threads") a.threads = static_cast<int>(to_int(f, v));
     else fail("cpuft bench: unknown flag '", f, "' (see cpuft bench --help)");
   }

@@ -1,0 +1,95 @@
+// Edge and bad inputs of the tokenizer and feature builder, each checked against what Hugging Face does
+// (BertTokenizerFast from transformers, the tokenizer run_qa.py uses; expected ids were printed by it
+// on the same vocab.txt).
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "cpuft/data/feature_builder.h"
+#include "cpuft/text/tokenizer.h"
+#include "cpuft/util/error.h"
+#include "text_fixtures.h"
+
+namespace cpuft {
+namespace {
+
+using testing::ScratchDir;
+
+std::string load_error(const std::string& vocab_txt) {
+  ScratchDir dir("edge_vocab");
+  dir.write("vocab.txt", vocab_txt);
+  try {
+    Tokenizer::load(dir.path());
+  } catch (const Error& e) {
+    const std::string msg = e.what();
+    return msg.substr(msg.rfind('/') + 1);  // without the scratch directory
+  }
+  return "";
+}
+
+TEST(EdgeInputs, EncodeNamesTheByteOffsetOfInvalidUtf8) {
+  const Tokenizer tok = Tokenizer::load(testing::text_fixture(""));
+  for (const auto& [text, byte] : std::vector<std::pair<std::string, int>>{
+           {"hello \xE2\x82", 6}, {"\x80", 0}, {"caf\xC3\xA9 \xED\xA0\x80", 6}, {"ab\xF8\x88\x80\x80\x80", 2}}) {
+    try {
+      tok.encode(text);
+      ADD_FAILURE() << "no error for byte " << byte;
+    } catch (const Error& e) {
+      EXPECT_EQ(std::string(e.what()),
+                "invalid UTF-8 at byte " + std::to_string(byte) + ": expected a valid UTF-8 sequence");
+    }
+  }
+}
+
+TEST(EdgeInputs, VocabularyMissingASpecialToken) {
+  EXPECT_EQ(load_error("[UNK]\n[CLS]\n[SEP]\nhello\n"), "vocab.txt: pad token '[PAD]' is not in the vocabulary");
+  EXPECT_EQ(load_error("[PAD]\n[UNK]\n[SEP]\nhello\n"), "vocab.txt: cls token '[CLS]' is not in the vocabulary");
+  EXPECT_EQ(load_error("[PAD]\n[CLS]\n[SEP]\nhello\n"), "vocab.txt: unk token '[UNK]' is not in the vocabulary");
+  EXPECT_EQ(load_error("[PAD]\n[UNK]\n[CLS]\nhello\n"), "vocab.txt: sep token '[SEP]' is not in the vocabulary");
+  EXPECT_EQ(load_error(""), "vocab.txt: empty vocabulary, expected at least one token");
+}
+
+// BertTokenizerFast('vocab.txt')('hello world') on this vocabulary gives [2, 7, 6, 3]: a token listed
+// twice keeps its last line number, as tokenizers' WordPiece::read_file builds a HashMap line by line.
+// cpuft does the same instead of rejecting the file, so a vocabulary HF accepts loads here too.
+TEST(EdgeInputs, DuplicateVocabularyEntryKeepsTheLastIdLikeHuggingFace) {
+  ScratchDir dir("dup_vocab");
+  dir.write("vocab.txt", "[PAD]\n[UNK]\n[CLS]\n[SEP]\n[MASK]\nhello\nworld\nhello\n");
+  const Tokenizer tok = Tokenizer::load(dir.path());
+  EXPECT_EQ(tok.encode("hello world").ids, (std::vector<int32_t>{7, 6}));
+  EXPECT_EQ(tok.encode("hellohello").ids, (std::vector<int32_t>{1}));  // no "##hello": one [UNK] word
+}
+
+// The tiny duplicate-free vocabulary of the cases below; [CLS]=2, [SEP]=3, hello=5, world=6.
+Tokenizer tiny_tokenizer(const ScratchDir& dir) {
+  dir.write("vocab.txt", "[PAD]\n[UNK]\n[CLS]\n[SEP]\n[MASK]\nhello\nworld\n");
+  return Tokenizer::load(dir.path());
+}
+
+std::vector<int32_t> unpadded(const Feature& f) {
+  std::vector<int32_t> ids;
+  for (size_t i = 0; i < f.input_ids.size() && f.attention_mask[i] == 1; ++i) ids.push_back(f.input_ids[i]);
+  return ids;
+}
+
+// run_qa accepts an empty question or context: the batched tokenizer call makes
+// [CLS] [SEP] context [SEP] and [CLS] question [SEP] [SEP] (printed by BertTokenizerFast with lists of
+// questions and contexts, truncation only_second, as run_qa calls it). cpuft builds the same features.
+TEST(EdgeInputs, EmptyQuestionOrContextGivesHuggingFaceFeatures) {
+  ScratchDir dir("empty_fields");
+  const Tokenizer tok = tiny_tokenizer(dir);
+  Example no_question{"q0", "", "hello world", "  ", {}, false};  // lstripped to ""
+  Example no_context{"c0", "", "", "hello", {}, false};
+  const FeatureOptions options{16, 4, true};
+  const auto features = build_eval_features({no_question, no_context}, tok, options);
+  ASSERT_EQ(features.size(), 2u);
+  EXPECT_EQ(unpadded(features[0]), (std::vector<int32_t>{2, 3, 5, 6, 3}));
+  EXPECT_EQ(features[0].offsets[2].begin, 0);
+  EXPECT_EQ(features[0].offsets[3].end, 11);
+  EXPECT_EQ(unpadded(features[1]), (std::vector<int32_t>{2, 5, 3, 3}));
+  for (const Span& s : features[1].offsets) EXPECT_EQ(s.begin, -1);  // no context token at all
+}
+
+}  // namespace
+}  // namespace cpuft

@@ -12,7 +12,7 @@ Outputs (all small; see tests/data/text/README.md):
   tokenize_cases.json   tricky strings with ids/offsets for four tokenizer settings
   squad_examples.json   whole paragraphs of SQuAD (~300 questions per split), question/context tokenisation,
                         and features for two (max_seq_length, doc_stride) settings, stored compactly
-  feature_counts.json   feature counts (and a hash of all 384/128 features) of the full dev set and train subset
+  feature_counts.json   feature counts (and a hash of all 384/128 features, and of the dev set's 256/64 ones) of the full dev set and train subset
 """
 import json
 import os
@@ -246,6 +246,13 @@ def feature_hash(tok, examples, max_len, stride):
     return "%016x" % h
 
 
+def dev_256_64_counts(tok, examples):
+    """The dev set's count and hash at (256, 64), the second setting of issue 3's parity list."""
+    enc = tokenize_batch(tok, [e["question"] for e in examples], [e["context"] for e in examples], 256, 64)
+    return {"examples": len(examples), "features": len(enc["input_ids"]),
+            "hash": feature_hash(tok, examples, 256, 64)}
+
+
 def synthetic_examples():
     """Hand-made examples for the label edge cases of prepare_train_features (docs/hf-qa-spec.md 3.2)."""
     numbers = " ".join(str(i) for i in range(1, 301))
@@ -316,6 +323,8 @@ def main():
                                  max_len, stride)
             counts[f"{split}_{max_len}_{stride}"] = {"examples": len(examples), "features": len(enc["input_ids"])}
         counts[f"{split}_384_128"]["hash"] = feature_hash(tok, examples, 384, 128)
+        if split == "dev":
+            counts["dev_256_64"] = dev_256_64_counts(tok, examples)
         sets[split] = sample_entry(tok, sample_by_paragraph(examples))
     write_json("squad_examples.json", sets)
     write_json("feature_counts.json", counts)

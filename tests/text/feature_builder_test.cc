@@ -242,6 +242,22 @@ void check_full_file(const std::string& file, const std::string& key) {
 
 TEST(FeatureBuilder, FullDevSetMatchesHuggingFace) { check_full_file("dev-v1.1.json", "dev_384_128"); }
 
+// The second setting of issue 3's parity list: count and hash of every dev feature at (256, 64).
+TEST(FeatureBuilder, FullDevSetAt256By64MatchesHuggingFace) {
+  const std::string path = std::string(CPUFT_SOURCE_DIR) + "/../shared/data/squad/dev-v1.1.json";
+  if (!std::filesystem::exists(path)) GTEST_SKIP() << path << " not present";
+  const json expected = read_json_fixture("feature_counts.json")["dev_256_64"];
+  const Tokenizer tok = Tokenizer::load(testing::text_fixture(""));
+  const std::vector<Example> examples = read_flat_squad(path);
+  const auto train = build_train_features(examples, tok, {256, 64, true});
+  const auto eval = build_eval_features(examples, tok, {256, 64, true});
+  ASSERT_EQ(train.size(), expected["features"].get<size_t>());
+  ASSERT_EQ(eval.size(), train.size());
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(feature_hash(train, eval)));
+  EXPECT_EQ(std::string(hex), expected["hash"].get<std::string>());
+}
+
 TEST(FeatureBuilder, FullTrainSubsetMatchesHuggingFace) { check_full_file("train-subset-v1.1.json", "train_384_128"); }
 
 }  // namespace

@@ -91,5 +91,19 @@ TEST(EdgeInputs, EmptyQuestionOrContextGivesHuggingFaceFeatures) {
   for (const Span& s : features[1].offsets) EXPECT_EQ(s.begin, -1);  // no context token at all
 }
 
+// With an answer but an empty context, run_qa's prepare_train_features raises IndexError (its loop looking
+// for the first context token runs off the feature). cpuft fails there too, with one line naming the example.
+TEST(EdgeInputs, AnswerInAnEmptyContextFailsLikeHuggingFace) {
+  ScratchDir dir("empty_context_train");
+  const Tokenizer tok = tiny_tokenizer(dir);
+  Example ex{"c0", "", "", "hello", {{"x", 0}}, false};
+  try {
+    build_train_features({ex}, tok, {16, 4, true});
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_STREQ(e.what(), "example 'c0': the context has no tokens, expected at least one");
+  }
+}
+
 }  // namespace
 }  // namespace cpuft

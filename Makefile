@@ -49,7 +49,7 @@ fuzz:
 fuzz-run: $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/%_fuzz)
 	@for t in $(FUZZ_TARGETS); do \
 	  mkdir -p $(FUZZ_BUILD)/corpus/$$t && \
-	  $(FUZZ_BUILD)/$${t}_fuzz -max_total_time=$(FUZZ_TIME) -timeout=10 -print_final_stats=1 \
+	  $(FUZZ_BUILD)/$${t}_fuzz -max_total_time=$(FUZZ_TIME) -timeout=10 -print_final_stats=1 -artifact_prefix=$(FUZZ_BUILD)/ \
 	    $(FUZZ_BUILD)/corpus/$$t fuzz/corpus/$$t > $(FUZZ_BUILD)/$$t.log 2>&1; rc=$$?; \
 	  if [ $$rc -ne 0 ]; then tail -n 60 $(FUZZ_BUILD)/$$t.log; echo "fuzz: $$t failed"; exit 1; fi; \
 	  echo "fuzz: $$t: $$(grep -m1 -o 'number_of_executed_units: *[0-9]*' $(FUZZ_BUILD)/$$t.log), no crash"; \

@@ -14,6 +14,11 @@ std::string paragraph(const std::string& context, const std::string& question) {
          question + R"(", "answers": []}]}]}]})";
 }
 
+std::string with_answer_start(const std::string& number) {
+  return R"({"data": [{"paragraphs": [{"context": "ab", "qas": [{"id": "a", "question": "q",
+      "answers": [{"text": "a", "answer_start": )" + number + "}]}]}]}]}";
+}
+
 std::string parse_error(const std::string& json) {
   try {
     parse_squad(json, "bad.json");
@@ -58,6 +63,18 @@ TEST(SquadEdgeInputs, InvalidUtf8InAQuestionOrContextNamesTheByte) {
   EXPECT_NE(err.find("at byte " + std::to_string(in_context.find('\xE9') + 2) + " "), std::string::npos) << err;
   err = parse_error(in_question);
   EXPECT_NE(err.find("at byte " + std::to_string(q_byte + 2) + " "), std::string::npos) << err;
+}
+
+// make fuzz found this: nlohmann throws out_of_range, not parse_error, for a number beyond a double, and
+// parse_squad let it escape (std::terminate in the CLI).
+TEST(SquadEdgeInputs, NumberTooLargeForADoubleIsOneLineError) {
+  for (const std::string json : {std::string("44400E004000044000250258"),
+                                 with_answer_start("1E400")}) {
+    const std::string err = parse_error(json);
+    EXPECT_EQ(err.rfind("bad.json: not valid JSON (", 0), 0u) << err;
+    EXPECT_NE(err.find("number overflow"), std::string::npos) << err;
+    EXPECT_EQ(err.find('\n'), std::string::npos) << err;
+  }
 }
 
 }  // namespace

@@ -179,6 +179,8 @@ SquadDataset parse_squad(std::string_view json_text, const std::string& source) 
     root = json::parse(json_text.begin(), json_text.end());
   } catch (const json::parse_error& e) {
     fail(source, ": not valid JSON at byte ", e.byte, " (", e.what(), "), expected a SQuAD JSON document");
+  } catch (const json::out_of_range& e) {  // a number too large for a double, e.g. 1E400 (found by make fuzz)
+    fail(source, ": not valid JSON (", e.what(), "), expected a SQuAD JSON document with numbers a double holds");
   }
   return Reader(source).read(root);
 }

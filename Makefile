@@ -60,7 +60,8 @@ $(FUZZ_BUILD)/%.o: src/%.cc
 	$(FUZZ_CXX) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
 
 $(FUZZ_BUILD)/%_fuzz: fuzz/%_fuzz.cc $(FUZZ_LIB_OBJS)
-	$(FUZZ_CXX) $(FUZZ_FLAGS) -fsanitize=fuzzer -DCPUFT_FUZZ_TOKENIZER_DIR='"$(CURDIR)/tests/data/text"' $^ -lutf8proc -o $@
+	$(FUZZ_CXX) $(FUZZ_FLAGS) -fsanitize=fuzzer -DCPUFT_FUZZ_TOKENIZER_DIR='"$(CURDIR)/tests/data/text"' \
+	  $(filter %.cc %.o,$^) -lutf8proc -o $@
 
 .SECONDARY: $(FUZZ_LIB_OBJS)
 -include $(wildcard $(FUZZ_BUILD)/*.d $(FUZZ_BUILD)/*/*/*.d)

@@ -73,8 +73,8 @@ int cmd_doctor(const Argv& args) {
   j["version"] = CPUFT_VERSION;
   j["cpu"] = {{"brand", f.brand},         {"vendor", f.vendor},       {"avx2", f.avx2},
               {"fma", f.fma},             {"avx512f", f.avx512f},     {"avx512bw", f.avx512bw},
-              {"avx512vl", f.avx512vl},   {"avx512_bf16", f.avx512_bf16}, {"avx512_vnni", f.avx512_vnni},
-              {"amx_tile", f.amx_tile},   {"amx_bf16", f.amx_bf16}};
+              {"avx512vl", f.avx512vl},   {"avx512_bf16", f.avx512_bf16}, {"avx512_vnni", f.avx512_vnni}, {"avx512_fp16", f.avx512_fp16},
+              {"amx_tile", f.amx_tile},   {"amx_bf16", f.amx_bf16},       {"amx_int8", f.amx_int8}};
   j["amx_enabled"] = amx;
   j["kernels_isa"] = isa_name(kernel_isa());
   j["onednn"] = {{"version", onednn_version()}, {"isa", onednn_isa()}, {"bf16_matmul_native", gemm_bf16_native()}};

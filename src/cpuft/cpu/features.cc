@@ -41,6 +41,8 @@ CpuFeatures detect() {
     f.avx512vl = zmm && (b & (1u << 31));
     f.avx512_vnni = zmm && (c & (1u << 11));
     f.amx_bf16 = d & (1u << 22);
+    f.amx_int8 = d & (1u << 25);
+    f.avx512_fp16 = zmm && (d & (1u << 23));
     f.amx_tile = d & (1u << 24);
     unsigned a1, b1, c1, d1;
     __cpuid_count(7, 1, a1, b1, c1, d1);
@@ -118,8 +120,10 @@ std::string describe_cpu() {
   add(f.avx512f, "avx512f");
   add(f.avx512_bf16, "avx512_bf16");
   add(f.avx512_vnni, "avx512_vnni");
+  add(f.avx512_fp16, "avx512_fp16");
   add(f.amx_tile, "amx_tile");
   add(f.amx_bf16, "amx_bf16");
+  add(f.amx_int8, "amx_int8");
   s += ")";
   return s;
 }

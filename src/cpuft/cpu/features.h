@@ -15,8 +15,10 @@ struct CpuFeatures {
   bool avx512dq = false;
   bool avx512_bf16 = false;
   bool avx512_vnni = false;
+  bool avx512_fp16 = false;
   bool amx_tile = false;
   bool amx_bf16 = false;
+  bool amx_int8 = false;
   std::string vendor;
   std::string brand;
 

@@ -1,0 +1,50 @@
+// cpuft doctor: the machine report a user (or a script, with --json) relies on.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace {
+
+// Runs `cpuft ARGS` and returns its standard output; *rc gets the exit status.
+std::string run_cpuft(const std::string& args, int* rc) {
+  std::string out;
+  FILE* p = ::popen((std::string(CPUFT_BINARY) + " " + args + " 2>/dev/null").c_str(), "r");
+  char buf[4096];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof(buf), p)) > 0) out.append(buf, n);
+  *rc = WEXITSTATUS(::pclose(p));
+  return out;
+}
+
+}  // namespace
+
+TEST(Doctor, JsonReportsCpuOneDnnTopologyAndPlan) {
+  int rc = -1;
+  nlohmann::json j = nlohmann::json::parse(run_cpuft("doctor --json --ranks-per-node 2", &rc));
+  EXPECT_EQ(rc, 0);
+  for (const char* key : {"avx2", "avx512f", "avx512_bf16", "avx512_fp16", "amx_tile", "amx_bf16", "amx_int8"})
+    EXPECT_TRUE(j["cpu"].contains(key)) << key;
+  EXPECT_TRUE(j["onednn"]["version"].is_string());
+  EXPECT_TRUE(j["onednn"]["bf16_matmul_native"].is_boolean());
+  EXPECT_GE(j["topology"]["physical_cores"].get<int>(), 1);
+  EXPECT_EQ(j["plan"]["ranks_per_node"].get<int>(), 2);
+  EXPECT_FALSE(j["plan"]["recommended"].get<bool>());
+}
+
+TEST(Doctor, TextReportNamesTheKernelIsaAndThePlan) {
+  int rc = -1;
+  std::string out = run_cpuft("doctor", &rc);
+  EXPECT_EQ(rc, 0);
+  EXPECT_NE(out.find("kernels:"), std::string::npos) << out;
+  EXPECT_NE(out.find("oneDNN"), std::string::npos) << out;
+  EXPECT_NE(out.find("plan:"), std::string::npos) << out;
+}
+
+TEST(Doctor, BadFlagIsAnError) {
+  int rc = 0;
+  run_cpuft("doctor --ranks-per-node zero", &rc);
+  EXPECT_EQ(rc, 1);
+}

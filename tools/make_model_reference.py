@@ -5,7 +5,7 @@ For three tiny random models (DistilBERT; BERT with head_dim 8; BERT with head_d
 1/sqrt(head_dim) scaling are covered) it writes, into tests/data/model/<name>/:
   config.json, model.safetensors   the model exactly as save_pretrained writes it
   reference.safetensors            inputs, logits, loss, the gradient of every parameter ("grad.<name>"),
-                                   the losses of 3 AdamW steps and the weights after them ("final.<name>"),
+                                   the losses of 5 AdamW steps and the weights after them ("final.<name>"),
                                    and the same forward/backward under CPU bf16 autocast ("bf16.*")
 Dropouts are 0 so that gradients are deterministic. Eager attention is forced (no sdpa).
 
@@ -29,7 +29,7 @@ from transformers import (BertConfig, BertForQuestionAnswering, DistilBertConfig
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "tests" / "data" / "model"
 B, T = 3, 24
-STEPS = 3
+STEPS = 5
 LR, WD, CLIP = 1e-3, 0.01, 1.0
 
 

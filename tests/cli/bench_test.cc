@@ -39,6 +39,34 @@ TEST_F(Bench, EvalBf16TextReport) {
   EXPECT_NE(r.out.find("samples/s"), std::string::npos) << r.out;
 }
 
+TEST_F(Bench, ProfileSharesCoverTheStep) {
+  ProcessResult r = cpuft(tiny({"--json", "--profile", "--warmup", "1"}));
+  ASSERT_EQ(r.status, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  const nlohmann::json& p = j.at("profile_s_per_step");
+  for (const char* op : {"embedding", "matmul", "attention", "layernorm", "gelu", "dropout", "loss", "grad_norm",
+                         "optimizer", "other"})
+    EXPECT_TRUE(p.contains(op)) << op << " missing from " << p.dump();
+  EXPECT_FALSE(p.contains("bf16_round")) << "fp32 steps round nothing: " << p.dump();
+  double sum = 0;
+  for (const auto& [op, s] : p.items()) {
+    EXPECT_GE(s.get<double>(), 0) << op;
+    sum += s.get<double>();
+  }
+  // The ops and "other" add up to the mean step, which is at least the median's order of magnitude.
+  EXPECT_GT(sum, 0.5 * j.at("step_s").get<double>());
+  EXPECT_LT(sum, 2.0 * j.at("step_s").get<double>());
+}
+
+TEST_F(Bench, ProfileTextReportListsShares) {
+  ProcessResult r = cpuft(tiny({"--profile", "--bf16"}));
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("profile (mean over the 2 timed steps)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("matmul"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("bf16_round"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("%"), std::string::npos) << r.out;
+}
+
 TEST_F(Bench, NegativeWarmupIsRejected) {
   ProcessResult r = cpuft(tiny({"--warmup", "-1"}));
   EXPECT_ONE_LINE_ERROR(r, "--warmup: found '-1'", "expected a non-negative integer");

@@ -1,6 +1,7 @@
 // cpuft bench: times full training steps (forward, backward, gradient clipping, AdamW) of a randomly
 // initialised model on random data and prints samples/s, tokens/s, achieved GFLOP/s counted from the
-// model's shapes, the oneDNN matrix-product peak measured in the same run, their ratio, and peak RSS.
+// model's shapes, the oneDNN matrix-product peak measured in the same run, their ratio, and peak RSS;
+// with --profile, the share of the step each kind of operation takes (util/op_profile.h).
 #include <omp.h>
 #include <sys/resource.h>
 
@@ -8,6 +9,9 @@
 #include <chrono>
 #include <cstdio>
 #include <random>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -20,6 +24,7 @@
 #include "cpuft/model/qa_model.h"
 #include "cpuft/tensor/tensor.h"
 #include "cpuft/util/error.h"
+#include "cpuft/util/op_profile.h"
 
 namespace cpuft {
 namespace {
@@ -35,13 +40,14 @@ const char* kBenchHelp =
     "  --threads N          OpenMP threads (default: all cores of this process)\n"
     "  --bf16               BF16 mixed precision (default FP32)\n"
     "  --eval               time forward passes only (evaluation), no backward or optimizer\n"
+    "  --profile            also print the share of the step each kind of operation takes\n"
     "  --json               print one JSON object instead of the text report\n";
 
 struct BenchArgs {
   std::string config;
   ModelConfig model;
   int batch = 8, seq = 384, steps = 5, warmup = 2, threads = 0;
-  bool bf16 = false, eval = false, json = false;
+  bool bf16 = false, eval = false, json = false, profile = false;
 };
 
 // A whole number >= min (1 for sizes and counts; 0 for --warmup, where no warm-up is a valid choice).
@@ -63,6 +69,7 @@ BenchArgs parse(const Argv& argv) {
     if (f == "--bf16") { a.bf16 = true; continue; }
     if (f == "--eval") { a.eval = true; continue; }
     if (f == "--json") { a.json = true; continue; }
+    if (f == "--profile") { a.profile = true; continue; }
     if (f == "--help" || f == "-h") { std::fputs(kBenchHelp, stdout); std::exit(0); }
     if (i + 1 >= argv.size()) fail(f, ": missing value (see cpuft bench --help)");
     const std::string& v = argv[++i];
@@ -130,6 +137,25 @@ double gemm_peak_gflops(bool bf16) {
   return 2.0 * n * n * n / median(runs) / 1e9;
 }
 
+// Seconds per step of each op kind over the timed steps, and what no op scope covered ("other").
+struct Profile {
+  std::vector<std::pair<std::string, double>> per_step;  // largest first, "other" last
+};
+
+Profile collect_profile(double total_s, int steps) {
+  const OpTotals t = op_profile_totals();
+  Profile p;
+  double covered = 0;
+  for (int i = 0; i < static_cast<int>(Op::kCount); ++i) {
+    if (t.calls[i] == 0) continue;
+    p.per_step.emplace_back(op_name(static_cast<Op>(i)), t.seconds[i] / steps);
+    covered += t.seconds[i];
+  }
+  std::sort(p.per_step.begin(), p.per_step.end(), [](const auto& x, const auto& y) { return x.second > y.second; });
+  p.per_step.emplace_back("other", std::max(0.0, total_s - covered) / steps);
+  return p;
+}
+
 long peak_rss_mib() {
   struct rusage ru;
   ::getrusage(RUSAGE_SELF, &ru);
@@ -166,7 +192,9 @@ int cmd_bench(const Argv& argv) {
   std::vector<float> sl(n), el(n);
 
   std::vector<double> times;
+  op_profile_enable(a.profile);
   for (int s = 0; s < a.warmup + a.steps; ++s) {
+    if (s == a.warmup) op_profile_reset();
     const double t0 = now_s();
     if (a.eval) {
       model.forward(batch, sl.data(), el.data());
@@ -178,18 +206,27 @@ int cmd_bench(const Argv& argv) {
     }
     if (s >= a.warmup) times.push_back(now_s() - t0);
   }
+  op_profile_enable(false);
   const double t = median(times);
+  double total = 0;
+  for (double x : times) total += x;
+  const Profile prof = a.profile ? collect_profile(total, a.steps) : Profile{};
   const double flops = step_flops(a.model, a.batch, a.seq, !a.eval);
   const double peak = gemm_peak_gflops(a.bf16);
   const double achieved = flops / t / 1e9;
   if (a.json) {
     // The same figures as the text report, for scripts (bench/compare.sh); keys as the PyTorch bench's.
-    const nlohmann::json j = {
+    nlohmann::json j = {
         {"side", "cpuft"}, {"mode", a.eval ? "eval" : "train"}, {"dtype", a.bf16 ? "bf16" : "fp32"},
         {"layers", a.model.layers}, {"hidden", a.model.hidden}, {"batch", a.batch}, {"seq", a.seq},
         {"threads", omp_get_max_threads()}, {"steps", a.steps}, {"step_s", t}, {"samples_per_s", a.batch / t},
         {"tokens_per_s", a.batch * a.seq / t}, {"gflops", achieved}, {"peak_gflops", peak},
         {"mfu", achieved / peak}, {"peak_rss_mib", peak_rss_mib()}, {"backend", describe_gemm()}};
+    if (a.profile) {
+      nlohmann::json ops = nlohmann::json::object();
+      for (const auto& [name, s] : prof.per_step) ops[name] = s;
+      j["profile_s_per_step"] = ops;
+    }
     std::printf("%s\n", j.dump().c_str());
     return 0;
   }
@@ -204,6 +241,12 @@ int cmd_bench(const Argv& argv) {
   std::printf("  oneDNN %s matmul peak     %.1f GFLOP/s (2048^3, same run)\n", a.bf16 ? "bf16" : "f32 ", peak);
   std::printf("  share of peak (MFU)        %.1f%%\n", 100.0 * achieved / peak);
   std::printf("  peak RSS                   %ld MiB\n", peak_rss_mib());
+  if (a.profile) {
+    std::printf("  profile (mean over the %d timed steps)\n", a.steps);
+    const double mean = total / a.steps;
+    for (const auto& [name, s] : prof.per_step)
+      std::printf("    %-12s %9.1f ms  %5.1f%%\n", name.c_str(), 1e3 * s, 100.0 * s / mean);
+  }
   return 0;
 }
 

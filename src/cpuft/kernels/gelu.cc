@@ -2,15 +2,18 @@
 #include "cpuft/kernels/gelu.h"
 
 #include "cpuft/kernels/kernel_table.h"
+#include "cpuft/util/op_profile.h"
 
 namespace cpuft {
 
 void gelu_fwd(float* out, uint16_t* out_bf16, float* pre, const float* bias, int64_t M,
               int64_t N) {
+  OpScope scope(Op::gelu);
   kernels().gelu_fwd(out, out_bf16, pre, bias, M, N);
 }
 
 void gelu_bwd(float* dpre, const float* dout, const float* pre, int64_t n) {
+  OpScope scope(Op::gelu);
   kernels().gelu_bwd(dpre, dout, pre, n);
 }
 

@@ -13,6 +13,7 @@
 #include "cpuft/model/dropout_sites.h"
 #include "cpuft/model/linear.h"
 #include "cpuft/tensor/bf16.h"
+#include "cpuft/util/op_profile.h"
 
 namespace cpuft {
 namespace {
@@ -20,6 +21,7 @@ namespace {
 // The output gradient a matrix product reads: rounded to bf16 into `scratch` in bf16 mode.
 const float* gemm_dy(const float* dy, float* scratch, int64_t n, bool bf16) {
   if (!bf16) return dy;
+  OpScope scope(Op::bf16_round);
 #pragma omp parallel for schedule(static)
   for (int64_t i = 0; i < n; ++i) scratch[i] = round_to_bf16(dy[i]);
   return scratch;
@@ -81,49 +83,52 @@ void QaModel::backward_pass(const Batch& b, const Acts& a, uint64_t seed) {
     const float* dctx_all = gemm_dy(a.db, a.dy_round, N * H, bf16_);
 
     // Attention, one (sequence, head) per iteration, with two T x T tiles per thread.
+    {
+      OpScope scope(Op::attention);
 #pragma omp parallel for schedule(dynamic)
-    for (int64_t bh = 0; bh < B * NH; ++bh) {
-      const int64_t bi = bh / NH, hi = bh % NH;
-      const int64_t col = bi * T * H + hi * HD;
-      const float* probs = L.probs + bh * T * T;
-      float* pd = a.tiles + static_cast<int64_t>(omp_get_thread_num()) * 2 * T * T;
-      float* dp = pd + T * T;
-      const float* dctx = dctx_all + col;
-      // Dropped (and rounded) probabilities as the forward product read them.
-      const float* pv = probs;
-      if (attn_p > 0.f || bf16_) {
-        for (int64_t i = 0; i < T * T; ++i) {
-          float p = probs[i];
+      for (int64_t bh = 0; bh < B * NH; ++bh) {
+        const int64_t bi = bh / NH, hi = bh % NH;
+        const int64_t col = bi * T * H + hi * HD;
+        const float* probs = L.probs + bh * T * T;
+        float* pd = a.tiles + static_cast<int64_t>(omp_get_thread_num()) * 2 * T * T;
+        float* dp = pd + T * T;
+        const float* dctx = dctx_all + col;
+        // Dropped (and rounded) probabilities as the forward product read them.
+        const float* pv = probs;
+        if (attn_p > 0.f || bf16_) {
+          for (int64_t i = 0; i < T * T; ++i) {
+            float p = probs[i];
+            if (attn_p > 0.f)
+              p = dropout_keep(seed, dropout_site::attention(li), attn_first + static_cast<uint64_t>(bh * T * T + i), attn_p)
+                      ? p * attn_keep_scale
+                      : 0.f;
+            pd[i] = bf16_ ? round_to_bf16(p) : p;
+          }
+          pv = pd;
+        }
+        sgemm(true, false, T, HD, T, 1.f, pv, T, dctx, H, 0.f, a.dv + col, H);         // dV = Pd^T dctx
+        sgemm(false, true, T, T, HD, 1.f, dctx, H, L.v + col, H, 0.f, dp, T);          // dPd = dctx V^T
+        // Through dropout and softmax: dS = P * (dP - sum_j dP P); masked keys have P = 0.
+        for (int64_t i = 0; i < T; ++i) {
+          float* dpr = dp + i * T;
+          const float* pr = probs + i * T;
           if (attn_p > 0.f)
-            p = dropout_keep(seed, dropout_site::attention(li), attn_first + static_cast<uint64_t>(bh * T * T + i), attn_p)
-                    ? p * attn_keep_scale
-                    : 0.f;
-          pd[i] = bf16_ ? round_to_bf16(p) : p;
+            for (int64_t j = 0; j < T; ++j)
+              dpr[j] = dropout_keep(seed, dropout_site::attention(li), attn_first + static_cast<uint64_t>(bh * T * T + i * T + j),
+                                    attn_p)
+                           ? dpr[j] * attn_keep_scale
+                           : 0.f;
+          float dot = 0.f;
+          for (int64_t j = 0; j < T; ++j) dot += dpr[j] * pr[j];
+          for (int64_t j = 0; j < T; ++j) {
+            dpr[j] = pr[j] * (dpr[j] - dot);
+            if (bf16_) dpr[j] = round_to_bf16(dpr[j]);
+          }
         }
-        pv = pd;
+        const float ds_scale = distil ? 1.f / q_divisor : score_scale;  // DistilBERT: through q / sqrt(hd)
+        sgemm(false, false, T, HD, T, ds_scale, dp, T, L.k + col, H, 0.f, a.dq + col, H);  // dQ = dS K
+        sgemm(true, false, T, HD, T, distil ? 1.f : score_scale, dp, T, L.q + col, H, 0.f, a.dk + col, H);  // dK
       }
-      sgemm(true, false, T, HD, T, 1.f, pv, T, dctx, H, 0.f, a.dv + col, H);         // dV = Pd^T dctx
-      sgemm(false, true, T, T, HD, 1.f, dctx, H, L.v + col, H, 0.f, dp, T);          // dPd = dctx V^T
-      // Through dropout and softmax: dS = P * (dP - sum_j dP P); masked keys have P = 0.
-      for (int64_t i = 0; i < T; ++i) {
-        float* dpr = dp + i * T;
-        const float* pr = probs + i * T;
-        if (attn_p > 0.f)
-          for (int64_t j = 0; j < T; ++j)
-            dpr[j] = dropout_keep(seed, dropout_site::attention(li), attn_first + static_cast<uint64_t>(bh * T * T + i * T + j),
-                                  attn_p)
-                         ? dpr[j] * attn_keep_scale
-                         : 0.f;
-        float dot = 0.f;
-        for (int64_t j = 0; j < T; ++j) dot += dpr[j] * pr[j];
-        for (int64_t j = 0; j < T; ++j) {
-          dpr[j] = pr[j] * (dpr[j] - dot);
-          if (bf16_) dpr[j] = round_to_bf16(dpr[j]);
-        }
-      }
-      const float ds_scale = distil ? 1.f / q_divisor : score_scale;  // DistilBERT: through q / sqrt(hd)
-      sgemm(false, false, T, HD, T, ds_scale, dp, T, L.k + col, H, 0.f, a.dq + col, H);  // dQ = dS K
-      sgemm(true, false, T, HD, T, distil ? 1.f : score_scale, dp, T, L.q + col, H, 0.f, a.dk + col, H);  // dK
     }
 
     // q, k, v projections: their input gradients add into the residual-stream gradient.
@@ -142,6 +147,7 @@ void QaModel::backward_pass(const Batch& b, const Acts& a, uint64_t seed) {
   layernorm_bwd(a.da, G + eo.ln.w, G + eo.ln.b, a.dres, a.emb_sum, a.emb_mean, a.emb_rstd, P + eo.ln.w, static_cast<int>(N),
                   static_cast<int>(H));
   const bool types = !distil && c.type_vocab_size > 0;
+  OpScope scope(Op::embedding);
   for (int64_t r = 0; r < N; ++r) {
     const float* d = a.da + r * H;
     const int64_t id = b.input_ids[r];

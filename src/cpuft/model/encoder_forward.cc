@@ -13,6 +13,7 @@
 #include "cpuft/model/dropout_sites.h"
 #include "cpuft/model/linear.h"
 #include "cpuft/tensor/bf16.h"
+#include "cpuft/util/op_profile.h"
 
 namespace cpuft {
 namespace {
@@ -22,6 +23,7 @@ void copy_rounded(float* dst, const float* src, int64_t n, bool bf16) {
     if (dst != src) std::memcpy(dst, src, static_cast<size_t>(n) * sizeof(float));
     return;
   }
+  OpScope scope(Op::bf16_round);
 #pragma omp parallel for schedule(static)
   for (int64_t i = 0; i < n; ++i) dst[i] = round_to_bf16(src[i]);
 }
@@ -43,17 +45,20 @@ void QaModel::forward_pass(const Batch& b, const Acts& a, bool train, uint64_t s
   const uint64_t attn_first = static_cast<uint64_t>(b.row_offset) * static_cast<uint64_t>(NH * T * T);
 
   // Embeddings: (word + token_type) + position, LayerNorm, dropout.
+  {
+    OpScope scope(Op::embedding);
 #pragma omp parallel for schedule(static)
-  for (int64_t r = 0; r < N; ++r) {
-    const float* w = P + eo.word + static_cast<int64_t>(b.input_ids[r]) * H;
-    const float* pos = P + eo.position + (r % T) * H;
-    float* out = a.emb_sum + r * H;
-    if (distil || c.type_vocab_size == 0) {
-      for (int64_t j = 0; j < H; ++j) out[j] = w[j] + pos[j];
-    } else {
-      const int64_t tt = b.token_type_ids ? b.token_type_ids[r] : 0;
-      const float* ty = P + eo.token_type + tt * H;
-      for (int64_t j = 0; j < H; ++j) out[j] = (w[j] + ty[j]) + pos[j];
+    for (int64_t r = 0; r < N; ++r) {
+      const float* w = P + eo.word + static_cast<int64_t>(b.input_ids[r]) * H;
+      const float* pos = P + eo.position + (r % T) * H;
+      float* out = a.emb_sum + r * H;
+      if (distil || c.type_vocab_size == 0) {
+        for (int64_t j = 0; j < H; ++j) out[j] = w[j] + pos[j];
+      } else {
+        const int64_t tt = b.token_type_ids ? b.token_type_ids[r] : 0;
+        const float* ty = P + eo.token_type + tt * H;
+        for (int64_t j = 0; j < H; ++j) out[j] = (w[j] + ty[j]) + pos[j];
+      }
     }
   }
   layernorm_fwd(a.emb_ln, nullptr, a.emb_mean, a.emb_rstd, nullptr, a.emb_sum, nullptr, P + eo.ln.w, P + eo.ln.b,
@@ -82,47 +87,50 @@ void QaModel::forward_pass(const Batch& b, const Acts& a, bool train, uint64_t s
 
     // Attention, one (sequence, head) per iteration; each thread uses its own tile for the dropped
     // probabilities.
+    {
+      OpScope scope(Op::attention);
 #pragma omp parallel for schedule(dynamic)
-    for (int64_t bh = 0; bh < B * NH; ++bh) {
-      const int64_t bi = bh / NH, hi = bh % NH;
-      const float* q = L.q + bi * T * H + hi * HD;
-      const float* k = L.k + bi * T * H + hi * HD;
-      const float* v = L.v + bi * T * H + hi * HD;
-      float* s = L.probs + bh * T * T;
-      float* ctx = L.ctx + bi * T * H + hi * HD;
-      sgemm(false, true, T, T, HD, distil ? 1.f : score_scale, q, H, k, H, 0.f, s, T);
-      const int8_t* mask = b.attention_mask ? b.attention_mask + bi * T : nullptr;
-      for (int64_t i = 0; i < T; ++i) {
-        float* row = s + i * T;
-        if (bf16_)
-          for (int64_t j = 0; j < T; ++j) row[j] = round_to_bf16(row[j]);
-        if (mask)
-          for (int64_t j = 0; j < T; ++j)
-            if (!mask[j]) row[j] = lowest;
-        float mx = lowest;
-        for (int64_t j = 0; j < T; ++j) mx = std::max(mx, row[j]);
-        float sum = 0.f;
-        for (int64_t j = 0; j < T; ++j) {
-          row[j] = std::exp(row[j] - mx);
-          sum += row[j];
+      for (int64_t bh = 0; bh < B * NH; ++bh) {
+        const int64_t bi = bh / NH, hi = bh % NH;
+        const float* q = L.q + bi * T * H + hi * HD;
+        const float* k = L.k + bi * T * H + hi * HD;
+        const float* v = L.v + bi * T * H + hi * HD;
+        float* s = L.probs + bh * T * T;
+        float* ctx = L.ctx + bi * T * H + hi * HD;
+        sgemm(false, true, T, T, HD, distil ? 1.f : score_scale, q, H, k, H, 0.f, s, T);
+        const int8_t* mask = b.attention_mask ? b.attention_mask + bi * T : nullptr;
+        for (int64_t i = 0; i < T; ++i) {
+          float* row = s + i * T;
+          if (bf16_)
+            for (int64_t j = 0; j < T; ++j) row[j] = round_to_bf16(row[j]);
+          if (mask)
+            for (int64_t j = 0; j < T; ++j)
+              if (!mask[j]) row[j] = lowest;
+          float mx = lowest;
+          for (int64_t j = 0; j < T; ++j) mx = std::max(mx, row[j]);
+          float sum = 0.f;
+          for (int64_t j = 0; j < T; ++j) {
+            row[j] = std::exp(row[j] - mx);
+            sum += row[j];
+          }
+          const float inv = 1.f / sum;
+          for (int64_t j = 0; j < T; ++j) row[j] *= inv;
         }
-        const float inv = 1.f / sum;
-        for (int64_t j = 0; j < T; ++j) row[j] *= inv;
-      }
-      const float* pv = s;
-      if (attn_p > 0.f || bf16_) {
-        float* tile = a.tiles + static_cast<int64_t>(omp_get_thread_num()) * 2 * T * T;
-        for (int64_t i = 0; i < T * T; ++i) {
-          float p = s[i];
-          if (attn_p > 0.f)
-            p = dropout_keep(seed, dropout_site::attention(li), attn_first + static_cast<uint64_t>(bh * T * T + i), attn_p)
-                    ? p * attn_keep_scale
-                    : 0.f;
-          tile[i] = bf16_ ? round_to_bf16(p) : p;
+        const float* pv = s;
+        if (attn_p > 0.f || bf16_) {
+          float* tile = a.tiles + static_cast<int64_t>(omp_get_thread_num()) * 2 * T * T;
+          for (int64_t i = 0; i < T * T; ++i) {
+            float p = s[i];
+            if (attn_p > 0.f)
+              p = dropout_keep(seed, dropout_site::attention(li), attn_first + static_cast<uint64_t>(bh * T * T + i), attn_p)
+                      ? p * attn_keep_scale
+                      : 0.f;
+            tile[i] = bf16_ ? round_to_bf16(p) : p;
+          }
+          pv = tile;
         }
-        pv = tile;
+        sgemm(false, false, T, HD, T, 1.f, pv, T, v, H, 0.f, ctx, H);
       }
-      sgemm(false, false, T, HD, T, 1.f, pv, T, v, H, 0.f, ctx, H);
     }
     copy_rounded(L.ctx, L.ctx, N * H, bf16_);
 

@@ -4,6 +4,7 @@
 
 #include "cpuft/kernels/gelu.h"
 #include "cpuft/util/error.h"
+#include "cpuft/util/op_profile.h"
 
 namespace cpuft {
 
@@ -17,6 +18,7 @@ void sgemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float al
 
 void linear_fwd(float* y, const float* x, const float* w, const float* bias, int64_t rows, int64_t in,
                 int64_t out) {
+  OpScope scope(Op::matmul);
 #pragma omp parallel for schedule(static)
   for (int64_t r = 0; r < rows; ++r)
     for (int64_t j = 0; j < out; ++j) y[r * out + j] = bias[j];
@@ -25,6 +27,7 @@ void linear_fwd(float* y, const float* x, const float* w, const float* bias, int
 
 void linear_bwd(float* dx, float* dw, float* dbias, const float* dy, const float* x, const float* w, int64_t rows,
                 int64_t in, int64_t out, bool accumulate_dx) {
+  OpScope scope(Op::matmul);
   if (dx) sgemm(false, false, rows, in, out, 1.f, dy, out, w, in, accumulate_dx ? 1.f : 0.f, dx, in);
   sgemm(true, false, out, in, rows, 1.f, dy, out, x, in, 1.f, dw, in);
   bias_grad(dbias, dy, rows, out);

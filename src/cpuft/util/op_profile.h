@@ -1,0 +1,52 @@
+// Where a training step spends its time, by kind of operation (`cpuft bench --profile`).
+//
+// An OpScope around a piece of work adds its wall time to that kind's total while profiling is on.
+// Only the outermost scope of the calling thread counts, and only outside OpenMP parallel regions,
+// so a matrix product inside the attention block is counted once, as attention. Off (the default),
+// a scope costs one load of a flag.
+#pragma once
+
+#include <cstdint>
+
+namespace cpuft {
+
+enum class Op : int {
+  embedding,   // token/position/type lookup and its gradient scatter
+  matmul,      // the model's linear layers (forward, backward data and weights, bias gradient)
+  attention,   // scores, masked softmax, attention dropout, probabilities x values, and their backward
+  layernorm,   // residual add + LayerNorm, forward and backward
+  gelu,        // GELU forward and backward
+  dropout,     // hidden-state dropout, forward and backward
+  bf16_round,  // rounding activations and gradients to bf16 for the next product (--bf16)
+  loss,        // QA cross-entropy and its gradient
+  grad_norm,   // global gradient norm and clipping
+  optimizer,   // AdamW and the refresh of bf16 weight copies
+  kCount
+};
+
+const char* op_name(Op op);
+
+void op_profile_enable(bool on);
+bool op_profile_enabled();
+void op_profile_reset();
+
+struct OpTotals {
+  double seconds[static_cast<int>(Op::kCount)] = {};
+  int64_t calls[static_cast<int>(Op::kCount)] = {};
+};
+OpTotals op_profile_totals();
+
+class OpScope {
+ public:
+  explicit OpScope(Op op);
+  ~OpScope();
+  OpScope(const OpScope&) = delete;
+  OpScope& operator=(const OpScope&) = delete;
+
+ private:
+  Op op_;
+  bool entered_ = false;   // profiling was on when the scope opened
+  int64_t start_ns_ = -1;  // -1: an inner or parallel-region scope, which does not count
+};
+
+}  // namespace cpuft

@@ -1,8 +1,6 @@
 // QaModel backward pass: the mirror of encoder_forward.cc, last step first. Parameter gradients are
 // added into grads_; activation gradients are written into the scratch buffers of the arena, and
 // a.dres carries the gradient of the residual stream from one layer down to the next.
-#include <omp.h>
-
 #include <cmath>
 #include <cstring>
 
@@ -10,6 +8,7 @@
 #include "cpuft/kernels/gelu.h"
 #include "cpuft/kernels/layernorm.h"
 #include "cpuft/model/activations.h"
+#include "cpuft/model/attention.h"
 #include "cpuft/model/dropout_sites.h"
 #include "cpuft/model/linear.h"
 #include "cpuft/tensor/bf16.h"
@@ -57,7 +56,7 @@ void QaModel::backward_pass(const Batch& b, const Acts& a, uint64_t seed) {
 
   const float q_divisor = static_cast<float>(std::sqrt(static_cast<double>(HD)));
   const float score_scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(HD)));
-  const float attn_keep_scale = attn_p > 0.f ? 1.f / (1.f - attn_p) : 1.f;
+  const AttentionShape shape{B, T, H, NH};
   for (int64_t li = c.layers - 1; li >= 0; --li) {
     const LayerOffsets& lo = table_.layer(static_cast<int>(li));
     const Acts::Layer& L = a.layers[static_cast<size_t>(li)];
@@ -82,54 +81,9 @@ void QaModel::backward_pass(const Batch& b, const Acts& a, uint64_t seed) {
                H, H, false);
     const float* dctx_all = gemm_dy(a.db, a.dy_round, N * H, bf16_);
 
-    // Attention, one (sequence, head) per iteration, with two T x T tiles per thread.
-    {
-      OpScope scope(Op::attention);
-#pragma omp parallel for schedule(dynamic)
-      for (int64_t bh = 0; bh < B * NH; ++bh) {
-        const int64_t bi = bh / NH, hi = bh % NH;
-        const int64_t col = bi * T * H + hi * HD;
-        const float* probs = L.probs + bh * T * T;
-        float* pd = a.tiles + static_cast<int64_t>(omp_get_thread_num()) * 2 * T * T;
-        float* dp = pd + T * T;
-        const float* dctx = dctx_all + col;
-        // Dropped (and rounded) probabilities as the forward product read them.
-        const float* pv = probs;
-        if (attn_p > 0.f || bf16_) {
-          for (int64_t i = 0; i < T * T; ++i) {
-            float p = probs[i];
-            if (attn_p > 0.f)
-              p = dropout_keep(seed, dropout_site::attention(li), attn_first + static_cast<uint64_t>(bh * T * T + i), attn_p)
-                      ? p * attn_keep_scale
-                      : 0.f;
-            pd[i] = bf16_ ? round_to_bf16(p) : p;
-          }
-          pv = pd;
-        }
-        sgemm(true, false, T, HD, T, 1.f, pv, T, dctx, H, 0.f, a.dv + col, H);         // dV = Pd^T dctx
-        sgemm(false, true, T, T, HD, 1.f, dctx, H, L.v + col, H, 0.f, dp, T);          // dPd = dctx V^T
-        // Through dropout and softmax: dS = P * (dP - sum_j dP P); masked keys have P = 0.
-        for (int64_t i = 0; i < T; ++i) {
-          float* dpr = dp + i * T;
-          const float* pr = probs + i * T;
-          if (attn_p > 0.f)
-            for (int64_t j = 0; j < T; ++j)
-              dpr[j] = dropout_keep(seed, dropout_site::attention(li), attn_first + static_cast<uint64_t>(bh * T * T + i * T + j),
-                                    attn_p)
-                           ? dpr[j] * attn_keep_scale
-                           : 0.f;
-          float dot = 0.f;
-          for (int64_t j = 0; j < T; ++j) dot += dpr[j] * pr[j];
-          for (int64_t j = 0; j < T; ++j) {
-            dpr[j] = pr[j] * (dpr[j] - dot);
-            if (bf16_) dpr[j] = round_to_bf16(dpr[j]);
-          }
-        }
-        const float ds_scale = distil ? 1.f / q_divisor : score_scale;  // DistilBERT: through q / sqrt(hd)
-        sgemm(false, false, T, HD, T, ds_scale, dp, T, L.k + col, H, 0.f, a.dq + col, H);  // dQ = dS K
-        sgemm(true, false, T, HD, T, distil ? 1.f : score_scale, dp, T, L.q + col, H, 0.f, a.dk + col, H);  // dK
-      }
-    }
+    attention_bwd(a.dq, a.dk, a.dv, a.tiles, dctx_all, L.q, L.k, L.v, L.probs, b.attention_mask, shape,
+                  distil ? 1.f : score_scale, distil ? 1.f / q_divisor : score_scale,
+                  AttentionDropout{attn_p, seed, dropout_site::attention(li), attn_first}, bf16_);
 
     // q, k, v projections: their input gradients add into the residual-stream gradient.
     const float* w_in = L.xb;

@@ -1,15 +1,13 @@
 // QaModel forward pass: embeddings, transformer blocks, QA head (docs/hf-qa-spec.md 1.2, 1.3, 1.5).
 // Each step writes the activations backward needs into the arena (activations.h).
-#include <omp.h>
-
 #include <cmath>
 #include <cstring>
-#include <limits>
 
 #include "cpuft/kernels/dropout.h"
 #include "cpuft/kernels/gelu.h"
 #include "cpuft/kernels/layernorm.h"
 #include "cpuft/model/activations.h"
+#include "cpuft/model/attention.h"
 #include "cpuft/model/dropout_sites.h"
 #include "cpuft/model/linear.h"
 #include "cpuft/tensor/bf16.h"
@@ -68,8 +66,7 @@ void QaModel::forward_pass(const Batch& b, const Acts& a, bool train, uint64_t s
   const float* x = a.x0;
   const float q_divisor = static_cast<float>(std::sqrt(static_cast<double>(HD)));
   const float score_scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(HD)));
-  const float lowest = std::numeric_limits<float>::lowest();
-  const float attn_keep_scale = attn_p > 0.f ? 1.f / (1.f - attn_p) : 1.f;
+  const AttentionShape shape{B, T, H, NH};
   for (int64_t li = 0; li < c.layers; ++li) {
     const LayerOffsets& lo = table_.layer(static_cast<int>(li));
     const Acts::Layer& L = a.layers[static_cast<size_t>(li)];
@@ -85,53 +82,8 @@ void QaModel::forward_pass(const Batch& b, const Acts& a, bool train, uint64_t s
     copy_rounded(L.k, L.k, N * H, bf16_);
     copy_rounded(L.v, L.v, N * H, bf16_);
 
-    // Attention, one (sequence, head) per iteration; each thread uses its own tile for the dropped
-    // probabilities.
-    {
-      OpScope scope(Op::attention);
-#pragma omp parallel for schedule(dynamic)
-      for (int64_t bh = 0; bh < B * NH; ++bh) {
-        const int64_t bi = bh / NH, hi = bh % NH;
-        const float* q = L.q + bi * T * H + hi * HD;
-        const float* k = L.k + bi * T * H + hi * HD;
-        const float* v = L.v + bi * T * H + hi * HD;
-        float* s = L.probs + bh * T * T;
-        float* ctx = L.ctx + bi * T * H + hi * HD;
-        sgemm(false, true, T, T, HD, distil ? 1.f : score_scale, q, H, k, H, 0.f, s, T);
-        const int8_t* mask = b.attention_mask ? b.attention_mask + bi * T : nullptr;
-        for (int64_t i = 0; i < T; ++i) {
-          float* row = s + i * T;
-          if (bf16_)
-            for (int64_t j = 0; j < T; ++j) row[j] = round_to_bf16(row[j]);
-          if (mask)
-            for (int64_t j = 0; j < T; ++j)
-              if (!mask[j]) row[j] = lowest;
-          float mx = lowest;
-          for (int64_t j = 0; j < T; ++j) mx = std::max(mx, row[j]);
-          float sum = 0.f;
-          for (int64_t j = 0; j < T; ++j) {
-            row[j] = std::exp(row[j] - mx);
-            sum += row[j];
-          }
-          const float inv = 1.f / sum;
-          for (int64_t j = 0; j < T; ++j) row[j] *= inv;
-        }
-        const float* pv = s;
-        if (attn_p > 0.f || bf16_) {
-          float* tile = a.tiles + static_cast<int64_t>(omp_get_thread_num()) * 2 * T * T;
-          for (int64_t i = 0; i < T * T; ++i) {
-            float p = s[i];
-            if (attn_p > 0.f)
-              p = dropout_keep(seed, dropout_site::attention(li), attn_first + static_cast<uint64_t>(bh * T * T + i), attn_p)
-                      ? p * attn_keep_scale
-                      : 0.f;
-            tile[i] = bf16_ ? round_to_bf16(p) : p;
-          }
-          pv = tile;
-        }
-        sgemm(false, false, T, HD, T, 1.f, pv, T, v, H, 0.f, ctx, H);
-      }
-    }
+    attention_fwd(L.ctx, L.probs, a.tiles, L.q, L.k, L.v, b.attention_mask, shape, distil ? 1.f : score_scale,
+                  AttentionDropout{attn_p, seed, dropout_site::attention(li), attn_first}, bf16_);
     copy_rounded(L.ctx, L.ctx, N * H, bf16_);
 
     // Output projection (+ dropout for BERT), residual, LayerNorm.

@@ -108,6 +108,27 @@ TEST_F(BadInput, NonEmptyOutputDirNeedsOverwrite) {
   EXPECT_EQ(slurp(out_ + "/notes.txt"), "mine");
 }
 
+TEST_F(BadInput, OutputDirBlockedByAFile) {
+  write_text(out_, "a file, not a directory");
+  ProcessResult r = cpuft(train_flags({"--do_train", "--overwrite_output_dir"}));
+  EXPECT_ONE_LINE_ERROR(r, "--output_dir", "cannot create directory", out_);
+  EXPECT_EQ(slurp(out_), "a file, not a directory");
+}
+
+TEST_F(BadInput, InitModelOutputDirBlockedByAFile) {
+  write_text(out_, "x");
+  ProcessResult r = cpuft({"init-model", "--config", CPUFT_TEST_DATA "/cli/tiny_bert_config.json", "--tokenizer",
+                           CPUFT_TEST_DATA "/text", "--output_dir", out_ + "/model"});
+  EXPECT_ONE_LINE_ERROR(r, "--output_dir", "cannot create directory", out_);
+}
+
+TEST_F(BadInput, InitModelSeedMustBeANumber) {
+  ProcessResult r = cpuft({"init-model", "--config", CPUFT_TEST_DATA "/cli/tiny_bert_config.json", "--tokenizer",
+                           CPUFT_TEST_DATA "/text", "--output_dir", path("m"), "--seed", "x1"});
+  EXPECT_ONE_LINE_ERROR(r, "--seed: found 'x1'", "expected a non-negative integer");
+  EXPECT_FALSE(fs::exists(path("m")));
+}
+
 TEST_F(BadInput, Fp16IsRefusedWithTheCpuAlternative) {
   ProcessResult r = cpuft(train_flags({"--fp16"}));
   EXPECT_ONE_LINE_ERROR(r, "--fp16", "--bf16");

@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cpuft/cli/commands.h"
+#include "cpuft/cli/flag_values.h"
 #include "cpuft/cpu/features.h"
 #include "cpuft/cpu/onednn_info.h"
 #include "cpuft/io/hf_config.h"
@@ -50,17 +51,6 @@ struct BenchArgs {
   bool bf16 = false, eval = false, json = false, profile = false;
 };
 
-// A whole number >= min (1 for sizes and counts; 0 for --warmup, where no warm-up is a valid choice).
-int64_t to_int(const std::string& flag, const std::string& v, long long min = 1) {
-  try {
-    size_t used = 0;
-    long long x = std::stoll(v, &used);
-    if (used == v.size() && x >= min) return x;
-  } catch (const std::exception&) {
-  }
-  fail(flag, ": found '", v, "', expected ", min == 1 ? "a positive integer" : "a non-negative integer");
-}
-
 BenchArgs parse(const Argv& argv) {
   BenchArgs a;
   std::string model_type = "distilbert";
@@ -75,16 +65,16 @@ BenchArgs parse(const Argv& argv) {
     const std::string& v = argv[++i];
     if (f == "--config") a.config = v;
     else if (f == "--model_type") model_type = v;
-    else if (f == "--hidden") a.model.hidden = to_int(f, v);
-    else if (f == "--layers") a.model.layers = to_int(f, v);
-    else if (f == "--heads") a.model.heads = to_int(f, v);
-    else if (f == "--intermediate") a.model.intermediate = to_int(f, v);
-    else if (f == "--vocab") a.model.vocab_size = to_int(f, v);
-    else if (f == "--batch") a.batch = static_cast<int>(to_int(f, v));
-    else if (f == "--seq") a.seq = static_cast<int>(to_int(f, v));
-    else if (f == "--steps") a.steps = static_cast<int>(to_int(f, v));
-    else if (f == "--warmup") a.warmup = static_cast<int>(to_int(f, v, 0));
-    else if (f == "--threads") a.threads = static_cast<int>(to_int(f, v));
+    else if (f == "--hidden") a.model.hidden = flag_int(f, v);
+    else if (f == "--layers") a.model.layers = flag_int(f, v);
+    else if (f == "--heads") a.model.heads = flag_int(f, v);
+    else if (f == "--intermediate") a.model.intermediate = flag_int(f, v);
+    else if (f == "--vocab") a.model.vocab_size = flag_int(f, v);
+    else if (f == "--batch") a.batch = static_cast<int>(flag_int(f, v));
+    else if (f == "--seq") a.seq = static_cast<int>(flag_int(f, v));
+    else if (f == "--steps") a.steps = static_cast<int>(flag_int(f, v));
+    else if (f == "--warmup") a.warmup = static_cast<int>(flag_int(f, v, 0));
+    else if (f == "--threads") a.threads = static_cast<int>(flag_int(f, v));
     else fail("cpuft bench: unknown flag '", f, "' (see cpuft bench --help)");
   }
   if (!a.config.empty()) {

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cpuft/cli/commands.h"
+#include "cpuft/cli/flag_values.h"
 #include "cpuft/cpu/features.h"
 #include "cpuft/cpu/onednn_info.h"
 #include "cpuft/cpu/placement.h"
@@ -22,16 +23,6 @@ const char* kDoctorHelp =
     "  --ranks-per-node K  show the core plan for K ranks on this node (default: one per NUMA node)\n"
     "  --json              print the report as JSON\n";
 
-int parse_positive(const std::string& flag, const std::string& value) {
-  try {
-    size_t used = 0;
-    int v = std::stoi(value, &used);
-    if (used == value.size() && v > 0) return v;
-  } catch (const std::exception&) {
-  }
-  fail(flag, ": found '", value, "', expected a positive integer");
-}
-
 }  // namespace
 
 int cmd_doctor(const Argv& args) {
@@ -42,7 +33,7 @@ int cmd_doctor(const Argv& args) {
       json = true;
     } else if (args[i] == "--ranks-per-node" || args[i] == "--ranks_per_node") {
       if (i + 1 >= args.size()) fail(args[i], ": missing value, expected a positive integer");
-      ranks_per_node = parse_positive(args[i], args[i + 1]);
+      ranks_per_node = flag_int(args[i], args[i + 1]);
       ++i;
     } else if (args[i] == "--help" || args[i] == "-h") {
       std::fputs(kDoctorHelp, stdout);

@@ -1,14 +1,14 @@
 // cpuft init-model: a randomly initialised QA model (as transformers' _init_weights) from a
 // config.json and a tokenizer directory, written as a Hugging Face model directory. For training
 // from scratch, for tests, and for the demo when pretrained weights cannot be had.
-#include <sys/stat.h>
-
 #include <cstdio>
 
 #include "cpuft/cli/commands.h"
+#include "cpuft/cli/flag_values.h"
 #include "cpuft/io/hf_config.h"
 #include "cpuft/model/qa_model.h"
 #include "cpuft/text/tokenizer.h"
+#include "cpuft/train/checkpoint.h"
 #include "cpuft/train/run_setup.h"
 #include "cpuft/util/error.h"
 
@@ -32,7 +32,7 @@ int cmd_init_model(const Argv& argv) {
     if (f == "--config") config = v;
     else if (f == "--tokenizer") tokenizer_dir = v;
     else if (f == "--output_dir") output_dir = v;
-    else if (f == "--seed") seed = std::stoull(v);
+    else if (f == "--seed") seed = static_cast<uint64_t>(flag_int(f, v, 0));
     else fail("cpuft init-model: unknown flag '", f, "'");
   }
   if (config.empty() || tokenizer_dir.empty() || output_dir.empty())
@@ -41,7 +41,7 @@ int cmd_init_model(const Argv& argv) {
   Tokenizer tok = Tokenizer::load(tokenizer_dir);
   if (tok.vocab_size() > cfg.vocab_size)
     fail(config, ": vocab_size ", cfg.vocab_size, " is smaller than the tokenizer's vocabulary (", tok.vocab_size(), ")");
-  ::mkdir(output_dir.c_str(), 0755);
+  create_output_dir(output_dir);
   QaModel model(cfg, false, seed);
   model.save_pretrained(output_dir);
   copy_tokenizer_files(tok, output_dir);

@@ -1,11 +1,9 @@
 // cpuft launch and cpuft cluster-check: the multi-host entry points (dist/launcher.h,
 // dist/cluster_check.h).
-#include <unistd.h>
-
-#include <climits>
 #include <cstdio>
 
 #include "cpuft/cli/commands.h"
+#include "cpuft/cli/flag_values.h"
 #include "cpuft/dist/cluster_check_command.h"
 #include "cpuft/dist/launcher.h"
 #include "cpuft/util/error.h"
@@ -24,23 +22,6 @@ const char* kClusterCheckHelp =
     "Checks that every host answers without a password prompt, then runs one rank per host under mpirun:\n"
     "same cpuft version and build, CPU features, cores, free memory, allreduce bandwidth and latency.\n"
     "Exits non-zero if anything is off.\n";
-
-std::string self_exe() {
-  char buf[PATH_MAX];
-  ssize_t n = ::readlink("/proc/self/exe", buf, sizeof(buf) - 1);
-  if (n <= 0) return "cpuft";
-  return std::string(buf, static_cast<size_t>(n));
-}
-
-int positive(const std::string& flag, const std::string& v) {
-  try {
-    size_t used = 0;
-    int x = std::stoi(v, &used);
-    if (used == v.size() && x > 0) return x;
-  } catch (const std::exception&) {
-  }
-  fail(flag, ": found '", v, "', expected a positive integer");
-}
 
 }  // namespace
 
@@ -65,14 +46,14 @@ int cmd_launch(const Argv& argv) {
     if (i + 1 >= argv.size()) fail(f, ": missing value (see cpuft launch --help)");
     const std::string& v = argv[++i];
     if (f == "--hostfile") o.hostfile = v;
-    else if (f == "--nproc_per_node" || f == "--nproc-per-node") o.nproc_per_node = positive(f, v);
-    else if (f == "--threads_per_rank" || f == "--threads-per-rank") o.threads_per_rank = positive(f, v);
+    else if (f == "--nproc_per_node" || f == "--nproc-per-node") o.nproc_per_node = flag_int(f, v);
+    else if (f == "--threads_per_rank" || f == "--threads-per-rank") o.threads_per_rank = flag_int(f, v);
     else if (f == "--mpirun") o.mpirun = v;
     else if (f == "--mpi-arg") o.mpi_args.push_back(v);
     else fail("cpuft launch: unknown flag '", f, "' (put the cpuft command after --)");
   }
   if (i >= argv.size()) fail("cpuft launch: no command after --, expected e.g. -- train --model_name_or_path ...");
-  o.program.push_back(self_exe());
+  o.program.push_back(self_executable());
   o.program.insert(o.program.end(), argv.begin() + static_cast<long>(i), argv.end());
   std::vector<std::string> cmd = plan_launch(o);
   std::printf("%s\n", shell_join(cmd).c_str());
@@ -96,7 +77,7 @@ int cmd_cluster_check(const Argv& argv, Communicator& comm) {
     else if (f == "--rsh-agent") c.rsh_agent = v;
     else if (f == "--mpirun") c.mpirun = v;
     else if (f == "--mpi-arg") c.mpi_args.push_back(v);
-    else if (f == "--timeout") c.timeout_s = positive(f, v);
+    else if (f == "--timeout") c.timeout_s = flag_int(f, v);
     else fail("cpuft cluster-check: unknown flag '", f, "'");
   }
   if (c.hostfile.empty()) fail("cpuft cluster-check: --hostfile FILE is required");

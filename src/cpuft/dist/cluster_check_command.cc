@@ -1,8 +1,5 @@
 #include "cpuft/dist/cluster_check_command.h"
 
-#include <unistd.h>
-
-#include <climits>
 #include <cstdio>
 #include <cstdlib>
 
@@ -11,16 +8,6 @@
 #include "cpuft/util/error.h"
 
 namespace cpuft {
-namespace {
-
-std::string self_executable() {
-  char buf[PATH_MAX];
-  ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
-  if (n <= 0) fail("/proc/self/exe: cannot read the path of this program");
-  return std::string(buf, static_cast<size_t>(n));
-}
-
-}  // namespace
 
 int run_cluster_check_command(const ClusterCheckCommand& c, Communicator& comm) {
   std::vector<std::string> hosts = read_hostfile_hosts(c.hostfile);

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <climits>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -140,6 +141,13 @@ void exec_command(const std::vector<std::string>& argv) {
   std::fflush(stderr);
   execvp(args[0], args.data());
   fail("cannot run '", argv[0], "': ", std::strerror(errno));
+}
+
+std::string self_executable() {
+  char buf[PATH_MAX];
+  const ssize_t n = ::readlink("/proc/self/exe", buf, sizeof(buf) - 1);
+  if (n <= 0) fail("/proc/self/exe: cannot read the path of this program");
+  return std::string(buf, static_cast<size_t>(n));
 }
 
 }  // namespace cpuft

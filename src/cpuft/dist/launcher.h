@@ -45,6 +45,9 @@ std::vector<std::string> plan_launch(LaunchOptions options);
 // Quotes for a POSIX shell only where needed, so the printed command can be pasted.
 std::string shell_join(const std::vector<std::string>& argv);
 
+// The absolute path of the running program (/proc/self/exe), for re-running it under mpirun.
+std::string self_executable();
+
 // Replaces this process with argv (execvp); throws cpuft::Error when it cannot.
 [[noreturn]] void exec_command(const std::vector<std::string>& argv);
 

@@ -107,4 +107,7 @@ void rotate_checkpoints(const std::string& output_dir, int64_t limit, const std:
 // checkpoint, and an error if it has none but is not empty. Empty: start afresh.
 std::string resolve_resume_checkpoint(const TrainArgs& args);
 
+// mkdir -p for an output directory; a one-line error naming --output_dir when it cannot be made.
+void create_output_dir(const std::string& dir);
+
 }  // namespace cpuft

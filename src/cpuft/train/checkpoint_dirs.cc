@@ -1,4 +1,4 @@
-// Finding, rotating and choosing checkpoint-N/ directories inside output_dir.
+// Creating output_dir; finding, rotating and choosing checkpoint-N/ directories inside it.
 #include <unistd.h>
 
 #include <algorithm>
@@ -88,6 +88,13 @@ void rotate_checkpoints(const std::string& output_dir, int64_t limit, const std:
   }
 }
 
+void create_output_dir(const std::string& dir) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec || !fs::is_directory(dir, ec))
+    fail("--output_dir: cannot create directory ", dir, ec ? ": " + ec.message() : std::string(" (a file is in the way)"));
+}
+
 std::string resolve_resume_checkpoint(const TrainArgs& args) {
   const std::string& r = args.resume_from_checkpoint;
   if (r == "last") {
@@ -106,7 +113,7 @@ std::string resolve_resume_checkpoint(const TrainArgs& args) {
   std::string last = find_last_checkpoint(args.output_dir);
   if (last.empty() && !fs::is_empty(args.output_dir, ec))
     fail("--output_dir: ", args.output_dir, " already exists and is not empty; use --overwrite_output_dir "
-         "to train into it");
+         "to train into it, or --resume_from_checkpoint PATH to continue from a checkpoint elsewhere");
   return last;
 }
 

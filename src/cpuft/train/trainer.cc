@@ -1,8 +1,5 @@
 #include "cpuft/train/trainer.h"
 
-#include <dirent.h>
-#include <sys/stat.h>
-
 #include <chrono>
 #include <cmath>
 #include <csignal>
@@ -28,36 +25,6 @@
 namespace cpuft {
 namespace {
 
-bool is_dir(const std::string& p) {
-  struct stat st;
-  return ::stat(p.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
-}
-
-bool dir_is_empty(const std::string& p) {
-  DIR* d = ::opendir(p.c_str());
-  if (d == nullptr) return true;
-  bool empty = true;
-  while (dirent* e = ::readdir(d)) {
-    std::string name = e->d_name;
-    if (name != "." && name != "..") {
-      empty = false;
-      break;
-    }
-  }
-  ::closedir(d);
-  return empty;
-}
-
-void make_dirs(const std::string& path) {
-  std::string cur;
-  for (size_t i = 0; i <= path.size(); ++i) {
-    if ((i == path.size() || path[i] == '/') && !cur.empty() && !is_dir(cur)) {
-      if (::mkdir(cur.c_str(), 0755) != 0 && !is_dir(cur)) fail("--output_dir: cannot create directory ", cur);
-    }
-    if (i < path.size()) cur += path[i];
-  }
-}
-
 FeatureOptions feature_options(const TrainArgs& a) {
   FeatureOptions o;
   o.max_seq_length = static_cast<int>(a.max_seq_length);
@@ -75,21 +42,12 @@ PostprocessOptions postprocess_options(const TrainArgs& a) {
   return o;
 }
 
-// run_qa's output-directory rule: an existing non-empty directory needs --overwrite_output_dir,
-// unless it holds a checkpoint, which is then resumed.
+// The checkpoint to resume from (checkpoint_dirs.cc), saying so when it was found rather than asked for.
 std::string resume_point(const TrainArgs& args) {
-  if (!args.resume_from_checkpoint.empty()) return resolve_resume_checkpoint(args);
-  if (args.overwrite_output_dir || !is_dir(args.output_dir)) return "";
-  std::string last = find_last_checkpoint(args.output_dir);
-  if (!last.empty()) {
-    log_info("checkpoint detected, resuming training at ", last,
-             " (pass --overwrite_output_dir to train from scratch)");
-    return last;
-  }
-  if (!dir_is_empty(args.output_dir))
-    fail("--output_dir: ", args.output_dir,
-         " already exists and is not empty; pass --overwrite_output_dir to write into it");
-  return "";
+  std::string dir = resolve_resume_checkpoint(args);
+  if (!dir.empty() && args.resume_from_checkpoint.empty())
+    log_info("checkpoint detected, resuming training at ", dir, " (pass --overwrite_output_dir to train from scratch)");
+  return dir;
 }
 
 // Seed of the dropout masks of one micro-batch: a pure function of the run seed and the position in
@@ -169,7 +127,7 @@ void Trainer::setup() {
   if (args_.do_eval && args_.validation_file.empty()) fail("--do_eval: needs --validation_file (a SQuAD JSON file)");
   if (args_.do_train) resume_dir_ = resume_point(args_);
   comm_.barrier();
-  if (comm_.is_root()) make_dirs(args_.output_dir);
+  if (comm_.is_root()) create_output_dir(args_.output_dir);
 
   loaded_ = load_model(args_, comm_, resume_dir_);
   model_ = loaded_.model.get();
@@ -482,7 +440,7 @@ int run_evaluate(const TrainArgs& args, Communicator& comm) {
                                 static_cast<int>(args.per_device_eval_batch_size), seq, comm, split, has_answers);
   if (!comm.is_root()) return 0;
   const std::string out_dir = args.output_dir.empty() ? loaded.model_dir : args.output_dir;
-  make_dirs(out_dir);
+  create_output_dir(out_dir);
   write_prediction_files(out_dir, out.predictions, args.version_2_with_negative, split);
   save_metrics(out_dir, split, out.metrics);
   log_info("***** ", split, " metrics *****");

@@ -1,0 +1,13 @@
+// Values of the small subcommands' flags (doctor, bench, launch, cluster-check, init-model); `train`
+// and its siblings use the flag table of train/flag_table.h.
+#pragma once
+
+#include <string>
+
+namespace cpuft {
+
+// A whole number >= min written in full (no sign tricks, no trailing text); otherwise a one-line error
+// "FLAG: found 'VALUE', expected a positive integer" (min 1) or "... a non-negative integer" (min 0).
+int flag_int(const std::string& flag, const std::string& value, int min = 1);
+
+}  // namespace cpuft

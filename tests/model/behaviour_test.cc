@@ -58,6 +58,34 @@ TEST(QaModel, EvalForwardIsDeterministic) {
   EXPECT_EQ(0, std::memcmp(e1.data(), e2.data(), n * sizeof(float)));
 }
 
+// A forward-only arena (evaluation) gives bitwise the logits of a training arena, in both precisions,
+// is smaller (two sets of layer tensors instead of one per layer, no backward scratch), and is refused
+// for a training step with a one-line reason.
+TEST(QaModel, ForwardOnlyArenaGivesTheSameLogitsInLessMemory) {
+  Reference ref(model_fixture_dir("bert_hd8") + "/reference.safetensors");
+  ModelConfig c = tiny_config("bert_hd8", 0.1f);
+  c.layers = 5;  // more layers than the two sets a forward-only arena alternates between
+  for (bool bf16 : {false, true}) {
+    QaModel trainable(c, bf16, 7), eval_only(c, bf16, 7);
+    trainable.reserve(ref.batch, ref.seq_len);
+    const size_t bytes = eval_only.reserve(ref.batch, ref.seq_len, /*training=*/false);
+    EXPECT_EQ(bytes, QaModel::activation_bytes(c, bf16, ref.batch, ref.seq_len, false));
+    EXPECT_LT(2 * bytes, QaModel::activation_bytes(c, bf16, ref.batch, ref.seq_len, true)) << "bf16 " << bf16;
+    const size_t n = static_cast<size_t>(ref.batch * ref.seq_len);
+    std::vector<float> s1(n), e1(n), s2(n), e2(n);
+    trainable.forward(ref.batch_view(), s1.data(), e1.data());
+    eval_only.forward(ref.batch_view(), s2.data(), e2.data());
+    EXPECT_EQ(0, std::memcmp(s1.data(), s2.data(), n * sizeof(float))) << "bf16 " << bf16;
+    EXPECT_EQ(0, std::memcmp(e1.data(), e2.data(), n * sizeof(float))) << "bf16 " << bf16;
+    const std::string err = error_of([&] { eval_only.forward_backward(ref.batch_view(), 1, 1.f); });
+    EXPECT_NE(err.find("for training"), std::string::npos) << err;
+    EXPECT_NE(err.find("call reserve() with the largest batch first"), std::string::npos) << err;
+    // Reserving for training as well grows the arena to the larger of the two.
+    EXPECT_EQ(eval_only.reserve(ref.batch, ref.seq_len), QaModel::activation_bytes(c, bf16, ref.batch, ref.seq_len));
+    EXPECT_TRUE(std::isfinite(eval_only.forward_backward(ref.batch_view(), 1, 1.f)));
+  }
+}
+
 // The trainer's last batch may be short: a smaller batch in the same arena gives the same logits
 // for its rows as the full batch (rows are independent; only GEMM blocking may differ).
 TEST(QaModel, ShorterBatchInTheReservedArenaGivesTheSameRows) {

@@ -159,7 +159,7 @@ int cmd_bench(const Argv& argv) {
   if (a.threads > 0) omp_set_num_threads(a.threads);
   onednn_prepare();
   QaModel model(a.model, a.bf16, 42);
-  model.reserve(a.batch, a.seq);
+  model.reserve(a.batch, a.seq, /*training=*/!a.eval);
   AdamW opt(model, AdamWConfig{});
 
   std::mt19937 rng(1234);

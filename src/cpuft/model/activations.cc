@@ -4,7 +4,8 @@
 
 namespace cpuft {
 
-void QaModel::Acts::plan(Acts& a, const ModelConfig& c, bool bf16, int batch, int seq, int threads, float* base) {
+void QaModel::Acts::plan(Acts& a, const ModelConfig& c, bool bf16, int batch, int seq, int threads, bool training,
+                         float* base) {
   a.layers.clear();
   a.batch = batch;
   a.seq = seq;
@@ -25,6 +26,13 @@ void QaModel::Acts::plan(Acts& a, const ModelConfig& c, bool bf16, int batch, in
   a.x0 = take(n * h);
   const float* input = a.x0;
   for (int64_t i = 0; i < c.layers; ++i) {
+    if (!training && i >= 2) {  // forward only: reuse the tensors of layer i - 2
+      Layer l = a.layers[static_cast<size_t>(i - 2)];
+      if (!bf16) l.xb = const_cast<float*>(input);
+      input = l.h2;
+      a.layers.push_back(l);
+      continue;
+    }
     Layer l;
     l.xb = bf16 ? take(n * h) : const_cast<float*>(input);
     l.q = take(n * h);
@@ -48,15 +56,19 @@ void QaModel::Acts::plan(Acts& a, const ModelConfig& c, bool bf16, int batch, in
   }
   a.qa_in = take(n * h);
   a.logits = take(n * 2);
-  a.dlogits = take(n * 2);
-  a.dres = take(n * h);
-  a.da = take(n * h);
-  a.db = take(n * h);
-  a.dq = take(n * h);
-  a.dk = take(n * h);
-  a.dv = take(n * h);
-  a.di = take(n * inter);
-  a.dy_round = take(n * std::max(h, inter));
+  if (training) {
+    a.dlogits = take(n * 2);
+    a.dres = take(n * h);
+    a.da = take(n * h);
+    a.db = take(n * h);
+    a.dq = take(n * h);
+    a.dk = take(n * h);
+    a.dv = take(n * h);
+    a.di = take(n * inter);
+    a.dy_round = take(n * std::max(h, inter));
+  } else {
+    a.dlogits = a.dres = a.da = a.db = a.dq = a.dk = a.dv = a.di = a.dy_round = nullptr;
+  }
   a.tiles = take(static_cast<size_t>(threads) * 2 * tt);
   a.floats = used;
 }

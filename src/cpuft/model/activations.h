@@ -8,6 +8,9 @@
 //   head         qa input: N H; logits, dlogits: 4 N
 //   scratch      dres, da, db, dq, dk, dv: 6 N H; di: N I; rounded dy: N max(H, I);
 //                per thread two T^2 attention tiles
+// A forward-only plan (evaluation, prediction) keeps no activations for backward: layers alternate
+// between two sets of per-layer tensors (layer i reads the output of set (i-1) % 2), and the backward
+// scratch and dlogits are absent (null), so its size does not grow with the number of layers.
 #pragma once
 
 #include <vector>
@@ -43,7 +46,8 @@ struct QaModel::Acts {
 
   // Lays the tensors out from `base` (or only counts the floats when base is null) into `a`,
   // reusing the capacity of a.layers (so re-planning inside a step allocates nothing).
-  static void plan(Acts& a, const ModelConfig& c, bool bf16, int batch, int seq, int threads, float* base);
+  static void plan(Acts& a, const ModelConfig& c, bool bf16, int batch, int seq, int threads, bool training,
+                   float* base);
 };
 
 }  // namespace cpuft

@@ -66,33 +66,36 @@ const float* QaModel::gemm_weight(size_t offset) const {
   return bf16_weights_.data() + bf16_offset_.at(offset);
 }
 
-size_t QaModel::activation_bytes(const ModelConfig& config, bool bf16, int batch, int seq_len) {
+size_t QaModel::activation_bytes(const ModelConfig& config, bool bf16, int batch, int seq_len, bool training) {
   Acts a;
-  Acts::plan(a, config, bf16, batch, seq_len, std::max(1, omp_get_max_threads()), nullptr);
+  Acts::plan(a, config, bf16, batch, seq_len, std::max(1, omp_get_max_threads()), training, nullptr);
   return a.floats * sizeof(float);
 }
 
-size_t QaModel::reserve(int batch, int seq_len) {
+size_t QaModel::reserve(int batch, int seq_len, bool training) {
   if (batch <= 0 || seq_len <= 0)
     fail("reserve: batch ", batch, " and seq_len ", seq_len, " must both be positive");
   if (seq_len > config_.max_position_embeddings)
     fail("reserve: seq_len ", seq_len, " exceeds max_position_embeddings ", config_.max_position_embeddings);
-  max_threads_ = std::max(1, omp_get_max_threads());
-  view_ = std::make_shared<Acts>();
-  Acts::plan(*view_, config_, bf16_, batch, seq_len, max_threads_, nullptr);
-  const size_t n = view_->floats;
-  acts_.assign(n, 0.f);
-  max_batch_ = batch;
-  max_seq_ = seq_len;
-  return n * sizeof(float);
+  // The per-thread attention tiles are sized by the thread count of the first reservation.
+  if (!view_) {
+    max_threads_ = std::max(1, omp_get_max_threads());
+    view_ = std::make_shared<Acts>();
+  }
+  Acts::plan(*view_, config_, bf16_, batch, seq_len, max_threads_, training, nullptr);
+  if (view_->floats > acts_.size()) acts_.assign(view_->floats, 0.f);
+  return acts_.size() * sizeof(float);
 }
 
-const QaModel::Acts& QaModel::layout(int batch, int seq_len) {
-  if (batch > max_batch_ || seq_len > max_seq_)
-    fail("batch (", batch, ", ", seq_len, ") exceeds the reserved activation arena (", max_batch_, ", ", max_seq_,
-         "); call reserve() with the largest batch first");
+const QaModel::Acts& QaModel::layout(int batch, int seq_len, bool training) {
+  if (!view_) fail("batch (", batch, ", ", seq_len, "): no activation arena; call reserve() before the first step");
   Acts& a = *view_;
-  Acts::plan(a, config_, bf16_, batch, seq_len, max_threads_, acts_.data());
+  Acts::plan(a, config_, bf16_, batch, seq_len, max_threads_, training, nullptr);
+  if (a.floats > acts_.size())
+    fail("batch (", batch, ", ", seq_len, ") needs ", a.floats * sizeof(float) >> 20, " MiB of activations",
+         training ? " for training" : " for a forward pass", ", more than the ", (acts_.size() * sizeof(float)) >> 20,
+         " MiB reserved; call reserve() with the largest batch first");
+  Acts::plan(a, config_, bf16_, batch, seq_len, max_threads_, training, acts_.data());
   return a;
 }
 
@@ -114,7 +117,7 @@ void QaModel::check_batch(const Batch& b) const {
 float QaModel::forward_backward(const Batch& b, uint64_t dropout_seed, float loss_scale) {
   check_batch(b);
   if (!b.start_positions || !b.end_positions) fail("forward_backward: the batch has no start/end positions");
-  const Acts& a = layout(b.batch, b.seq_len);
+  const Acts& a = layout(b.batch, b.seq_len, /*training=*/true);
   forward_pass(b, a, /*train=*/true, dropout_seed);
   const float loss = qa_cross_entropy(a.dlogits, a.logits, b.start_positions, b.end_positions, b.batch, b.seq_len,
                                       loss_scale)
@@ -125,7 +128,7 @@ float QaModel::forward_backward(const Batch& b, uint64_t dropout_seed, float los
 
 void QaModel::forward(const Batch& b, float* start_logits, float* end_logits) {
   check_batch(b);
-  const Acts& a = layout(b.batch, b.seq_len);
+  const Acts& a = layout(b.batch, b.seq_len, /*training=*/false);
   forward_pass(b, a, /*train=*/false, 0);
   const int64_t n = static_cast<int64_t>(b.batch) * b.seq_len;
   for (int64_t i = 0; i < n; ++i) {

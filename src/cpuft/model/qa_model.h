@@ -65,11 +65,13 @@ class QaModel {
   float* grads() { return grads_.data(); }
   const float* grads() const { return grads_.data(); }
 
-  // Sizes the activation arena for batches up to (batch, seq_len); later calls may use any smaller
-  // batch and seq_len. Returns the arena size in bytes (the peak activation memory of a step).
-  size_t reserve(int batch, int seq_len);
-  // Activation-arena bytes that reserve(batch, seq_len) would allocate, without allocating.
-  static size_t activation_bytes(const ModelConfig& config, bool bf16, int batch, int seq_len);
+  // Grows the activation arena to hold a training step (forward_backward) of (batch, seq_len), or with
+  // training = false only a forward pass (forward), which needs no activations for backward and so
+  // far less memory. Later steps may use any batch and seq_len that fit. Returns the arena size in
+  // bytes (the peak activation memory of a step): the largest of all reservations.
+  size_t reserve(int batch, int seq_len, bool training = true);
+  // Activation-arena bytes that reserve(batch, seq_len, training) needs, without allocating.
+  static size_t activation_bytes(const ModelConfig& config, bool bf16, int batch, int seq_len, bool training = true);
 
   struct Batch {
     const int32_t* input_ids = nullptr;       // (batch, seq_len)
@@ -103,7 +105,7 @@ class QaModel {
 
  private:
   struct Acts;  // pointers into the activation arena for one (batch, seq_len)
-  const Acts& layout(int batch, int seq_len);
+  const Acts& layout(int batch, int seq_len, bool training);
   void check_batch(const Batch& b) const;
   void forward_pass(const Batch& b, const Acts& a, bool train, uint64_t seed);
   void backward_pass(const Batch& b, const Acts& a, uint64_t seed);
@@ -117,7 +119,7 @@ class QaModel {
   std::unordered_map<size_t, size_t> bf16_offset_;  // param offset -> offset in bf16_weights_
   std::vector<float> acts_;
   std::shared_ptr<Acts> view_;  // the arena's layout for the current (batch, seq_len)
-  int max_batch_ = 0, max_seq_ = 0, max_threads_ = 1;
+  int max_threads_ = 1;
   std::function<void(size_t, size_t)> grad_ready_;
 };
 

@@ -139,10 +139,11 @@ void Trainer::setup() {
   if (eval_.version == 2 && !args_.version_2_with_negative)
     log_warn(args_.validation_file, " has unanswerable questions (SQuAD v2.0) but --version_2_with_negative is not set");
 
-  int reserve_batch = static_cast<int>(args_.do_train ? args_.per_device_train_batch_size : 0);
-  if (args_.do_eval) reserve_batch = std::max(reserve_batch, static_cast<int>(args_.per_device_eval_batch_size));
-  const size_t bytes = model_->reserve(std::max(reserve_batch, 1), seq_len_);
-  log_info("activation memory: ", bytes / (1 << 20), " MiB for batch ", reserve_batch, " x ", seq_len_);
+  size_t bytes = 0;
+  if (args_.do_train) bytes = model_->reserve(static_cast<int>(args_.per_device_train_batch_size), seq_len_);
+  if (args_.do_eval)
+    bytes = model_->reserve(static_cast<int>(args_.per_device_eval_batch_size), seq_len_, /*training=*/false);
+  log_info("activation memory: ", bytes >> 20, " MiB");
 }
 
 void Trainer::restore(const std::string& dir) {
@@ -431,7 +432,7 @@ int run_evaluate(const TrainArgs& args, Communicator& comm) {
   QaData data = predict ? load_eval_data(file, *loaded.tokenizer, feature_options(args), args.max_predict_samples)
                         : load_eval_data(file, *loaded.tokenizer, feature_options(args), args.max_eval_samples);
   const int seq = static_cast<int>(args.max_seq_length);
-  loaded.model->reserve(static_cast<int>(args.per_device_eval_batch_size), seq);
+  loaded.model->reserve(static_cast<int>(args.per_device_eval_batch_size), seq, /*training=*/false);
   const std::string split = predict ? "predict" : "eval";
   // A file without answers can still be answered; it just cannot be scored.
   bool has_answers = false;

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <optional>
 #include <cstdio>
 #include <random>
 #include <string>
@@ -160,7 +161,8 @@ int cmd_bench(const Argv& argv) {
   onednn_prepare();
   QaModel model(a.model, a.bf16, 42);
   model.reserve(a.batch, a.seq, /*training=*/!a.eval);
-  AdamW opt(model, AdamWConfig{});
+  std::optional<AdamW> opt;  // training only: its moments are memory a forward pass does not need
+  if (!a.eval) opt.emplace(model, AdamWConfig{});
 
   std::mt19937 rng(1234);
   const size_t n = static_cast<size_t>(a.batch) * a.seq;
@@ -191,7 +193,7 @@ int cmd_bench(const Argv& argv) {
     } else {
       model.forward_backward(batch, static_cast<uint64_t>(s), 1.0f);
       clip_grad_norm(model, 1.0);
-      opt.step(model, 5e-5);
+      opt->step(model, 5e-5);
       model.zero_grads();
     }
     if (s >= a.warmup) times.push_back(now_s() - t0);

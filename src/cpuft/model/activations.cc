@@ -38,7 +38,7 @@ void QaModel::Acts::plan(Acts& a, const ModelConfig& c, bool bf16, int batch, in
     l.q = take(n * h);
     l.k = take(n * h);
     l.v = take(n * h);
-    l.probs = take(static_cast<size_t>(batch) * static_cast<size_t>(c.heads) * tt);
+    l.probs = training ? take(static_cast<size_t>(batch) * static_cast<size_t>(c.heads) * tt) : nullptr;
     l.ctx = take(n * h);
     l.res1 = take(n * h);
     l.mean1 = take(n);

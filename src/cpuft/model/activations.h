@@ -9,8 +9,8 @@
 //   scratch      dres, da, db, dq, dk, dv: 6 N H; di: N I; rounded dy: N max(H, I);
 //                per thread two T^2 attention tiles
 // A forward-only plan (evaluation, prediction) keeps no activations for backward: layers alternate
-// between two sets of per-layer tensors (layer i reads the output of set (i-1) % 2), and the backward
-// scratch and dlogits are absent (null), so its size does not grow with the number of layers.
+// between two sets of per-layer tensors (layer i reads the output of set (i-1) % 2), and probs, the
+// backward scratch and dlogits are absent (null), so its size does not grow with the number of layers.
 #pragma once
 
 #include <vector>
@@ -23,7 +23,7 @@ struct QaModel::Acts {
   struct Layer {
     float *xb;        // (N, H) the layer input rounded to bf16 (bf16 mode), else the input itself
     float *q, *k, *v; // (N, H) projections; DistilBERT q already divided by sqrt(head_dim)
-    float* probs;     // (B, nh, T, T) softmax output before attention dropout
+    float* probs;     // (B, nh, T, T) softmax output before attention dropout (null: forward only)
     float* ctx;       // (N, H) attention output before the output projection
     float *res1, *mean1, *rstd1;  // (N, H) input of the first LayerNorm, its (N) statistics
     float *h1, *h1b;  // (N, H) first LayerNorm output, and its bf16 rounding (= h1 in f32 mode)

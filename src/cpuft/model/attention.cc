@@ -39,12 +39,12 @@ void attention_fwd(float* ctx, float* probs, float* tiles, const float* q, const
 #pragma omp parallel for schedule(dynamic)
   for (int64_t bh = 0; bh < s.batch * NH; ++bh) {
     const int64_t bi = bh / NH, col = bi * T * H + (bh % NH) * HD;
-    float* p = probs + bh * TT;
+    float* tile = tiles + static_cast<int64_t>(omp_get_thread_num()) * 2 * TT;
+    float* p = probs ? probs + bh * TT : tile + TT;
     sgemm(false, true, T, T, HD, score_scale, q + col, H, k + col, H, 0.f, p, T);
     if (bf16) round_bf16_inplace(p, TT);
     softmax_fwd(p, nullptr, p, key_mask ? key_mask + bi * T : nullptr, 1, 1, static_cast<int>(T), 1.f,
                 kMaskLowestF32);
-    float* tile = tiles + static_cast<int64_t>(omp_get_thread_num()) * 2 * TT;
     const float* pv = product_probs(tile, p, bh, TT, drop, bf16);
     sgemm(false, false, T, HD, T, 1.f, pv, T, v + col, H, 0.f, ctx + col, H);
   }

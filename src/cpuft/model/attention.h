@@ -2,7 +2,8 @@
 // dropout and probabilities x values, and its backward. The projections around it are linear layers.
 //
 // Layouts: q, k, v, ctx and their gradients are (B, T, H) with head h in columns [h*HD, (h+1)*HD);
-// probs is (B, NH, T, T), the softmax output before dropout, kept for backward. Each (sequence, head)
+// probs is (B, NH, T, T), the softmax output before dropout, kept for backward (forward only: null, and
+// each task's probabilities live in its tile). Each (sequence, head)
 // is one task: its T x T scores stay in the calling thread's tile (cache-sized at SQuAD lengths), and
 // the softmax and dropout passes run the vector kernels of kernels/ on it.
 #pragma once
@@ -25,6 +26,7 @@ struct AttentionDropout {
 
 // scores = score_scale * q k^T (bf16: rounded), masked softmax over keys (key_mask (B,T), nullable),
 // then ctx = dropout(probs) v (bf16: the dropped probabilities rounded). tiles: (threads, 2, T, T).
+// probs may be null when no backward follows.
 void attention_fwd(float* ctx, float* probs, float* tiles, const float* q, const float* k, const float* v,
                    const int8_t* key_mask, const AttentionShape& s, float score_scale, const AttentionDropout& drop,
                    bool bf16);

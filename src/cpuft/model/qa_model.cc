@@ -20,7 +20,6 @@ QaModel::QaModel(ModelConfig config, bool bf16, uint64_t seed)
   if (config_.hidden % config_.heads != 0)
     fail("model config: hidden size ", config_.hidden, " is not a multiple of the head count ", config_.heads);
   params_.assign(table_.total(), 0.f);
-  grads_.assign(table_.total(), 0.f);
   std::mt19937_64 rng(seed);
   std::normal_distribution<float> normal(0.f, config_.initializer_range);
   for (const ParamEntry& e : table_.entries()) {
@@ -84,6 +83,7 @@ size_t QaModel::reserve(int batch, int seq_len, bool training) {
   }
   Acts::plan(*view_, config_, bf16_, batch, seq_len, max_threads_, training, nullptr);
   if (view_->floats > acts_.size()) acts_.assign(view_->floats, 0.f);
+  if (training && grads_.empty()) grads_.assign(table_.total(), 0.f);  // evaluation needs no gradients
   return acts_.size() * sizeof(float);
 }
 

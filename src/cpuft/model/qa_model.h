@@ -62,6 +62,7 @@ class QaModel {
   size_t num_params() const { return table_.total(); }
   float* params() { return params_.data(); }
   const float* params() const { return params_.data(); }
+  // Parameter gradients: allocated by the first reserve(..., training = true); null before.
   float* grads() { return grads_.data(); }
   const float* grads() const { return grads_.data(); }
 

@@ -41,6 +41,8 @@ def parse_args():
     p.add_argument("--per_device_eval_batch_size", type=int, default=8)
     p.add_argument("--learning_rate", type=float, default=5e-5)
     p.add_argument("--num_train_epochs", type=float, default=1.0)
+    p.add_argument("--max_steps", type=int, default=-1)
+    p.add_argument("--logging_steps", type=int, default=25)
     p.add_argument("--seed", type=int, default=42)
     p.add_argument("--threads", type=int, default=1)
     p.add_argument("--bf16", action="store_true", help="torch.autocast(cpu, bfloat16) through the Trainer")
@@ -112,13 +114,15 @@ def main():
     targs = TrainingArguments(
         output_dir=args.output_dir, per_device_train_batch_size=args.per_device_train_batch_size,
         per_device_eval_batch_size=args.per_device_eval_batch_size, learning_rate=args.learning_rate,
-        num_train_epochs=args.num_train_epochs, seed=args.seed, use_cpu=True, bf16=args.bf16,
-        save_strategy="no", report_to=[], logging_steps=25, dataloader_num_workers=0)
+        num_train_epochs=args.num_train_epochs, max_steps=args.max_steps, seed=args.seed, use_cpu=True, bf16=args.bf16,
+        save_strategy="no", report_to=[], logging_steps=args.logging_steps, dataloader_num_workers=0)
     trainer = Trainer(model=model, args=targs, train_dataset=train_ds)
 
     t0 = time.perf_counter()
     train_out = trainer.train()
     t_train = time.perf_counter() - t0
+    with open(os.path.join(args.output_dir, "log_history.json"), "w") as f:
+        json.dump(trainer.state.log_history, f, indent=1)
 
     t0 = time.perf_counter()
     out = trainer.predict(dev_ds)

@@ -295,11 +295,10 @@ bool Trainer::train_loop() {
     model_->zero_grads();
     ++global_step_;
     batch_in_epoch_ += batches;
-    const double next_lr = schedule_->lr(global_step_);
-    log_step(loss, grad_norm, next_lr);
+    // The learning rate this step used, as transformers 5 logs it (4.x logged the next step's).
+    log_step(loss, grad_norm, lr);
     if (comm_.is_root())
-      progress.update(global_step_, epoch_float(), loss, next_lr,
-                      global_step_ * plan_.total_train_batch_size);
+      progress.update(global_step_, epoch_float(), loss, lr, global_step_ * plan_.total_train_batch_size);
 
     // A stop request on any rank stops every rank after the same step.
     double stop = stop_requested() ? 1.0 : 0.0;

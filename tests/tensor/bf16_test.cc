@@ -135,3 +135,19 @@ TEST(Bf16, ScalarArrayPathMatchesScalar) {
 
 }  // namespace
 }  // namespace cpuft
+
+// round_bf16_array: the scalar rounding, element for element, across the chunked parallel path, in
+// place as well as into another array.
+TEST(Bf16RoundArray, EqualsScalarRoundingOutOfAndInPlace) {
+  std::vector<float> src(100003), out(src.size());
+  uint32_t x = 12345;
+  for (float& v : src) {
+    x = x * 1664525u + 1013904223u;
+    v = static_cast<float>(static_cast<int32_t>(x)) * 1e-7f;
+  }
+  cpuft::round_bf16_array(src.data(), out.data(), static_cast<int64_t>(src.size()));
+  for (size_t i = 0; i < src.size(); ++i) ASSERT_EQ(out[i], cpuft::round_to_bf16(src[i])) << i;
+  std::vector<float> inplace = src;
+  cpuft::round_bf16_array(inplace.data(), inplace.data(), static_cast<int64_t>(inplace.size()));
+  EXPECT_EQ(inplace, out);
+}

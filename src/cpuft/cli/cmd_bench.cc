@@ -128,10 +128,9 @@ double gemm_peak_gflops(bool bf16) {
   return 2.0 * n * n * n / median(runs) / 1e9;
 }
 
-// Seconds per step of each op kind over the timed steps, and what no op scope covered ("other").
-struct Profile {
-  std::vector<std::pair<std::string, double>> per_step;  // largest first, "other" last
-};
+// Seconds per step of each op kind over the timed steps, largest first, and what no op scope covered
+// ("other") last.
+using Profile = std::vector<std::pair<std::string, double>>;
 
 Profile collect_profile(double total_s, int steps) {
   const OpTotals t = op_profile_totals();
@@ -139,11 +138,11 @@ Profile collect_profile(double total_s, int steps) {
   double covered = 0;
   for (int i = 0; i < static_cast<int>(Op::kCount); ++i) {
     if (t.calls[i] == 0) continue;
-    p.per_step.emplace_back(op_name(static_cast<Op>(i)), t.seconds[i] / steps);
+    p.emplace_back(op_name(static_cast<Op>(i)), t.seconds[i] / steps);
     covered += t.seconds[i];
   }
-  std::sort(p.per_step.begin(), p.per_step.end(), [](const auto& x, const auto& y) { return x.second > y.second; });
-  p.per_step.emplace_back("other", std::max(0.0, total_s - covered) / steps);
+  std::sort(p.begin(), p.end(), [](const auto& x, const auto& y) { return x.second > y.second; });
+  p.emplace_back("other", std::max(0.0, total_s - covered) / steps);
   return p;
 }
 
@@ -216,7 +215,7 @@ int cmd_bench(const Argv& argv) {
         {"mfu", achieved / peak}, {"peak_rss_mib", peak_rss_mib()}, {"backend", describe_gemm()}};
     if (a.profile) {
       nlohmann::json ops = nlohmann::json::object();
-      for (const auto& [name, s] : prof.per_step) ops[name] = s;
+      for (const auto& [name, s] : prof) ops[name] = s;
       j["profile_s_per_step"] = ops;
     }
     std::printf("%s\n", j.dump().c_str());
@@ -236,7 +235,7 @@ int cmd_bench(const Argv& argv) {
   if (a.profile) {
     std::printf("  profile (mean over the %d timed steps)\n", a.steps);
     const double mean = total / a.steps;
-    for (const auto& [name, s] : prof.per_step)
+    for (const auto& [name, s] : prof)
       std::printf("    %-12s %9.1f ms  %5.1f%%\n", name.c_str(), 1e3 * s, 100.0 * s / mean);
   }
   return 0;

@@ -11,21 +11,16 @@
 namespace cpuft {
 namespace {
 
-void round_bf16_inplace(float* x, int64_t n) {
-  for (int64_t i = 0; i < n; ++i) x[i] = round_to_bf16(x[i]);
-}
-
 // The probabilities the probs x V product reads: dropped and/or rounded into `tile`, or probs itself.
 const float* product_probs(float* tile, const float* probs, int64_t bh, int64_t tt, const AttentionDropout& drop,
                            bool bf16) {
   if (drop.p > 0.f) {
     dropout_fwd(tile, nullptr, probs, tt, drop.p, drop.seed, drop.stream, drop.first_index + static_cast<uint64_t>(bh * tt));
-  } else if (bf16) {
-    for (int64_t i = 0; i < tt; ++i) tile[i] = probs[i];
-  } else {
-    return probs;
+    if (bf16) round_bf16_array(tile, tile, tt);
+    return tile;
   }
-  if (bf16) round_bf16_inplace(tile, tt);
+  if (!bf16) return probs;
+  round_bf16_array(probs, tile, tt);
   return tile;
 }
 
@@ -42,7 +37,7 @@ void attention_fwd(float* ctx, float* probs, float* tiles, const float* q, const
     float* tile = tiles + static_cast<int64_t>(omp_get_thread_num()) * 2 * TT;
     float* p = probs ? probs + bh * TT : tile + TT;
     sgemm(false, true, T, T, HD, score_scale, q + col, H, k + col, H, 0.f, p, T);
-    if (bf16) round_bf16_inplace(p, TT);
+    if (bf16) round_bf16_array(p, p, TT);
     softmax_fwd(p, nullptr, p, key_mask ? key_mask + bi * T : nullptr, 1, 1, static_cast<int>(T), 1.f,
                 kMaskLowestF32);
     const float* pv = product_probs(tile, p, bh, TT, drop, bf16);
@@ -67,7 +62,7 @@ void attention_bwd(float* dq, float* dk, float* dv, float* tiles, const float* d
     if (drop.p > 0.f)
       dropout_bwd(dp, dp, TT, drop.p, drop.seed, drop.stream, drop.first_index + static_cast<uint64_t>(bh * TT));
     softmax_bwd(dp, dp, p, key_mask ? key_mask + bi * T : nullptr, 1, 1, static_cast<int>(T), 1.f);
-    if (bf16) round_bf16_inplace(dp, TT);
+    if (bf16) round_bf16_array(dp, dp, TT);
     sgemm(false, false, T, HD, T, dq_scale, dp, T, k + col, H, 0.f, dq + col, H);    // dQ = dS K
     sgemm(true, false, T, HD, T, score_scale, dp, T, q + col, H, 0.f, dk + col, H);  // dK = dS^T Q
   }

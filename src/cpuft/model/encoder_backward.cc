@@ -21,8 +21,7 @@ namespace {
 const float* gemm_dy(const float* dy, float* scratch, int64_t n, bool bf16) {
   if (!bf16) return dy;
   OpScope scope(Op::bf16_round);
-#pragma omp parallel for schedule(static)
-  for (int64_t i = 0; i < n; ++i) scratch[i] = round_to_bf16(dy[i]);
+  round_bf16_array(dy, scratch, n);
   return scratch;
 }
 

@@ -22,8 +22,7 @@ void copy_rounded(float* dst, const float* src, int64_t n, bool bf16) {
     return;
   }
   OpScope scope(Op::bf16_round);
-#pragma omp parallel for schedule(static)
-  for (int64_t i = 0; i < n; ++i) dst[i] = round_to_bf16(src[i]);
+  round_bf16_array(src, dst, n);
 }
 
 }  // namespace

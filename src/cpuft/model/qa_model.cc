@@ -54,9 +54,7 @@ void QaModel::refresh_bf16_weights() {
     if (!e.gemm_weight) continue;
     const float* src = params_.data() + e.offset;
     float* dst = bf16_weights_.data() + bf16_offset_.at(e.offset);
-    const int64_t n = static_cast<int64_t>(e.numel);
-#pragma omp parallel for schedule(static)
-    for (int64_t i = 0; i < n; ++i) dst[i] = round_to_bf16(src[i]);
+    round_bf16_array(src, dst, static_cast<int64_t>(e.numel));
   }
 }
 

@@ -117,6 +117,13 @@ void bf16_to_f32_array(const uint16_t* src, float* dst, int64_t n) {
   if (n > 0) run_chunked(paths().to_f32, src, dst, n);
 }
 
+void round_bf16_array(const float* src, float* dst, int64_t n) {
+  auto round = [](const float* s, float* d, int64_t k) {
+    for (int64_t i = 0; i < k; ++i) d[i] = round_to_bf16(s[i]);
+  };
+  if (n > 0) run_chunked(round, src, dst, n);
+}
+
 const char* bf16_convert_path() { return paths().name; }
 
 }  // namespace cpuft

@@ -33,6 +33,8 @@ inline float round_to_bf16(float f) { return bf16_to_f32(f32_to_bf16(f)); }
 // and split large arrays over OpenMP threads when called outside a parallel region.
 void f32_to_bf16_array(const float* src, uint16_t* dst, int64_t n);
 void bf16_to_f32_array(const uint16_t* src, float* dst, int64_t n);
+// dst[i] = round_to_bf16(src[i]): f32 values a bf16 product would read. dst may equal src.
+void round_bf16_array(const float* src, float* dst, int64_t n);
 
 // Name of the path the array conversions use: "avx512_bf16", "avx512", "avx2" or "scalar".
 const char* bf16_convert_path();

@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "cli/e2e_fixture.h"
+#include "cpuft/kernels/gemm.h"
 
 namespace cpuft_e2e {
 namespace {
@@ -75,6 +76,17 @@ TEST_F(EvaluatePredict, EvaluateWritesTheMetricsIntoTheModelDirectory) {
   const nlohmann::json m2 = read_json(path("elsewhere/eval_results.json"));
   EXPECT_EQ(m2.at("eval_f1"), m["eval_f1"]) << "the same model must score the same";
   EXPECT_EQ(m2.at("eval_exact_match"), m["eval_exact_match"]);
+}
+
+// --bf16 where oneDNN has no bf16 matrix product runs, and says once that it emulates them.
+TEST_F(EvaluatePredict, Bf16SaysWhenItsProductsAreEmulated) {
+  const std::string dev = squad_file("dev.json", 8, 3);
+  ProcessResult r = cpuft(
+      concat({"evaluate", "--model_name_or_path", model_, "--validation_file", dev, "--bf16"}, tiny_flags()));
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(read_json(model_ + "/eval_results.json").at("eval_samples"), 8);
+  const bool said = r.err.find("bf16 products are emulated in f32") != std::string::npos;
+  EXPECT_EQ(said, !cpuft::gemm_bf16_native()) << r.err;
 }
 
 TEST_F(EvaluatePredict, QuestionAndContextWithNonAsciiText) {

@@ -174,20 +174,6 @@ TEST(Gemm, MixedInputDtypesAndScaledAccumulate) {
                MatOut{c.data(), DType::f32, s.N}, opt, "mixed bf16 x f32, alpha, accumulate");
 }
 
-TEST(Gemm, BiasBackwardSumsRows) {
-  for (bool acc : {false, true}) {
-    const int64_t M = 37, N = 130;
-    Buf dy(DType::f32, M * N, 5), db(DType::f32, N, 6);
-    std::vector<float> before = db.f;
-    bias_backward(M, N, dy.f.data(), db.f.data(), acc);
-    for (int64_t j = 0; j < N; ++j) {
-      double want = acc ? before[j] : 0.0;
-      for (int64_t i = 0; i < M; ++i) want += dy.f[i * N + j];
-      ASSERT_NEAR(db.f[j], want, 1e-5) << "column " << j;
-    }
-  }
-}
-
 // Attention with the real layout: a fused QKV buffer [B, T, 3, H, D] (C = H*D, rows of 3C), a
 // context buffer [B, T, H, D] and scores [B, H, T, T], at odd T and D.
 struct AttnLayout {
@@ -307,7 +293,6 @@ TEST(Gemm, BadArgumentsAreRejected) {
   expect_error([&] { matmul(2, 1, 2, 2, 2, A, Bm, Cm, with_bias); }, "a bias needs B == H == 1");
   with_bias.alpha = 0.5f;
   expect_error([&] { matmul(1, 1, 2, 2, 2, A, Bm, Cm, with_bias); }, "a bias needs alpha == 1");
-  expect_error([&] { bias_backward(-1, 2, a, c, false); }, "bias_backward: M = -1");
 }
 
 // Where bf16 products are emulated, they must be exactly the f32 product of the bf16 values.

@@ -158,25 +158,6 @@ void linear_backward_weight(int64_t M, int64_t N, int64_t K, const void* dy, con
   matmul(1, 1, N, K, M, MatIn{dy, in, N, /*trans=*/true}, MatIn{x, in, K}, MatOut{dw, DType::f32, K}, opt);
 }
 
-void bias_backward(int64_t M, int64_t N, const float* dy, float* db, bool accumulate) {
-  if (M < 0 || N < 0) fail("bias_backward: M = ", M, ", N = ", N, ", expected >= 0");
-  // Each thread owns a band of columns and walks every row: no reduction across threads, and the
-  // sum order (row 0 first) does not depend on the thread count.
-  constexpr int64_t kBand = 64;
-  const int64_t bands = (N + kBand - 1) / kBand;
-#pragma omp parallel for schedule(static) if (M * N > (1 << 15))
-  for (int64_t band = 0; band < bands; ++band) {
-    const int64_t j0 = band * kBand, j1 = j0 + kBand < N ? j0 + kBand : N;
-    float acc[kBand];
-    for (int64_t j = j0; j < j1; ++j) acc[j - j0] = accumulate ? db[j] : 0.0f;
-    for (int64_t i = 0; i < M; ++i) {
-      const float* row = dy + i * N;
-      for (int64_t j = j0; j < j1; ++j) acc[j - j0] += row[j];
-    }
-    for (int64_t j = j0; j < j1; ++j) db[j] = acc[j - j0];
-  }
-}
-
 bool gemm_bf16_native() {
   static const bool native = [] {
     ProductShape s;

@@ -75,9 +75,6 @@ void linear_backward_data(int64_t M, int64_t N, int64_t K, const void* dy, const
 void linear_backward_weight(int64_t M, int64_t N, int64_t K, const void* dy, const void* x, DType in,
                             float* dw, bool accumulate);
 
-// db[N] (+)= sum over rows of dy[M,N] (f32 dy; the bias gradient of a linear layer).
-void bias_backward(int64_t M, int64_t N, const float* dy, float* db, bool accumulate);
-
 // ---- Multi-head attention. Q, K, V, context and their gradients are [T, D] matrices per
 // (batch b, head h), read in place from token-major buffers: for head h of sequence b the matrix
 // starts at data + b*batch_stride + h*head_stride with rows row_stride apart. For a fused QKV

@@ -19,34 +19,41 @@ void QaModel::Acts::plan(Acts& a, const ModelConfig& c, bool bf16, int batch, in
     used += (count + 15) / 16 * 16;
     return p;
   };
+  auto take_bf16 = [&](size_t count) { return reinterpret_cast<uint16_t*>(take((count + 1) / 2)); };
   a.emb_sum = take(n * h);
   a.emb_mean = take(n);
   a.emb_rstd = take(n);
   a.emb_ln = take(n * h);
   a.x0 = take(n * h);
   const float* input = a.x0;
+  // bf16 mode: the f32 ctx and GELU output only feed their bf16 copies, so all layers share one.
+  float* const ctx_shared = bf16 ? take(n * h) : nullptr;
+  float* const g_shared = bf16 ? take(n * inter) : nullptr;
   for (int64_t i = 0; i < c.layers; ++i) {
     if (!training && i >= 2) {  // forward only: reuse the tensors of layer i - 2
       Layer l = a.layers[static_cast<size_t>(i - 2)];
-      if (!bf16) l.xb = const_cast<float*>(input);
+      l.x = input;
       input = l.h2;
       a.layers.push_back(l);
       continue;
     }
     Layer l;
-    l.xb = bf16 ? take(n * h) : const_cast<float*>(input);
+    l.x = input;
+    l.xb = bf16 ? take_bf16(n * h) : nullptr;
     l.q = take(n * h);
     l.k = take(n * h);
     l.v = take(n * h);
     l.probs = training ? take(static_cast<size_t>(batch) * static_cast<size_t>(c.heads) * tt) : nullptr;
-    l.ctx = take(n * h);
+    l.ctx = bf16 ? ctx_shared : take(n * h);
+    l.ctxb = bf16 ? take_bf16(n * h) : nullptr;
     l.res1 = take(n * h);
     l.mean1 = take(n);
     l.rstd1 = take(n);
     l.h1 = take(n * h);
-    l.h1b = bf16 ? take(n * h) : l.h1;
+    l.h1b = bf16 ? take_bf16(n * h) : nullptr;
     l.f1 = take(n * inter);
-    l.g = take(n * inter);
+    l.g = bf16 ? g_shared : take(n * inter);
+    l.gb = bf16 ? take_bf16(n * inter) : nullptr;
     l.res2 = take(n * h);
     l.mean2 = take(n);
     l.rstd2 = take(n);
@@ -55,6 +62,7 @@ void QaModel::Acts::plan(Acts& a, const ModelConfig& c, bool bf16, int batch, in
     a.layers.push_back(l);
   }
   a.qa_in = take(n * h);
+  a.qa_inb = bf16 ? take_bf16(n * h) : nullptr;
   a.logits = take(n * 2);
   if (training) {
     a.dlogits = take(n * 2);
@@ -65,9 +73,10 @@ void QaModel::Acts::plan(Acts& a, const ModelConfig& c, bool bf16, int batch, in
     a.dk = take(n * h);
     a.dv = take(n * h);
     a.di = take(n * inter);
-    a.dy_round = take(n * std::max(h, inter));
+    a.dy_b16 = bf16 ? take_bf16(n * std::max(h, inter)) : nullptr;
   } else {
-    a.dlogits = a.dres = a.da = a.db = a.dq = a.dk = a.dv = a.di = a.dy_round = nullptr;
+    a.dlogits = a.dres = a.da = a.db = a.dq = a.dk = a.dv = a.di = nullptr;
+    a.dy_b16 = nullptr;
   }
   a.tiles = take(static_cast<size_t>(threads) * 2 * tt);
   a.floats = used;

@@ -17,14 +17,6 @@
 namespace cpuft {
 namespace {
 
-// The output gradient a matrix product reads: rounded to bf16 into `scratch` in bf16 mode.
-const float* gemm_dy(const float* dy, float* scratch, int64_t n, bool bf16) {
-  if (!bf16) return dy;
-  OpScope scope(Op::bf16_round);
-  round_bf16_array(dy, scratch, n);
-  return scratch;
-}
-
 void copy(float* dst, const float* src, int64_t n) { std::memcpy(dst, src, static_cast<size_t>(n) * sizeof(float)); }
 
 }  // namespace
@@ -48,8 +40,8 @@ void QaModel::backward_pass(const Batch& b, const Acts& a, uint64_t seed) {
 
   // QA head.
   const LinearOffsets& qa = table_.qa();
-  linear_bwd(a.dres, G + qa.w, G + qa.b, gemm_dy(a.dlogits, a.dy_round, N * 2, bf16_), a.qa_in, gemm_weight(qa.w),
-             N, H, 2, false);
+  linear_bwd(a.dres, G + qa.w, G + qa.b, a.dlogits, gemm_operand(a.dlogits, a.dy_b16, N * 2),
+             saved_operand(a.qa_in, a.qa_inb), gemm_weight(qa.w), N, H, 2, false);
   if (distil) dropout_bwd(a.dres, a.dres, N * H, c.qa_dropout, seed, dropout_site::kQaInput, hidden_first);
   ready(table_.qa_begin(), table_.total());
 
@@ -65,32 +57,33 @@ void QaModel::backward_pass(const Batch& b, const Acts& a, uint64_t seed) {
                   static_cast<int>(H));
     copy(a.db, a.da, N * H);  // gradient of h1 through the residual
     dropout_bwd(a.da, a.da, N * H, hidden_p, seed, dropout_site::ffn_output(li), hidden_first);
-    linear_bwd(a.di, G + lo.ff2.w, G + lo.ff2.b, gemm_dy(a.da, a.dy_round, N * H, bf16_), L.g,
-               gemm_weight(lo.ff2.w), N, I, H, false);
+    linear_bwd(a.di, G + lo.ff2.w, G + lo.ff2.b, a.da, gemm_operand(a.da, a.dy_b16, N * H),
+               saved_operand(L.g, L.gb), gemm_weight(lo.ff2.w), N, I, H, false);
     gelu_bwd(a.di, a.di, L.f1, N * I);
-    linear_bwd(a.db, G + lo.ff1.w, G + lo.ff1.b, gemm_dy(a.di, a.dy_round, N * I, bf16_), L.h1b,
-               gemm_weight(lo.ff1.w), N, H, I, true);
+    linear_bwd(a.db, G + lo.ff1.w, G + lo.ff1.b, a.di, gemm_operand(a.di, a.dy_b16, N * I),
+               saved_operand(L.h1, L.h1b), gemm_weight(lo.ff1.w), N, H, I, true);
 
     // First LayerNorm, output-projection dropout (BERT), output projection.
     layernorm_bwd(a.da, G + lo.ln1.w, G + lo.ln1.b, a.db, L.res1, L.mean1, L.rstd1, P + lo.ln1.w, static_cast<int>(N),
                   static_cast<int>(H));
     copy(a.dres, a.da, N * H);  // gradient of the layer input through the residual
     if (!distil) dropout_bwd(a.da, a.da, N * H, hidden_p, seed, dropout_site::attention_output(li), hidden_first);
-    linear_bwd(a.db, G + lo.o.w, G + lo.o.b, gemm_dy(a.da, a.dy_round, N * H, bf16_), L.ctx, gemm_weight(lo.o.w), N,
-               H, H, false);
-    const float* dctx_all = gemm_dy(a.db, a.dy_round, N * H, bf16_);
+    linear_bwd(a.db, G + lo.o.w, G + lo.o.b, a.da, gemm_operand(a.da, a.dy_b16, N * H), saved_operand(L.ctx, L.ctxb),
+               gemm_weight(lo.o.w), N, H, H, false);
+    round_bf16_in_place(a.db, N * H, bf16_);  // the attention core reads a bf16 context gradient
+    const float* dctx_all = a.db;
 
     attention_bwd(a.dq, a.dk, a.dv, a.tiles, dctx_all, L.q, L.k, L.v, L.probs, b.attention_mask, shape,
                   distil ? 1.f : score_scale, distil ? 1.f / q_divisor : score_scale,
                   AttentionDropout{attn_p, seed, dropout_site::attention(li), attn_first}, bf16_);
 
     // q, k, v projections: their input gradients add into the residual-stream gradient.
-    const float* w_in = L.xb;
-    linear_bwd(a.dres, G + lo.q.w, G + lo.q.b, gemm_dy(a.dq, a.dy_round, N * H, bf16_), w_in, gemm_weight(lo.q.w),
+    const GemmIn x_in = saved_operand(L.x, L.xb);
+    linear_bwd(a.dres, G + lo.q.w, G + lo.q.b, a.dq, gemm_operand(a.dq, a.dy_b16, N * H), x_in, gemm_weight(lo.q.w),
                N, H, H, true);
-    linear_bwd(a.dres, G + lo.k.w, G + lo.k.b, gemm_dy(a.dk, a.dy_round, N * H, bf16_), w_in, gemm_weight(lo.k.w),
+    linear_bwd(a.dres, G + lo.k.w, G + lo.k.b, a.dk, gemm_operand(a.dk, a.dy_b16, N * H), x_in, gemm_weight(lo.k.w),
                N, H, H, true);
-    linear_bwd(a.dres, G + lo.v.w, G + lo.v.b, gemm_dy(a.dv, a.dy_round, N * H, bf16_), w_in, gemm_weight(lo.v.w),
+    linear_bwd(a.dres, G + lo.v.w, G + lo.v.b, a.dv, gemm_operand(a.dv, a.dy_b16, N * H), x_in, gemm_weight(lo.v.w),
                N, H, H, true);
     ready(lo.begin, lo.end);
   }

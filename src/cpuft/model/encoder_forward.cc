@@ -1,7 +1,6 @@
 // QaModel forward pass: embeddings, transformer blocks, QA head (docs/hf-qa-spec.md 1.2, 1.3, 1.5).
 // Each step writes the activations backward needs into the arena (activations.h).
 #include <cmath>
-#include <cstring>
 
 #include "cpuft/kernels/dropout.h"
 #include "cpuft/kernels/gelu.h"
@@ -14,18 +13,6 @@
 #include "cpuft/util/op_profile.h"
 
 namespace cpuft {
-namespace {
-
-void copy_rounded(float* dst, const float* src, int64_t n, bool bf16) {
-  if (!bf16) {
-    if (dst != src) std::memcpy(dst, src, static_cast<size_t>(n) * sizeof(float));
-    return;
-  }
-  OpScope scope(Op::bf16_round);
-  round_bf16_array(src, dst, n);
-}
-
-}  // namespace
 
 void QaModel::forward_pass(const Batch& b, const Acts& a, bool train, uint64_t seed) {
   const ModelConfig& c = config_;
@@ -69,34 +56,31 @@ void QaModel::forward_pass(const Batch& b, const Acts& a, bool train, uint64_t s
   for (int64_t li = 0; li < c.layers; ++li) {
     const LayerOffsets& lo = table_.layer(static_cast<int>(li));
     const Acts::Layer& L = a.layers[static_cast<size_t>(li)];
-    copy_rounded(L.xb, x, N * H, bf16_);
-    linear_fwd(L.q, L.xb, gemm_weight(lo.q.w), P + lo.q.b, N, H, H);
-    linear_fwd(L.k, L.xb, gemm_weight(lo.k.w), P + lo.k.b, N, H, H);
-    linear_fwd(L.v, L.xb, gemm_weight(lo.v.w), P + lo.v.b, N, H, H);
+    const GemmIn xin = gemm_operand(L.x, L.xb, N * H);
+    linear_fwd(L.q, xin, gemm_weight(lo.q.w), P + lo.q.b, N, H, H);
+    linear_fwd(L.k, xin, gemm_weight(lo.k.w), P + lo.k.b, N, H, H);
+    linear_fwd(L.v, xin, gemm_weight(lo.v.w), P + lo.v.b, N, H, H);
     if (distil) {
 #pragma omp parallel for schedule(static)
       for (int64_t i = 0; i < N * H; ++i) L.q[i] /= q_divisor;
     }
-    copy_rounded(L.q, L.q, N * H, bf16_);
-    copy_rounded(L.k, L.k, N * H, bf16_);
-    copy_rounded(L.v, L.v, N * H, bf16_);
+    round_bf16_in_place(L.q, N * H, bf16_);
+    round_bf16_in_place(L.k, N * H, bf16_);
+    round_bf16_in_place(L.v, N * H, bf16_);
 
     attention_fwd(L.ctx, L.probs, a.tiles, L.q, L.k, L.v, b.attention_mask, shape, distil ? 1.f : score_scale,
                   AttentionDropout{attn_p, seed, dropout_site::attention(li), attn_first}, bf16_);
-    copy_rounded(L.ctx, L.ctx, N * H, bf16_);
 
     // Output projection (+ dropout for BERT), residual, LayerNorm.
-    linear_fwd(L.res1, L.ctx, gemm_weight(lo.o.w), P + lo.o.b, N, H, H);
+    linear_fwd(L.res1, gemm_operand(L.ctx, L.ctxb, N * H), gemm_weight(lo.o.w), P + lo.o.b, N, H, H);
     if (!distil) dropout_fwd(L.res1, nullptr, L.res1, N * H, hidden_p, seed, dropout_site::attention_output(li), hidden_first);
     layernorm_fwd(L.h1, nullptr, L.mean1, L.rstd1, L.res1, L.res1, x, P + lo.ln1.w, P + lo.ln1.b, static_cast<int>(N),
                   static_cast<int>(H), c.layer_norm_eps);
-    copy_rounded(L.h1b, L.h1, N * H, bf16_);
 
     // FFN: lin1, GELU, lin2, dropout, residual, LayerNorm.
-    linear_fwd(L.f1, L.h1b, gemm_weight(lo.ff1.w), P + lo.ff1.b, N, H, I);
+    linear_fwd(L.f1, gemm_operand(L.h1, L.h1b, N * H), gemm_weight(lo.ff1.w), P + lo.ff1.b, N, H, I);
     gelu_fwd(L.g, nullptr, L.f1, nullptr, N, I);
-    copy_rounded(L.g, L.g, N * I, bf16_);
-    linear_fwd(L.res2, L.g, gemm_weight(lo.ff2.w), P + lo.ff2.b, N, I, H);
+    linear_fwd(L.res2, gemm_operand(L.g, L.gb, N * I), gemm_weight(lo.ff2.w), P + lo.ff2.b, N, I, H);
     dropout_fwd(L.res2, nullptr, L.res2, N * H, hidden_p, seed, dropout_site::ffn_output(li), hidden_first);
     layernorm_fwd(L.h2, nullptr, L.mean2, L.rstd2, L.res2, L.res2, L.h1, P + lo.ln2.w, P + lo.ln2.b,
                   static_cast<int>(N), static_cast<int>(H), c.layer_norm_eps);
@@ -105,9 +89,9 @@ void QaModel::forward_pass(const Batch& b, const Acts& a, bool train, uint64_t s
 
   // QA head: DistilBERT drops out the last hidden state first; logits are (N, 2) = (start, end).
   dropout_fwd(a.qa_in, nullptr, x, N * H, distil && train ? c.qa_dropout : 0.f, seed, dropout_site::kQaInput, hidden_first);
-  copy_rounded(a.qa_in, a.qa_in, N * H, bf16_);
-  linear_fwd(a.logits, a.qa_in, gemm_weight(table_.qa().w), P + table_.qa().b, N, H, 2);
-  copy_rounded(a.logits, a.logits, N * 2, bf16_);
+  linear_fwd(a.logits, gemm_operand(a.qa_in, a.qa_inb, N * H), gemm_weight(table_.qa().w), P + table_.qa().b, N, H,
+             2);
+  round_bf16_in_place(a.logits, N * 2, bf16_);
 }
 
 }  // namespace cpuft

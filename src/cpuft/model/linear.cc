@@ -3,10 +3,33 @@
 #include <dnnl.h>
 
 #include "cpuft/kernels/gelu.h"
+#include "cpuft/kernels/gemm.h"
+#include "cpuft/tensor/bf16.h"
 #include "cpuft/util/error.h"
 #include "cpuft/util/op_profile.h"
 
 namespace cpuft {
+namespace {
+
+void check_same_dtype(const char* what, GemmIn a, GemmIn b) {
+  if (a.dtype != b.dtype)
+    fail(what, ": operands of dtypes ", dtype_name(a.dtype), " and ", dtype_name(b.dtype), ", expected one dtype");
+}
+
+}  // namespace
+
+GemmIn gemm_operand(const float* x, uint16_t* b16, int64_t n) {
+  if (!b16) return {x, DType::f32};
+  OpScope scope(Op::bf16_round);
+  f32_to_bf16_array(x, b16, n);
+  return {b16, DType::bf16};
+}
+
+void round_bf16_in_place(float* x, int64_t n, bool bf16) {
+  if (!bf16) return;
+  OpScope scope(Op::bf16_round);
+  round_bf16_array(x, x, n);
+}
 
 void sgemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda,
            const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
@@ -16,21 +39,20 @@ void sgemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float al
     fail("oneDNN sgemm failed (status ", static_cast<int>(st), ") for m=", m, " n=", n, " k=", k);
 }
 
-void linear_fwd(float* y, const float* x, const float* w, const float* bias, int64_t rows, int64_t in,
-                int64_t out) {
+void linear_fwd(float* y, GemmIn x, GemmIn w, const float* bias, int64_t rows, int64_t in, int64_t out) {
   OpScope scope(Op::matmul);
-#pragma omp parallel for schedule(static)
-  for (int64_t r = 0; r < rows; ++r)
-    for (int64_t j = 0; j < out; ++j) y[r * out + j] = bias[j];
-  sgemm(false, true, rows, out, in, 1.f, x, in, w, in, 1.f, y, out);
+  check_same_dtype("linear_fwd", x, w);
+  linear_forward(rows, out, in, x.data, w.data, x.dtype, bias, y);
 }
 
-void linear_bwd(float* dx, float* dw, float* dbias, const float* dy, const float* x, const float* w, int64_t rows,
+void linear_bwd(float* dx, float* dw, float* dbias, const float* dy32, GemmIn dy, GemmIn x, GemmIn w, int64_t rows,
                 int64_t in, int64_t out, bool accumulate_dx) {
   OpScope scope(Op::matmul);
-  if (dx) sgemm(false, false, rows, in, out, 1.f, dy, out, w, in, accumulate_dx ? 1.f : 0.f, dx, in);
-  sgemm(true, false, out, in, rows, 1.f, dy, out, x, in, 1.f, dw, in);
-  bias_grad(dbias, dy, rows, out);
+  check_same_dtype("linear_bwd", dy, w);
+  check_same_dtype("linear_bwd", dy, x);
+  if (dx) linear_backward_data(rows, out, in, dy.data, w.data, dy.dtype, dx, DType::f32, accumulate_dx);
+  linear_backward_weight(rows, out, in, dy.data, x.data, dy.dtype, dw, /*accumulate=*/true);
+  bias_grad(dbias, dy32, rows, out);
 }
 
 }  // namespace cpuft

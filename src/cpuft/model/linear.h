@@ -1,23 +1,43 @@
-// Matrix products of the encoder (private to model/), on oneDNN's row-major sgemm. In bf16 mode the
-// callers pass operands already rounded to bf16 values (held in f32), so the product is the exact
-// bf16 x bf16 product with f32 accumulation that a bf16 matmul computes; oneDNN 2.6 cannot create
-// bf16 matmuls on AVX2-only CPUs, so this path works everywhere.
+// Matrix products of the encoder (private to model/). The linear layers run through kernels/gemm.h:
+// their operands are f32, or in bf16 mode bf16 (uint16 storage: activations, output gradients and
+// weight copies), so oneDNN runs bf16 x bf16 products with f32 accumulation on AMX or AVX512_BF16
+// and gemm.h emulates them in f32 where it cannot (AVX2-only CPUs), with the same numbers. The
+// attention core (attention.cc) calls sgemm on f32 tiles holding bf16-rounded values.
 #pragma once
 
 #include <cstdint>
 
+#include "cpuft/tensor/tensor.h"
+
 namespace cpuft {
+
+// An operand of a linear-layer product: `data` holds f32 values or bf16 (uint16_t) values.
+struct GemmIn {
+  const void* data = nullptr;
+  DType dtype = DType::f32;
+};
+
+// The operand a product reads from the f32 tensor x (n elements): x itself when b16 is null (f32
+// mode), else x rounded to bf16 into b16.
+GemmIn gemm_operand(const float* x, uint16_t* b16, int64_t n);
+// Rounds x to the values bf16 holds, in place, when bf16 is set: tensors that autocast computes in
+// bf16 and that other kernels read as f32 (q, k, v, the logits, the context gradient).
+void round_bf16_in_place(float* x, int64_t n, bool bf16);
+// A saved operand: b16 when it is set (bf16 mode), else x.
+inline GemmIn saved_operand(const float* x, const uint16_t* b16) {
+  return b16 ? GemmIn{b16, DType::bf16} : GemmIn{x, DType::f32};
+}
 
 // C[m, n] = alpha * op(A) op(B) + beta * C, op = transpose when the flag is set; lda/ldb/ldc are the
 // row strides of A, B, C as stored. Throws cpuft::Error if oneDNN reports a failure.
 void sgemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda,
            const float* b, int64_t ldb, float beta, float* c, int64_t ldc);
 
-// y[rows, out] = x[rows, in] W[out, in]^T + bias[out].
-void linear_fwd(float* y, const float* x, const float* w, const float* bias, int64_t rows, int64_t in, int64_t out);
-// dx[rows, in] = dy W (written, or added when accumulate_dx); dW += dy^T x; dbias += column sums of dy.
-// dx may be null (no input gradient wanted).
-void linear_bwd(float* dx, float* dw, float* dbias, const float* dy, const float* x, const float* w, int64_t rows,
+// y[rows, out] = x[rows, in] W[out, in]^T + bias[out]  (x and W of one dtype).
+void linear_fwd(float* y, GemmIn x, GemmIn w, const float* bias, int64_t rows, int64_t in, int64_t out);
+// dx[rows, in] = dy W (written, or added when accumulate_dx; dx may be null: no input gradient);
+// dW += dy^T x; dbias += column sums of dy32, the f32 output gradient that dy holds (or rounds).
+void linear_bwd(float* dx, float* dw, float* dbias, const float* dy32, GemmIn dy, GemmIn x, GemmIn w, int64_t rows,
                 int64_t in, int64_t out, bool accumulate_dx);
 
 }  // namespace cpuft

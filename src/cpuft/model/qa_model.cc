@@ -41,7 +41,7 @@ QaModel::QaModel(ModelConfig config, bool bf16, uint64_t seed)
         bf16_offset_[e.offset] = total;
         total += e.numel;
       }
-    bf16_weights_.assign(total, 0.f);
+    bf16_weights_.assign(total, 0);
     refresh_bf16_weights();
   }
 }
@@ -53,14 +53,14 @@ void QaModel::refresh_bf16_weights() {
   for (const ParamEntry& e : table_.entries()) {
     if (!e.gemm_weight) continue;
     const float* src = params_.data() + e.offset;
-    float* dst = bf16_weights_.data() + bf16_offset_.at(e.offset);
-    round_bf16_array(src, dst, static_cast<int64_t>(e.numel));
+    uint16_t* dst = bf16_weights_.data() + bf16_offset_.at(e.offset);
+    f32_to_bf16_array(src, dst, static_cast<int64_t>(e.numel));
   }
 }
 
-const float* QaModel::gemm_weight(size_t offset) const {
-  if (!bf16_) return params_.data() + offset;
-  return bf16_weights_.data() + bf16_offset_.at(offset);
+GemmIn QaModel::gemm_weight(size_t offset) const {
+  if (!bf16_) return {params_.data() + offset, DType::f32};
+  return {bf16_weights_.data() + bf16_offset_.at(offset), DType::bf16};
 }
 
 size_t QaModel::activation_bytes(const ModelConfig& config, bool bf16, int batch, int seq_len, bool training) {

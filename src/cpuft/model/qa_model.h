@@ -13,10 +13,10 @@
 // BF16 mixed precision (spec 1.7, DESIGN "Compute"): f32 master weights; every matrix product reads
 // bf16 operands (bf16 weight copies, activations and output gradients rounded to bf16) and
 // accumulates in f32; LayerNorm, softmax, GELU, loss, residual stream and gradients stay f32; the
-// logits are rounded to bf16 as autocast produces them. The bf16 copies are kept as f32 values
-// that bf16 represents exactly and the products run in oneDNN's f32 sgemm, which is numerically a
-// bf16 product with f32 accumulation (oneDNN 2.6 cannot create bf16 matmuls on AVX2-only CPUs);
-// native bf16/AMX products would go through kernels/gemm.h with uint16 operands.
+// logits are rounded to bf16 as autocast produces them. The linear layers' operands are stored as
+// bf16 (uint16) and run as oneDNN bf16 matmuls (AMX, AVX512_BF16; emulated in f32 with the same
+// numbers where oneDNN has none, see kernels/gemm.h); the attention core's products run in f32 on
+// bf16-rounded values.
 // Dropout (train mode) uses a stateless counter-based mask from (seed, site, index): the same seed
 // gives the same mask whatever the thread count.
 #pragma once
@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "cpuft/io/hf_config.h"
+#include "cpuft/model/linear.h"
 #include "cpuft/model/param_table.h"
 
 namespace cpuft {
@@ -110,13 +111,13 @@ class QaModel {
   void check_batch(const Batch& b) const;
   void forward_pass(const Batch& b, const Acts& a, bool train, uint64_t seed);
   void backward_pass(const Batch& b, const Acts& a, uint64_t seed);
-  const float* gemm_weight(size_t offset) const;  // f32 master or bf16 copy of a Linear weight
+  GemmIn gemm_weight(size_t offset) const;  // f32 master or bf16 copy of a Linear weight
 
   ModelConfig config_;
   ParamTable table_;
   bool bf16_ = false;
   std::vector<float> params_, grads_;
-  std::vector<float> bf16_weights_;                 // gemm weights only, rounded to bf16 values
+  std::vector<uint16_t> bf16_weights_;              // bf16 copies of the gemm weights
   std::unordered_map<size_t, size_t> bf16_offset_;  // param offset -> offset in bf16_weights_
   std::vector<float> acts_;
   std::shared_ptr<Acts> view_;  // the arena's layout for the current (batch, seq_len)

@@ -7,6 +7,7 @@
 #include "cpuft/cpu/placement.h"
 #include "cpuft/dist/rank_placement.h"
 #include "cpuft/io/model_dir.h"
+#include "cpuft/kernels/gemm.h"
 #include "cpuft/util/atomic_file.h"
 #include "cpuft/util/log.h"
 
@@ -44,6 +45,9 @@ LoadedModel load_model(const TrainArgs& args, Communicator& comm, const std::str
     if (line.rfind("cpuft: ", 0) == 0) line.erase(0, 7);
     if (!line.empty()) log_notice(line);
   }
+  if (args.bf16 && !gemm_bf16_native())
+    log_notice("--bf16: oneDNN has no bf16 matrix product on this CPU (", describe_gemm(),
+               "); bf16 products are emulated in f32: the numbers of bf16, slower than FP32");
   // Every rank starts from rank 0's weights (the qa_outputs initialisation included).
   if (comm.size() > 1) {
     comm.broadcast(m.model->params(), m.model->num_params(), 0);

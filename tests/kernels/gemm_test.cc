@@ -269,6 +269,23 @@ TEST(Gemm, PrimitivesAreBuiltOncePerShape) {
   EXPECT_EQ(gemm_primitives_created(), after_bf16) << "the emulated bf16 path must reuse its f32 primitive";
 }
 
+// Shapes that change every call (dynamic padding) do not grow the cache past its capacity, and a
+// product after the cache started again is still right.
+TEST(Gemm, PrimitiveCacheStaysBounded) {
+  const int64_t rows = 1100;
+  Buf x(DType::f32, rows * 3, 1), w(DType::f32, 2 * 3, 2), y(DType::f32, rows * 2, 3);
+  for (int64_t m = 1; m <= rows; ++m) {
+    linear_forward(m, 2, 3, x.data(), w.data(), DType::f32, nullptr, y.data());
+    ASSERT_LE(gemm_primitives_cached(), 1024) << "after " << m << " shapes";
+  }
+  for (int64_t i = 0; i < rows; i += 97)
+    for (int64_t j = 0; j < 2; ++j) {
+      double want = 0;
+      for (int64_t k = 0; k < 3; ++k) want += double(x.f[i * 3 + k]) * w.f[j * 3 + k];
+      ASSERT_NEAR(y.f[i * 2 + j], want, 1e-5) << "row " << i;
+    }
+}
+
 template <typename Fn>
 void expect_error(Fn fn, const std::string& needle) {
   try {

@@ -171,6 +171,8 @@ bool gemm_bf16_native() {
 
 int64_t gemm_primitives_created() { return gemm_detail::primitives_created(); }
 
+int64_t gemm_primitives_cached() { return gemm_detail::primitives_cached(); }
+
 std::string describe_gemm() {
   return describe_onednn() + ", bf16 matmul: " + (gemm_bf16_native() ? "native" : "emulated in f32");
 }

@@ -2,8 +2,10 @@
 // backward weights) and the batched, strided products of multi-head attention.
 //
 // Every product runs on one process-wide oneDNN CPU engine and stream. A primitive is built the
-// first time a (shapes, strides, dtypes, alpha, bias, accumulate) combination is seen and cached
-// for the life of the process, so after the first training step no primitive is created.
+// first time a (shapes, strides, dtypes, alpha, bias, accumulate) combination is seen and cached,
+// so with fixed shapes no primitive is created after the first training step. The cache holds up
+// to 1,024 primitives and starts again when full (shapes that change every batch, as with dynamic
+// padding, would otherwise grow it without bound).
 // Pointers are raw; element strides count elements, not bytes. Operands must not alias the output.
 //
 // Call from one thread at a time: each product already uses every OpenMP thread.
@@ -115,6 +117,8 @@ void attn_scores_backward(int64_t B, int64_t H, int64_t T, int64_t D, const Head
 bool gemm_bf16_native();
 // Number of primitives built so far (tests use it to show the cache works).
 int64_t gemm_primitives_created();
+// Number of primitives the cache holds now (at most 1,024).
+int64_t gemm_primitives_cached();
 // One line for `cpuft doctor`: "oneDNN 2.6.3, isa avx2, bf16 matmul: emulated in f32".
 std::string describe_gemm();
 

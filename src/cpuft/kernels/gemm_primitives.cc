@@ -125,6 +125,10 @@ const Primitive* find_primitive(const ProductShape& shape) {
   std::lock_guard<std::mutex> lock(c.mu);
   auto it = c.map.find(key);
   if (it == c.map.end()) {
+    // Shapes that vary from batch to batch (dynamic padding) would grow the cache without bound
+    // (about 30 KB a primitive); past the capacity it starts again. Safe because matmul() is called
+    // from one thread at a time and uses the primitive before the next lookup.
+    if (static_cast<int64_t>(c.map.size()) >= kCacheCapacity) c.map.clear();
     std::unique_ptr<Primitive> p = build(shape);
     if (p) ++c.created;
     it = c.map.emplace(std::move(key), std::move(p)).first;  // a failure is cached too
@@ -142,6 +146,12 @@ void execute(const Primitive& p, const void* a, const void* b, void* c, const fl
   if (bias) args.emplace(DNNL_ARG_BIAS, dnnl::memory(p.bias, rt.engine, const_cast<float*>(bias)));
   p.prim.execute(rt.stream, args);
   rt.stream.wait();
+}
+
+int64_t primitives_cached() {
+  Cache& c = cache();
+  std::lock_guard<std::mutex> lock(c.mu);
+  return static_cast<int64_t>(c.map.size());
 }
 
 int64_t primitives_created() {

@@ -32,5 +32,9 @@ const Primitive* find_primitive(const ProductShape& shape);
 void execute(const Primitive& p, const void* a, const void* b, void* c, const float* bias);
 
 int64_t primitives_created();
+int64_t primitives_cached();
+
+// The most primitives the cache holds (see find_primitive).
+constexpr int64_t kCacheCapacity = 1024;
 
 }  // namespace cpuft::gemm_detail

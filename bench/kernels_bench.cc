@@ -106,7 +106,7 @@ void BM_SoftmaxFwd(benchmark::State& state) {
   std::vector<float> p(s.size());
   std::vector<uint16_t> bf(s.size());
   for (auto _ : state) {
-    k->softmax_fwd(p.data(), bf.data(), s.data(), mask.data(), kB, kHeads, kT, 1.0f,
+    k->softmax_fwd(p.data(), bf.data(), s.data(), mask.data(), kB, kHeads, kT, kT, 1.0f,
                    kMaskLowestF32);
   }
   set_bytes(state, n * (4.0 * 2 + 2));
@@ -118,7 +118,7 @@ void BM_SoftmaxBwd(benchmark::State& state) {
   const int64_t n = int64_t(kB) * kHeads * kT * kT;
   auto dp = random_floats(n), p = random_floats(n, 0.01f);
   std::vector<float> ds(n);
-  for (auto _ : state) k->softmax_bwd(ds.data(), dp.data(), p.data(), nullptr, kB, kHeads, kT, 1.0f);
+  for (auto _ : state) k->softmax_bwd(ds.data(), dp.data(), p.data(), nullptr, kB, kHeads, kT, kT, 1.0f);
   set_bytes(state, n * 4.0 * 3);
 }
 

@@ -27,17 +27,17 @@ TEST_P(Softmax, VectorMatchesReferenceOnTails) {
       for (float divisor : {1.0f, 5.656854f}) {
         std::vector<float> p1(n), p2(n);
         std::vector<uint16_t> h2(n);
-        ref().softmax_fwd(p1.data(), nullptr, s.data(), mask.data(), B, H, T, divisor,
+        ref().softmax_fwd(p1.data(), nullptr, s.data(), mask.data(), B, H, T, T, divisor,
                           kMaskLowestF32);
-        vec().softmax_fwd(p2.data(), h2.data(), s.data(), mask.data(), B, H, T, divisor,
+        vec().softmax_fwd(p2.data(), h2.data(), s.data(), mask.data(), B, H, T, T, divisor,
                           kMaskLowestF32);
         // The reference sums a row sequentially in f32 (error growing with T), the vector
         // kernel in W lanes: 5e-6 relative covers T = 769.
         EXPECT_LT(max_rel_err(p2, p1, 1e-3), 5e-6) << "T=" << T << " H=" << H;
         auto dp = randn(n, 3);
         std::vector<float> d1(n), d2(n);
-        ref().softmax_bwd(d1.data(), dp.data(), p1.data(), mask.data(), B, H, T, divisor);
-        vec().softmax_bwd(d2.data(), dp.data(), p1.data(), mask.data(), B, H, T, divisor);
+        ref().softmax_bwd(d1.data(), dp.data(), p1.data(), mask.data(), B, H, T, T, divisor);
+        vec().softmax_bwd(d2.data(), dp.data(), p1.data(), mask.data(), B, H, T, T, divisor);
         EXPECT_LT(max_rel_err(d2, d1, max_abs(d1) + 1e-30), 2e-6) << "T=" << T;
       }
     }
@@ -52,7 +52,7 @@ TEST_P(Softmax, FullyMaskedRowIsUniformAndMaskedKeysGetNothing) {
   mask[T + 3] = 0;                          // batch 1: key 3 masked
   for (float lowest : {kMaskLowestF32, kMaskLowestBf16}) {
     std::vector<float> p(s.size());
-    vec().softmax_fwd(p.data(), nullptr, s.data(), mask.data(), B, H, T, 1.0f, lowest);
+    vec().softmax_fwd(p.data(), nullptr, s.data(), mask.data(), B, H, T, T, 1.0f, lowest);
     for (int i = 0; i < H * T * T; ++i) ASSERT_FLOAT_EQ(p[i], 1.0f / T) << i;
     for (int row = H * T; row < 2 * H * T; ++row) {
       EXPECT_EQ(p[size_t(row) * T + 3], 0.0f);
@@ -62,7 +62,7 @@ TEST_P(Softmax, FullyMaskedRowIsUniformAndMaskedKeysGetNothing) {
     }
     auto dp = randn(p.size(), 6);
     std::vector<float> ds(p.size());
-    vec().softmax_bwd(ds.data(), dp.data(), p.data(), mask.data(), B, H, T, 1.0f);
+    vec().softmax_bwd(ds.data(), dp.data(), p.data(), mask.data(), B, H, T, T, 1.0f);
     for (int i = 0; i < H * T * T; ++i) ASSERT_EQ(ds[i], 0.0f);  // masked_fill blocks gradient
     for (int row = H * T; row < 2 * H * T; ++row) EXPECT_EQ(ds[size_t(row) * T + 3], 0.0f);
   }
@@ -73,13 +73,45 @@ TEST_P(Softmax, InPlaceAndBf16CopyAgree) {
   auto s = randn(size_t(B) * H * T * T, 7);
   std::vector<float> p(s.size());
   std::vector<uint16_t> bf(s.size());
-  vec().softmax_fwd(p.data(), bf.data(), s.data(), nullptr, B, H, T, 8.0f, kMaskLowestF32);
-  vec().softmax_fwd(s.data(), nullptr, s.data(), nullptr, B, H, T, 8.0f, kMaskLowestF32);
+  vec().softmax_fwd(p.data(), bf.data(), s.data(), nullptr, B, H, T, T, 8.0f, kMaskLowestF32);
+  vec().softmax_fwd(s.data(), nullptr, s.data(), nullptr, B, H, T, T, 8.0f, kMaskLowestF32);
   EXPECT_EQ(p, s);
   for (size_t i = 0; i < p.size(); ++i) {
     uint32_t bits;
     std::memcpy(&bits, &p[i], 4);
     ASSERT_EQ(bf[i], (bits + 0x7fffu + ((bits >> 16) & 1u)) >> 16);
+  }
+}
+
+// Tk < Tq: the rows of a right-padded sequence's scores cut to its Tk real keys give the same
+// probabilities and gradients as the full T x T softmax (where the padded keys get exactly 0).
+TEST_P(Softmax, RowsOverTheRealKeysMatchTheFullPaddedSoftmax) {
+  const int B = 2, H = 2, T = 41, Tk = 29;
+  const size_t full = size_t(B) * H * T * T, cut = size_t(B) * H * T * Tk;
+  auto s = randn(full, 21, 3.0f), dp = randn(full, 22);
+  std::vector<int8_t> mask(size_t(B) * T, 0), mask_cut(size_t(B) * Tk, 1);
+  for (int b = 0; b < B; ++b)
+    for (int t = 0; t < Tk; ++t) mask[size_t(b) * T + t] = 1;
+  mask_cut[5] = mask[5] = 0;  // a masked key among the real ones too
+  std::vector<float> sc(cut), dpc(cut);
+  for (size_t row = 0; row < size_t(B) * H * T; ++row)
+    for (int c = 0; c < Tk; ++c) {
+      sc[row * Tk + c] = s[row * T + c];
+      dpc[row * Tk + c] = dp[row * T + c];
+    }
+  std::vector<float> p(full), pc(cut), pr(cut), ds(full), dsc(cut);
+  vec().softmax_fwd(p.data(), nullptr, s.data(), mask.data(), B, H, T, T, 2.0f, kMaskLowestF32);
+  vec().softmax_fwd(pc.data(), nullptr, sc.data(), mask_cut.data(), B, H, T, Tk, 2.0f, kMaskLowestF32);
+  ref().softmax_fwd(pr.data(), nullptr, sc.data(), mask_cut.data(), B, H, T, Tk, 2.0f, kMaskLowestF32);
+  EXPECT_LT(max_rel_err(pc, pr, 1e-3), 5e-6);
+  vec().softmax_bwd(ds.data(), dp.data(), p.data(), mask.data(), B, H, T, T, 2.0f);
+  vec().softmax_bwd(dsc.data(), dpc.data(), pc.data(), mask_cut.data(), B, H, T, Tk, 2.0f);
+  for (size_t row = 0; row < size_t(B) * H * T; ++row) {
+    for (int c = 0; c < Tk; ++c) {
+      ASSERT_NEAR(pc[row * Tk + c], p[row * T + c], 1e-6f) << row << "," << c;
+      ASSERT_NEAR(dsc[row * Tk + c], ds[row * T + c], 1e-6f) << row << "," << c;
+    }
+    for (int c = Tk; c < T; ++c) ASSERT_EQ(p[row * T + c], 0.0f);
   }
 }
 
@@ -93,8 +125,8 @@ TEST(SoftmaxRef, GradientMatchesFiniteDifferences) {
     std::vector<int8_t> mask = {1, 1, 0, 1, 1};
     std::vector<float> p(s.size()), ds(s.size());
     const KernelTable& k = kernel_table(isa);
-    k.softmax_fwd(p.data(), nullptr, s.data(), mask.data(), B, H, T, divisor, kMaskLowestF32);
-    k.softmax_bwd(ds.data(), R.data(), p.data(), mask.data(), B, H, T, divisor);
+    k.softmax_fwd(p.data(), nullptr, s.data(), mask.data(), B, H, T, T, divisor, kMaskLowestF32);
+    k.softmax_bwd(ds.data(), R.data(), p.data(), mask.data(), B, H, T, T, divisor);
     // Double forward: L = sum(softmax(masked(s / divisor)) * R).
     auto loss = [&](const std::vector<double>& sd) {
       double L = 0;

@@ -29,8 +29,8 @@ struct KernelTable {
   void (*gelu_fwd)(float*, uint16_t*, float*, const float*, int64_t, int64_t);
   void (*gelu_bwd)(float*, const float*, const float*, int64_t);
   void (*bias_grad)(float*, const float*, int64_t, int64_t);
-  void (*softmax_fwd)(float*, uint16_t*, const float*, const int8_t*, int, int, int, float, float);
-  void (*softmax_bwd)(float*, const float*, const float*, const int8_t*, int, int, int, float);
+  void (*softmax_fwd)(float*, uint16_t*, const float*, const int8_t*, int, int, int, int, float, float);
+  void (*softmax_bwd)(float*, const float*, const float*, const int8_t*, int, int, int, int, float);
   // out = in * keep * scale with keep from (key, index) and the 24-bit threshold (dropout.h);
   // both dropout_fwd and dropout_bwd are this one operation. out nullable, out_bf16 nullable.
   void (*dropout_apply)(float* out, uint16_t* out_bf16, const float* in, int64_t n, float scale,

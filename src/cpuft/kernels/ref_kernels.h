@@ -24,9 +24,9 @@ void gelu_fwd(float* out, uint16_t* out_bf16, float* pre, const float* bias, int
 void gelu_bwd(float* dpre, const float* dout, const float* pre, int64_t n);
 void bias_grad(float* db, const float* dy, int64_t M, int64_t N);
 void softmax_fwd(float* probs, uint16_t* probs_bf16, const float* scores, const int8_t* key_mask,
-                 int B, int H, int T, float divisor, float mask_value);
+                 int B, int H, int Tq, int Tk, float divisor, float mask_value);
 void softmax_bwd(float* dscores, const float* dprobs, const float* probs, const int8_t* key_mask,
-                 int B, int H, int T, float divisor);
+                 int B, int H, int Tq, int Tk, float divisor);
 void dropout_apply(float* out, uint16_t* out_bf16, const float* in, int64_t n, float scale,
                    uint64_t key, uint32_t threshold24);
 void adamw_step(float* w, float* m, float* v, uint16_t* w_bf16, const float* g, int64_t n,

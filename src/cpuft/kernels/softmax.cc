@@ -6,13 +6,13 @@
 namespace cpuft {
 
 void softmax_fwd(float* probs, uint16_t* probs_bf16, const float* scores, const int8_t* key_mask,
-                 int B, int H, int T, float divisor, float mask_value) {
-  kernels().softmax_fwd(probs, probs_bf16, scores, key_mask, B, H, T, divisor, mask_value);
+                 int B, int H, int Tq, int Tk, float divisor, float mask_value) {
+  kernels().softmax_fwd(probs, probs_bf16, scores, key_mask, B, H, Tq, Tk, divisor, mask_value);
 }
 
 void softmax_bwd(float* dscores, const float* dprobs, const float* probs, const int8_t* key_mask,
-                 int B, int H, int T, float divisor) {
-  kernels().softmax_bwd(dscores, dprobs, probs, key_mask, B, H, T, divisor);
+                 int B, int H, int Tq, int Tk, float divisor) {
+  kernels().softmax_bwd(dscores, dprobs, probs, key_mask, B, H, Tq, Tk, divisor);
 }
 
 }  // namespace cpuft

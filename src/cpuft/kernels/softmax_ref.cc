@@ -9,12 +9,12 @@ namespace cpuft {
 namespace ref {
 
 void softmax_fwd(float* probs, uint16_t* probs_bf16, const float* scores, const int8_t* key_mask,
-                 int B, int H, int T, float divisor, float mask_value) {
-  const int64_t rows = static_cast<int64_t>(B) * H * T;
+                 int B, int H, int Tq, int Tk, float divisor, float mask_value) {
+  const int64_t rows = static_cast<int64_t>(B) * H * Tq, T = Tk;
 #pragma omp parallel for schedule(static)
   for (int64_t row = 0; row < rows; ++row) {
     const int64_t off = row * T;
-    const int8_t* km = key_mask ? key_mask + (row / (static_cast<int64_t>(H) * T)) * T : nullptr;
+    const int8_t* km = key_mask ? key_mask + (row / (static_cast<int64_t>(H) * Tq)) * Tk : nullptr;
     float mx = -INFINITY;
     for (int64_t c = 0; c < T; ++c) {
       float s = divisor != 1.0f ? scores[off + c] / divisor : scores[off + c];
@@ -36,12 +36,12 @@ void softmax_fwd(float* probs, uint16_t* probs_bf16, const float* scores, const 
 }
 
 void softmax_bwd(float* dscores, const float* dprobs, const float* probs, const int8_t* key_mask,
-                 int B, int H, int T, float divisor) {
-  const int64_t rows = static_cast<int64_t>(B) * H * T;
+                 int B, int H, int Tq, int Tk, float divisor) {
+  const int64_t rows = static_cast<int64_t>(B) * H * Tq, T = Tk;
 #pragma omp parallel for schedule(static)
   for (int64_t row = 0; row < rows; ++row) {
     const int64_t off = row * T;
-    const int8_t* km = key_mask ? key_mask + (row / (static_cast<int64_t>(H) * T)) * T : nullptr;
+    const int8_t* km = key_mask ? key_mask + (row / (static_cast<int64_t>(H) * Tq)) * Tk : nullptr;
     float dot = 0.0f;
     for (int64_t c = 0; c < T; ++c) dot += dprobs[off + c] * probs[off + c];
     for (int64_t c = 0; c < T; ++c) {

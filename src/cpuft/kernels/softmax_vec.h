@@ -10,15 +10,15 @@ namespace cpuft {
 
 template <class V>
 void softmax_fwd_vec(float* probs, uint16_t* probs_bf16, const float* scores,
-                     const int8_t* key_mask, int B, int H, int T, float divisor,
-                     float mask_value) {
+                     const int8_t* key_mask, int B, int H, int Tq, int Tk,
+                     float divisor, float mask_value) {
   using F = typename V::F;
-  const int64_t rows = static_cast<int64_t>(B) * H * T;
+  const int64_t rows = static_cast<int64_t>(B) * H * Tq, T = Tk;
   const float neg_inf = -__builtin_inff();
 #pragma omp parallel for schedule(static)
   for (int64_t row = 0; row < rows; ++row) {
     const int64_t off = row * T;
-    const int8_t* km = key_mask ? key_mask + (row / (static_cast<int64_t>(H) * T)) * T : nullptr;
+    const int8_t* km = key_mask ? key_mask + (row / (static_cast<int64_t>(H) * Tq)) * Tk : nullptr;
     // Pass 1: scale, mask, max (the scaled and masked scores are parked in probs).
     F vmax = V::set1(neg_inf);
     for (int64_t c = 0; c < T; c += V::W) {
@@ -52,13 +52,14 @@ void softmax_fwd_vec(float* probs, uint16_t* probs_bf16, const float* scores,
 
 template <class V>
 void softmax_bwd_vec(float* dscores, const float* dprobs, const float* probs,
-                     const int8_t* key_mask, int B, int H, int T, float divisor) {
+                     const int8_t* key_mask, int B, int H, int Tq, int Tk,
+                     float divisor) {
   using F = typename V::F;
-  const int64_t rows = static_cast<int64_t>(B) * H * T;
+  const int64_t rows = static_cast<int64_t>(B) * H * Tq, T = Tk;
 #pragma omp parallel for schedule(static)
   for (int64_t row = 0; row < rows; ++row) {
     const int64_t off = row * T;
-    const int8_t* km = key_mask ? key_mask + (row / (static_cast<int64_t>(H) * T)) * T : nullptr;
+    const int8_t* km = key_mask ? key_mask + (row / (static_cast<int64_t>(H) * Tq)) * Tk : nullptr;
     F acc = V::zero();
     for (int64_t c = 0; c < T; c += V::W) {
       int k = width_at<V>(c, T);

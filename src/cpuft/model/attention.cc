@@ -2,6 +2,8 @@
 
 #include <omp.h>
 
+#include <cstring>
+
 #include "cpuft/kernels/dropout.h"
 #include "cpuft/kernels/softmax.h"
 #include "cpuft/model/linear.h"
@@ -11,17 +13,45 @@
 namespace cpuft {
 namespace {
 
+// The keys a sequence's queries can attend to: [0, keys) where keys is one past its last unmasked
+// key. Later keys are padding; their probabilities are exactly 0, so leaving them out of every
+// product gives the same result. A sequence with no unmasked key keeps all T (HF's uniform row).
+int64_t attended_keys(const int8_t* key_mask, int64_t T) {
+  if (!key_mask) return T;
+  for (int64_t k = T; k > 0; --k)
+    if (key_mask[k - 1]) return k;
+  return T;
+}
+
+// Dropout over the (T, L) probabilities of sequence-head bh, numbered as in the full (T, T) tile
+// (element (i, j) uses index first_index + bh*T*T + i*T + j), so masks do not depend on L.
+void attention_dropout(float* out, const float* in, int64_t bh, int64_t T, int64_t L, const AttentionDropout& drop,
+                       bool backward) {
+  for (int64_t i = 0; i < T; ++i) {
+    const uint64_t first = drop.first_index + static_cast<uint64_t>(bh * T * T + i * T);
+    if (backward)
+      dropout_bwd(out + i * L, in + i * L, L, drop.p, drop.seed, drop.stream, first);
+    else
+      dropout_fwd(out + i * L, nullptr, in + i * L, L, drop.p, drop.seed, drop.stream, first);
+  }
+}
+
 // The probabilities the probs x V product reads: dropped and/or rounded into `tile`, or probs itself.
-const float* product_probs(float* tile, const float* probs, int64_t bh, int64_t tt, const AttentionDropout& drop,
-                           bool bf16) {
+const float* product_probs(float* tile, const float* probs, int64_t bh, int64_t T, int64_t L,
+                           const AttentionDropout& drop, bool bf16) {
   if (drop.p > 0.f) {
-    dropout_fwd(tile, nullptr, probs, tt, drop.p, drop.seed, drop.stream, drop.first_index + static_cast<uint64_t>(bh * tt));
-    if (bf16) round_bf16_array(tile, tile, tt);
+    attention_dropout(tile, probs, bh, T, L, drop, /*backward=*/false);
+    if (bf16) round_bf16_array(tile, tile, T * L);
     return tile;
   }
   if (!bf16) return probs;
-  round_bf16_array(probs, tile, tt);
+  round_bf16_array(probs, tile, T * L);
   return tile;
+}
+
+// Rows [L, T) of a (T, HD) head slice with row stride H: the gradients of padded keys.
+void zero_rows(float* x, int64_t L, int64_t T, int64_t HD, int64_t H) {
+  for (int64_t r = L; r < T; ++r) std::memset(x + r * H, 0, static_cast<size_t>(HD) * sizeof(float));
 }
 
 }  // namespace
@@ -34,14 +64,15 @@ void attention_fwd(float* ctx, float* probs, float* tiles, const float* q, const
 #pragma omp parallel for schedule(dynamic)
   for (int64_t bh = 0; bh < s.batch * NH; ++bh) {
     const int64_t bi = bh / NH, col = bi * T * H + (bh % NH) * HD;
+    const int8_t* mask = key_mask ? key_mask + bi * T : nullptr;
+    const int64_t L = attended_keys(mask, T);
     float* tile = tiles + static_cast<int64_t>(omp_get_thread_num()) * 2 * TT;
-    float* p = probs ? probs + bh * TT : tile + TT;
-    sgemm(false, true, T, T, HD, score_scale, q + col, H, k + col, H, 0.f, p, T);
-    if (bf16) round_bf16_array(p, p, TT);
-    softmax_fwd(p, nullptr, p, key_mask ? key_mask + bi * T : nullptr, 1, 1, static_cast<int>(T), 1.f,
-                kMaskLowestF32);
-    const float* pv = product_probs(tile, p, bh, TT, drop, bf16);
-    sgemm(false, false, T, HD, T, 1.f, pv, T, v + col, H, 0.f, ctx + col, H);
+    float* p = probs ? probs + bh * TT : tile + TT;  // (T, L)
+    sgemm(false, true, T, L, HD, score_scale, q + col, H, k + col, H, 0.f, p, L);
+    if (bf16) round_bf16_array(p, p, T * L);
+    softmax_fwd(p, nullptr, p, mask, 1, 1, static_cast<int>(T), static_cast<int>(L), 1.f, kMaskLowestF32);
+    const float* pv = product_probs(tile, p, bh, T, L, drop, bf16);
+    sgemm(false, false, T, HD, L, 1.f, pv, L, v + col, H, 0.f, ctx + col, H);
   }
 }
 
@@ -53,18 +84,21 @@ void attention_bwd(float* dq, float* dk, float* dv, float* tiles, const float* d
 #pragma omp parallel for schedule(dynamic)
   for (int64_t bh = 0; bh < s.batch * NH; ++bh) {
     const int64_t bi = bh / NH, col = bi * T * H + (bh % NH) * HD;
-    const float* p = probs + bh * TT;
+    const int8_t* mask = key_mask ? key_mask + bi * T : nullptr;
+    const int64_t L = attended_keys(mask, T);
+    const float* p = probs + bh * TT;  // (T, L) as the forward pass wrote it
     float* tile = tiles + static_cast<int64_t>(omp_get_thread_num()) * 2 * TT;
     float* dp = tile + TT;
-    const float* pv = product_probs(tile, p, bh, TT, drop, bf16);  // as the forward product read them
-    sgemm(true, false, T, HD, T, 1.f, pv, T, dctx + col, H, 0.f, dv + col, H);  // dV = Pd^T dctx
-    sgemm(false, true, T, T, HD, 1.f, dctx + col, H, v + col, H, 0.f, dp, T);   // dPd = dctx V^T
-    if (drop.p > 0.f)
-      dropout_bwd(dp, dp, TT, drop.p, drop.seed, drop.stream, drop.first_index + static_cast<uint64_t>(bh * TT));
-    softmax_bwd(dp, dp, p, key_mask ? key_mask + bi * T : nullptr, 1, 1, static_cast<int>(T), 1.f);
-    if (bf16) round_bf16_array(dp, dp, TT);
-    sgemm(false, false, T, HD, T, dq_scale, dp, T, k + col, H, 0.f, dq + col, H);    // dQ = dS K
-    sgemm(true, false, T, HD, T, score_scale, dp, T, q + col, H, 0.f, dk + col, H);  // dK = dS^T Q
+    const float* pv = product_probs(tile, p, bh, T, L, drop, bf16);  // as the forward product read them
+    sgemm(true, false, L, HD, T, 1.f, pv, L, dctx + col, H, 0.f, dv + col, H);  // dV = Pd^T dctx
+    sgemm(false, true, T, L, HD, 1.f, dctx + col, H, v + col, H, 0.f, dp, L);   // dPd = dctx V^T
+    if (drop.p > 0.f) attention_dropout(dp, dp, bh, T, L, drop, /*backward=*/true);
+    softmax_bwd(dp, dp, p, mask, 1, 1, static_cast<int>(T), static_cast<int>(L), 1.f);
+    if (bf16) round_bf16_array(dp, dp, T * L);
+    sgemm(false, false, T, HD, L, dq_scale, dp, L, k + col, H, 0.f, dq + col, H);    // dQ = dS K
+    sgemm(true, false, L, HD, T, score_scale, dp, L, q + col, H, 0.f, dk + col, H);  // dK = dS^T Q
+    zero_rows(dv + col, L, T, HD, H);  // padded keys: no gradient
+    zero_rows(dk + col, L, T, HD, H);
   }
 }
 

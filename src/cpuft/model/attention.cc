@@ -23,24 +23,17 @@ int64_t attended_keys(const int8_t* key_mask, int64_t T) {
   return T;
 }
 
-// Dropout over the (T, L) probabilities of sequence-head bh, numbered as in the full (T, T) tile
-// (element (i, j) uses index first_index + bh*T*T + i*T + j), so masks do not depend on L.
-void attention_dropout(float* out, const float* in, int64_t bh, int64_t T, int64_t L, const AttentionDropout& drop,
-                       bool backward) {
-  for (int64_t i = 0; i < T; ++i) {
-    const uint64_t first = drop.first_index + static_cast<uint64_t>(bh * T * T + i * T);
-    if (backward)
-      dropout_bwd(out + i * L, in + i * L, L, drop.p, drop.seed, drop.stream, first);
-    else
-      dropout_fwd(out + i * L, nullptr, in + i * L, L, drop.p, drop.seed, drop.stream, first);
-  }
+// Element i of the (T, L) probabilities of sequence-head bh draws dropout mask index
+// first_index + bh*T*T + i (unique, as T*L <= T*T).
+uint64_t dropout_first(const AttentionDropout& drop, int64_t bh, int64_t T) {
+  return drop.first_index + static_cast<uint64_t>(bh * T * T);
 }
 
 // The probabilities the probs x V product reads: dropped and/or rounded into `tile`, or probs itself.
 const float* product_probs(float* tile, const float* probs, int64_t bh, int64_t T, int64_t L,
                            const AttentionDropout& drop, bool bf16) {
   if (drop.p > 0.f) {
-    attention_dropout(tile, probs, bh, T, L, drop, /*backward=*/false);
+    dropout_fwd(tile, nullptr, probs, T * L, drop.p, drop.seed, drop.stream, dropout_first(drop, bh, T));
     if (bf16) round_bf16_array(tile, tile, T * L);
     return tile;
   }
@@ -92,7 +85,7 @@ void attention_bwd(float* dq, float* dk, float* dv, float* tiles, const float* d
     const float* pv = product_probs(tile, p, bh, T, L, drop, bf16);  // as the forward product read them
     sgemm(true, false, L, HD, T, 1.f, pv, L, dctx + col, H, 0.f, dv + col, H);  // dV = Pd^T dctx
     sgemm(false, true, T, L, HD, 1.f, dctx + col, H, v + col, H, 0.f, dp, L);   // dPd = dctx V^T
-    if (drop.p > 0.f) attention_dropout(dp, dp, bh, T, L, drop, /*backward=*/true);
+    if (drop.p > 0.f) dropout_bwd(dp, dp, T * L, drop.p, drop.seed, drop.stream, dropout_first(drop, bh, T));
     softmax_bwd(dp, dp, p, mask, 1, 1, static_cast<int>(T), static_cast<int>(L), 1.f);
     if (bf16) round_bf16_array(dp, dp, T * L);
     sgemm(false, false, T, HD, L, dq_scale, dp, L, k + col, H, 0.f, dq + col, H);    // dQ = dS K

@@ -20,8 +20,9 @@ struct AttentionShape {
   int64_t head_dim() const { return hidden / heads; }
 };
 
-// Attention-probability dropout: element (i, j) of sequence-head bh uses mask index
-// first_index + bh*T*T + i*T + j of (seed, stream) (kernels/dropout.h); p == 0 is no dropout.
+// Attention-probability dropout: element (i, j) of the (T, L) probabilities of sequence-head bh uses
+// mask index first_index + bh*T*T + i*L + j of (seed, stream) (kernels/dropout.h); p == 0 is no
+// dropout.
 struct AttentionDropout {
   float p = 0.f;
   uint64_t seed = 0, stream = 0, first_index = 0;

@@ -39,6 +39,7 @@ configs=(
   "train bf16 b32 s128 t2|--bf16 --batch 32 --seq 128 --threads 2"
   "train fp32 b8 s384 t2|--batch 8 --seq 384 --threads 2"
   "eval bf16 b64 s384 t2|--eval --bf16 --batch 64 --seq 384 --threads 2"
+  "eval fp32 b64 s384 t2|--eval --batch 64 --seq 384 --threads 2"
   "train bf16 b8 s384 t1|--bf16 --batch 8 --seq 384 --threads 1"
   "train fp32 b8 s384 t1|--batch 8 --seq 384 --threads 1"
 )

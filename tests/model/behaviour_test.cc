@@ -61,6 +61,8 @@ TEST(QaModel, EvalForwardIsDeterministic) {
 // A forward-only arena (evaluation) gives bitwise the logits of a training arena, in both precisions,
 // is smaller (two sets of layer tensors instead of one per layer, no backward scratch), and is refused
 // for a training step with a one-line reason.
+size_t n_rows(const Reference& ref) { return static_cast<size_t>(ref.batch) * static_cast<size_t>(ref.seq_len); }
+
 TEST(QaModel, ForwardOnlyArenaGivesTheSameLogitsInLessMemory) {
   Reference ref(model_fixture_dir("bert_hd8") + "/reference.safetensors");
   ModelConfig c = tiny_config("bert_hd8", 0.1f);
@@ -71,6 +73,17 @@ TEST(QaModel, ForwardOnlyArenaGivesTheSameLogitsInLessMemory) {
     const size_t bytes = eval_only.reserve(ref.batch, ref.seq_len, /*training=*/false);
     EXPECT_EQ(bytes, QaModel::activation_bytes(c, bf16, ref.batch, ref.seq_len, false));
     EXPECT_LT(2 * bytes, QaModel::activation_bytes(c, bf16, ref.batch, ref.seq_len, true)) << "bf16 " << bf16;
+    // Layers share one set of tensors; only the output alternates: the size does not grow with depth.
+    ModelConfig deeper = c;
+    deeper.layers = 12;
+    EXPECT_EQ(bytes, QaModel::activation_bytes(deeper, bf16, ref.batch, ref.seq_len, false)) << "bf16 " << bf16;
+    ModelConfig one = c, two = c;
+    one.layers = 1;
+    two.layers = 2;
+    const size_t h2_bytes = (n_rows(ref) * static_cast<size_t>(c.hidden) + 15) / 16 * 16 * sizeof(float);
+    EXPECT_EQ(QaModel::activation_bytes(two, bf16, ref.batch, ref.seq_len, false),
+              QaModel::activation_bytes(one, bf16, ref.batch, ref.seq_len, false) + h2_bytes)
+        << "a second layer adds only its output buffer; bf16 " << bf16;
     const size_t n = static_cast<size_t>(ref.batch * ref.seq_len);
     std::vector<float> s1(n), e1(n), s2(n), e2(n);
     trainable.forward(ref.batch_view(), s1.data(), e1.data());

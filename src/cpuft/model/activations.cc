@@ -24,15 +24,17 @@ void QaModel::Acts::plan(Acts& a, const ModelConfig& c, bool bf16, int batch, in
   a.emb_mean = take(n);
   a.emb_rstd = take(n);
   a.emb_ln = take(n * h);
-  a.x0 = take(n * h);
+  a.x0 = training ? take(n * h) : a.emb_ln;  // forward only: the embedding dropout is the identity, in place
   const float* input = a.x0;
-  // bf16 mode: the f32 ctx and GELU output only feed their bf16 copies, so all layers share one.
+  // bf16 mode: the f32 ctx only feeds its bf16 copy, so all layers share one.
   float* const ctx_shared = bf16 ? take(n * h) : nullptr;
-  float* const g_shared = bf16 ? take(n * inter) : nullptr;
   for (int64_t i = 0; i < c.layers; ++i) {
-    if (!training && i >= 2) {  // forward only: reuse the tensors of layer i - 2
-      Layer l = a.layers[static_cast<size_t>(i - 2)];
+    if (!training && i >= 1) {
+      // Forward only: every layer reuses layer 0's tensors but its output, which alternates between
+      // two buffers (layer i reads the output of layer i - 1 while writing its own).
+      Layer l = a.layers[0];
       l.x = input;
+      l.h2 = i == 1 ? take(n * h) : a.layers[static_cast<size_t>(i - 2)].h2;
       input = l.h2;
       a.layers.push_back(l);
       continue;
@@ -52,7 +54,8 @@ void QaModel::Acts::plan(Acts& a, const ModelConfig& c, bool bf16, int batch, in
     l.h1 = take(n * h);
     l.h1b = bf16 ? take_bf16(n * h) : nullptr;
     l.f1 = take(n * inter);
-    l.g = bf16 ? g_shared : take(n * inter);
+    // The GELU output: bf16 only in bf16 mode; in f32 forward-only plans, written over f1.
+    l.g = bf16 ? nullptr : training ? take(n * inter) : l.f1;
     l.gb = bf16 ? take_bf16(n * inter) : nullptr;
     l.res2 = take(n * h);
     l.mean2 = take(n);
@@ -61,7 +64,7 @@ void QaModel::Acts::plan(Acts& a, const ModelConfig& c, bool bf16, int batch, in
     input = l.h2;
     a.layers.push_back(l);
   }
-  a.qa_in = take(n * h);
+  a.qa_in = bf16 ? nullptr : take(n * h);
   a.qa_inb = bf16 ? take_bf16(n * h) : nullptr;
   a.logits = take(n * 2);
   if (training) {

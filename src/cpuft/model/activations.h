@@ -4,16 +4,18 @@
 //   embeddings   sum, ln, x0: 3 N H; mean, rstd: 2 N
 //   per layer    q, k, v, ctx, res1, h1, res2, h2: 8 N H; ff1 pre-GELU and GELU out: 2 N I;
 //                probs: B nh T^2; mean/rstd x2: 4 N
-//   bf16 mode    the operands of the linear layers are also kept as bf16 (uint16, half a float
-//                each): per layer the layer input, ctx, h1 (N H each) and the GELU output (N I);
-//                the f32 ctx and GELU output are then transient, one buffer shared by all layers;
-//                + the qa input (N H), and the output-gradient scratch holds bf16
+//   bf16 mode    the operands of the linear layers are kept as bf16 (uint16, half a float each):
+//                per layer the layer input, ctx, h1 (N H each, h1 also in f32) and the GELU output
+//                (N I, no f32 copy); the f32 ctx is transient, one buffer shared by all layers; the
+//                qa input is bf16 only, and the output-gradient scratch holds bf16
 //   head         qa input: N H; logits, dlogits: 4 N
 //   scratch      dres, da, db, dq, dk, dv: 6 N H; di: N I; bf16 dy: N max(H, I) / 2;
 //                per thread two T^2 attention tiles
-// A forward-only plan (evaluation, prediction) keeps no activations for backward: layers alternate
-// between two sets of per-layer tensors (layer i reads the output of set (i-1) % 2), and probs, the
-// backward scratch and dlogits are absent (null), so its size does not grow with the number of layers.
+// A forward-only plan (evaluation, prediction) keeps no activations for backward: every layer uses
+// one set of tensors except its output h2, which alternates between two buffers (layer i reads
+// layer i - 1's); x0 is the embedding LayerNorm output itself, the GELU runs in place over f1 (f32),
+// and probs, the backward scratch and dlogits are absent (null). Its size does not grow with the
+// number of layers.
 #pragma once
 
 #include <cstdint>
@@ -34,7 +36,7 @@ struct QaModel::Acts {
     float *res1, *mean1, *rstd1;  // (N, H) input of the first LayerNorm, its (N) statistics
     float* h1;        // (N, H) first LayerNorm output
     uint16_t* h1b;    // (N, H) h1 as bf16 (bf16 mode; null in f32 mode)
-    float *f1, *g;    // (N, I) FFN pre-activation and GELU output
+    float *f1, *g;    // (N, I) FFN pre-activation and GELU output (g: null in bf16 mode, = f1 forward only)
     uint16_t* gb;     // (N, I) g as bf16 (bf16 mode; null in f32 mode)
     float *res2, *mean2, *rstd2;  // (N, H) input of the second LayerNorm, its statistics
     float* h2;        // (N, H) layer output
@@ -42,7 +44,7 @@ struct QaModel::Acts {
   int batch = 0, seq = 0;
   float *emb_sum, *emb_mean, *emb_rstd, *emb_ln, *x0;  // embeddings: (N, H), (N), (N), (N, H), (N, H)
   std::vector<Layer> layers;
-  float* qa_in;    // (N, H) input of qa_outputs (after qa_dropout)
+  float* qa_in;    // (N, H) input of qa_outputs (after qa_dropout; null in bf16 mode)
   uint16_t* qa_inb;  // (N, H) qa_in as bf16 (bf16 mode; null in f32 mode)
   float* logits;   // (N, 2) interleaved start, end
   float* dlogits;  // (N, 2)

@@ -74,13 +74,13 @@ void QaModel::forward_pass(const Batch& b, const Acts& a, bool train, uint64_t s
     // Output projection (+ dropout for BERT), residual, LayerNorm.
     linear_fwd(L.res1, gemm_operand(L.ctx, L.ctxb, N * H), gemm_weight(lo.o.w), P + lo.o.b, N, H, H);
     if (!distil) dropout_fwd(L.res1, nullptr, L.res1, N * H, hidden_p, seed, dropout_site::attention_output(li), hidden_first);
-    layernorm_fwd(L.h1, nullptr, L.mean1, L.rstd1, L.res1, L.res1, x, P + lo.ln1.w, P + lo.ln1.b, static_cast<int>(N),
+    layernorm_fwd(L.h1, L.h1b, L.mean1, L.rstd1, L.res1, L.res1, x, P + lo.ln1.w, P + lo.ln1.b, static_cast<int>(N),
                   static_cast<int>(H), c.layer_norm_eps);
 
     // FFN: lin1, GELU, lin2, dropout, residual, LayerNorm.
-    linear_fwd(L.f1, gemm_operand(L.h1, L.h1b, N * H), gemm_weight(lo.ff1.w), P + lo.ff1.b, N, H, I);
-    gelu_fwd(L.g, nullptr, L.f1, nullptr, N, I);
-    linear_fwd(L.res2, gemm_operand(L.g, L.gb, N * I), gemm_weight(lo.ff2.w), P + lo.ff2.b, N, I, H);
+    linear_fwd(L.f1, saved_operand(L.h1, L.h1b), gemm_weight(lo.ff1.w), P + lo.ff1.b, N, H, I);
+    gelu_fwd(L.g, L.gb, L.f1, nullptr, N, I);
+    linear_fwd(L.res2, saved_operand(L.g, L.gb), gemm_weight(lo.ff2.w), P + lo.ff2.b, N, I, H);
     dropout_fwd(L.res2, nullptr, L.res2, N * H, hidden_p, seed, dropout_site::ffn_output(li), hidden_first);
     layernorm_fwd(L.h2, nullptr, L.mean2, L.rstd2, L.res2, L.res2, L.h1, P + lo.ln2.w, P + lo.ln2.b,
                   static_cast<int>(N), static_cast<int>(H), c.layer_norm_eps);
@@ -88,9 +88,9 @@ void QaModel::forward_pass(const Batch& b, const Acts& a, bool train, uint64_t s
   }
 
   // QA head: DistilBERT drops out the last hidden state first; logits are (N, 2) = (start, end).
-  dropout_fwd(a.qa_in, nullptr, x, N * H, distil && train ? c.qa_dropout : 0.f, seed, dropout_site::kQaInput, hidden_first);
-  linear_fwd(a.logits, gemm_operand(a.qa_in, a.qa_inb, N * H), gemm_weight(table_.qa().w), P + table_.qa().b, N, H,
-             2);
+  dropout_fwd(a.qa_in, a.qa_inb, x, N * H, distil && train ? c.qa_dropout : 0.f, seed, dropout_site::kQaInput,
+              hidden_first);
+  linear_fwd(a.logits, saved_operand(a.qa_in, a.qa_inb), gemm_weight(table_.qa().w), P + table_.qa().b, N, H, 2);
   round_bf16_in_place(a.logits, N * 2, bf16_);
 }
 

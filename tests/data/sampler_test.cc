@@ -78,7 +78,9 @@ TEST(Sampler, GlobalBatchesDoNotDependOnWorldSize) {
             const Sampler shard(SamplerOptions{n, 4, 42, world, r, ShardRule::kGlobalBatch});
             ASSERT_EQ(shard.steps_per_epoch(), one.steps_per_epoch());
             const auto part = shard.batch(epoch, step);
-            if ((step + 1) * 4 * world <= n) EXPECT_EQ(part.size(), 4u);
+            if ((step + 1) * 4 * world <= n) {
+              EXPECT_EQ(part.size(), 4u);
+            }
             joined.insert(joined.end(), part.begin(), part.end());
           }
           EXPECT_EQ(joined, one.batch(epoch, step)) << "n=" << n << " R=" << world << " step=" << step;

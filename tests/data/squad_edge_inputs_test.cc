@@ -68,7 +68,7 @@ TEST(SquadEdgeInputs, InvalidUtf8InAQuestionOrContextNamesTheByte) {
 // make fuzz found this: nlohmann throws out_of_range, not parse_error, for a number beyond a double, and
 // parse_squad let it escape (std::terminate in the CLI).
 TEST(SquadEdgeInputs, NumberTooLargeForADoubleIsOneLineError) {
-  for (const std::string json : {std::string("44400E004000044000250258"),
+  for (const std::string& json : {std::string("44400E004000044000250258"),
                                  with_answer_start("1E400")}) {
     const std::string err = parse_error(json);
     EXPECT_EQ(err.rfind("bad.json: not valid JSON (", 0), 0u) << err;

@@ -69,7 +69,9 @@ TEST(Postprocess, MatchesUtilsQaReference) {
     const auto preds = postprocess_qa_predictions(k.examples, k.features, k.logits(), k.options);
     const auto& want = cases[i]["expected"];
     EXPECT_EQ(predictions_json(preds), want["predictions"].get<std::string>());
-    if (k.options.version_2_with_negative) EXPECT_EQ(null_odds_json(preds), want["null_odds"].get<std::string>());
+    if (k.options.version_2_with_negative) {
+      EXPECT_EQ(null_odds_json(preds), want["null_odds"].get<std::string>());
+    }
     // Byte for byte, probabilities included (numpy's float32 exp and pairwise sum are reproduced).
     EXPECT_EQ(nbest_json(preds), want["nbest"].get<std::string>());
   }

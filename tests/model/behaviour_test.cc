@@ -351,6 +351,19 @@ TEST(QaModel, ReportsPeakActivationBytes) {
   // context and GELU buffers between layers, so its arena is the smaller one.
   EXPECT_LT(bf16, f32);
   EXPECT_LT(f32, size_t{4} << 30);
+  // What one more layer keeps for backward (floats; every size here is a multiple of 16): f32
+  // q, k, v, ctx, res1, h1, res2, h2 (N H each), ff1 (N I) and the LayerNorm statistics (4 N); bf16
+  // q, k, v, res1, res2, the bf16 input, ctx and h1 (half a float each), ff1 and the statistics.
+  // No attention probabilities (B heads T^2, recomputed by backward) and no GELU output.
+  const size_t N = 8 * 384, H = 768, I = 3072;
+  ModelConfig two = base, three = base;
+  two.layers = 2;
+  three.layers = 3;
+  auto per_layer = [&](bool bf16) {
+    return QaModel::activation_bytes(three, bf16, 8, 384) - QaModel::activation_bytes(two, bf16, 8, 384);
+  };
+  EXPECT_EQ(per_layer(false), (8 * N * H + N * I + 4 * N) * sizeof(float));
+  EXPECT_EQ(per_layer(true), (5 * N * H + 3 * N * H / 2 + N * I + 4 * N) * sizeof(float));
 }
 
 }  // namespace

@@ -1,5 +1,7 @@
 #include "cpuft/model/activations.h"
 
+#include "cpuft/model/attention.h"
+
 #include <algorithm>
 
 namespace cpuft {
@@ -26,8 +28,15 @@ void QaModel::Acts::plan(Acts& a, const ModelConfig& c, bool bf16, int batch, in
   a.emb_ln = take(n * h);
   a.x0 = training ? take(n * h) : a.emb_ln;  // forward only: the embedding dropout is the identity, in place
   const float* input = a.x0;
-  // bf16 mode: the f32 ctx only feeds its bf16 copy, so all layers share one.
+  // bf16 mode: the f32 ctx only feeds its bf16 copy, so all layers share one. The GELU output is
+  // recomputed from f1 by backward, so it is one buffer for all layers too (f32, or bf16 in bf16 mode).
   float* const ctx_shared = bf16 ? take(n * h) : nullptr;
+  float* const g_shared = !bf16 && training ? take(n * inter) : nullptr;
+  uint16_t* const gb_shared = bf16 ? take_bf16(n * inter) : nullptr;
+  // bf16 training: backward reads the bf16 copies of h1 and of each layer's input, so the f32 h1 is
+  // one buffer for all layers and the f32 layer outputs alternate between two, as forward only.
+  const bool bf16_training = bf16 && training;
+  float* const h1_shared = bf16_training ? take(n * h) : nullptr;
   for (int64_t i = 0; i < c.layers; ++i) {
     if (!training && i >= 1) {
       // Forward only: every layer reuses layer 0's tensors but its output, which alternates between
@@ -45,22 +54,21 @@ void QaModel::Acts::plan(Acts& a, const ModelConfig& c, bool bf16, int batch, in
     l.q = take(n * h);
     l.k = take(n * h);
     l.v = take(n * h);
-    l.probs = training ? take(static_cast<size_t>(batch) * static_cast<size_t>(c.heads) * tt) : nullptr;
     l.ctx = bf16 ? ctx_shared : take(n * h);
     l.ctxb = bf16 ? take_bf16(n * h) : nullptr;
     l.res1 = take(n * h);
     l.mean1 = take(n);
     l.rstd1 = take(n);
-    l.h1 = take(n * h);
+    l.h1 = bf16_training ? h1_shared : take(n * h);
     l.h1b = bf16 ? take_bf16(n * h) : nullptr;
     l.f1 = take(n * inter);
     // The GELU output: bf16 only in bf16 mode; in f32 forward-only plans, written over f1.
-    l.g = bf16 ? nullptr : training ? take(n * inter) : l.f1;
-    l.gb = bf16 ? take_bf16(n * inter) : nullptr;
+    l.g = bf16 ? nullptr : training ? g_shared : l.f1;
+    l.gb = gb_shared;
     l.res2 = take(n * h);
     l.mean2 = take(n);
     l.rstd2 = take(n);
-    l.h2 = take(n * h);
+    l.h2 = bf16_training && i >= 2 ? a.layers[static_cast<size_t>(i - 2)].h2 : take(n * h);
     input = l.h2;
     a.layers.push_back(l);
   }
@@ -81,7 +89,7 @@ void QaModel::Acts::plan(Acts& a, const ModelConfig& c, bool bf16, int batch, in
     a.dlogits = a.dres = a.da = a.db = a.dq = a.dk = a.dv = a.di = nullptr;
     a.dy_b16 = nullptr;
   }
-  a.tiles = take(static_cast<size_t>(threads) * 2 * tt);
+  a.tiles = take(static_cast<size_t>(threads) * static_cast<size_t>(kTilesPerThread) * tt);
   a.floats = used;
 }
 

@@ -2,20 +2,22 @@
 // one f32 block by Acts::plan. N = batch * seq_len rows, H = hidden, I = intermediate, nh = heads.
 // Sizes (floats), f32 mode:
 //   embeddings   sum, ln, x0: 3 N H; mean, rstd: 2 N
-//   per layer    q, k, v, ctx, res1, h1, res2, h2: 8 N H; ff1 pre-GELU and GELU out: 2 N I;
-//                probs: B nh T^2; mean/rstd x2: 4 N
+//   per layer    q, k, v, ctx, res1, h1, res2, h2: 8 N H; ff1 pre-GELU: N I; mean/rstd x2: 4 N
+//                (no attention probabilities: backward recomputes them, attention.h)
+//   shared       the GELU output (N I): backward recomputes it from ff1, one buffer for all layers
 //   bf16 mode    the operands of the linear layers are kept as bf16 (uint16, half a float each):
-//                per layer the layer input, ctx, h1 (N H each, h1 also in f32) and the GELU output
-//                (N I, no f32 copy); the f32 ctx is transient, one buffer shared by all layers; the
-//                qa input is bf16 only, and the output-gradient scratch holds bf16
+//                per layer the layer input, ctx, h1 (N H each); backward reads only those, so the
+//                f32 ctx and h1 are one buffer shared by all layers and the f32 layer outputs h2
+//                alternate between two; the GELU output is shared and bf16 only; the qa input is
+//                bf16 only, and the output-gradient scratch holds bf16
 //   head         qa input: N H; logits, dlogits: 4 N
 //   scratch      dres, da, db, dq, dk, dv: 6 N H; di: N I; bf16 dy: N max(H, I) / 2;
-//                per thread two T^2 attention tiles
+//                per thread kTilesPerThread T^2 attention tiles
 // A forward-only plan (evaluation, prediction) keeps no activations for backward: every layer uses
 // one set of tensors except its output h2, which alternates between two buffers (layer i reads
 // layer i - 1's); x0 is the embedding LayerNorm output itself, the GELU runs in place over f1 (f32),
-// and probs, the backward scratch and dlogits are absent (null). Its size does not grow with the
-// number of layers.
+// and the backward scratch and dlogits are absent (null). Its size does not grow with the number of
+// layers.
 #pragma once
 
 #include <cstdint>
@@ -30,14 +32,14 @@ struct QaModel::Acts {
     const float* x;   // (N, H) the layer input (x0 or the previous layer's h2)
     uint16_t* xb;     // (N, H) the layer input as bf16 (bf16 mode; null in f32 mode)
     float *q, *k, *v; // (N, H) projections; DistilBERT q already divided by sqrt(head_dim)
-    float* probs;     // (B, nh, T, T) softmax output before attention dropout (null: forward only)
     float* ctx;       // (N, H) attention output before the output projection
     uint16_t* ctxb;   // (N, H) ctx as bf16 (bf16 mode; null in f32 mode)
     float *res1, *mean1, *rstd1;  // (N, H) input of the first LayerNorm, its (N) statistics
     float* h1;        // (N, H) first LayerNorm output
     uint16_t* h1b;    // (N, H) h1 as bf16 (bf16 mode; null in f32 mode)
-    float *f1, *g;    // (N, I) FFN pre-activation and GELU output (g: null in bf16 mode, = f1 forward only)
-    uint16_t* gb;     // (N, I) g as bf16 (bf16 mode; null in f32 mode)
+    float *f1, *g;    // (N, I) FFN pre-activation, GELU output (shared by all layers; null in bf16 mode;
+                      // f1 itself forward only)
+    uint16_t* gb;     // (N, I) g as bf16, shared by all layers (bf16 mode; null in f32 mode)
     float *res2, *mean2, *rstd2;  // (N, H) input of the second LayerNorm, its statistics
     float* h2;        // (N, H) layer output
   };
@@ -52,7 +54,7 @@ struct QaModel::Acts {
   float *dres, *da, *db, *dq, *dk, *dv;  // (N, H)
   float* di;        // (N, I)
   uint16_t* dy_b16;  // (N, max(H, I)) an output gradient as bf16 (bf16 mode; null in f32 mode)
-  float* tiles;     // (threads, 2, T, T)
+  float* tiles;     // (threads, kTilesPerThread, T, T)
   size_t floats = 0;
 
   // Lays the tensors out from `base` (or only counts the floats when base is null) into `a`,

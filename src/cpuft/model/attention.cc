@@ -42,6 +42,16 @@ const float* product_probs(float* tile, const float* probs, int64_t bh, int64_t 
   return tile;
 }
 
+// The (T, L) softmax probabilities of one sequence-head from its q and k slices (row stride H):
+// forward and backward both call this, with the same inputs and the same single-threaded product,
+// so backward recomputes exactly the probabilities forward used instead of keeping them.
+void probabilities(float* p, const float* q, const float* k, const int8_t* mask, int64_t T, int64_t L, int64_t HD,
+                   int64_t H, float score_scale, bool bf16) {
+  sgemm(false, true, T, L, HD, score_scale, q, H, k, H, 0.f, p, L);
+  if (bf16) round_bf16_array(p, p, T * L);
+  softmax_fwd(p, nullptr, p, mask, 1, 1, static_cast<int>(T), static_cast<int>(L), 1.f, kMaskLowestF32);
+}
+
 // Rows [L, T) of a (T, HD) head slice with row stride H: the gradients of padded keys.
 void zero_rows(float* x, int64_t L, int64_t T, int64_t HD, int64_t H) {
   for (int64_t r = L; r < T; ++r) std::memset(x + r * H, 0, static_cast<size_t>(HD) * sizeof(float));
@@ -49,9 +59,8 @@ void zero_rows(float* x, int64_t L, int64_t T, int64_t HD, int64_t H) {
 
 }  // namespace
 
-void attention_fwd(float* ctx, float* probs, float* tiles, const float* q, const float* k, const float* v,
-                   const int8_t* key_mask, const AttentionShape& s, float score_scale, const AttentionDropout& drop,
-                   bool bf16) {
+void attention_fwd(float* ctx, float* tiles, const float* q, const float* k, const float* v, const int8_t* key_mask,
+                   const AttentionShape& s, float score_scale, const AttentionDropout& drop, bool bf16) {
   OpScope scope(Op::attention);
   const int64_t T = s.seq, H = s.hidden, NH = s.heads, HD = s.head_dim(), TT = T * T;
 #pragma omp parallel for schedule(dynamic)
@@ -59,19 +68,17 @@ void attention_fwd(float* ctx, float* probs, float* tiles, const float* q, const
     const int64_t bi = bh / NH, col = bi * T * H + (bh % NH) * HD;
     const int8_t* mask = key_mask ? key_mask + bi * T : nullptr;
     const int64_t L = attended_keys(mask, T);
-    float* tile = tiles + static_cast<int64_t>(omp_get_thread_num()) * 2 * TT;
-    float* p = probs ? probs + bh * TT : tile + TT;  // (T, L)
-    sgemm(false, true, T, L, HD, score_scale, q + col, H, k + col, H, 0.f, p, L);
-    if (bf16) round_bf16_array(p, p, T * L);
-    softmax_fwd(p, nullptr, p, mask, 1, 1, static_cast<int>(T), static_cast<int>(L), 1.f, kMaskLowestF32);
+    float* tile = tiles + static_cast<int64_t>(omp_get_thread_num()) * kTilesPerThread * TT;
+    float* p = tile + TT;
+    probabilities(p, q + col, k + col, mask, T, L, HD, H, score_scale, bf16);
     const float* pv = product_probs(tile, p, bh, T, L, drop, bf16);
     sgemm(false, false, T, HD, L, 1.f, pv, L, v + col, H, 0.f, ctx + col, H);
   }
 }
 
 void attention_bwd(float* dq, float* dk, float* dv, float* tiles, const float* dctx, const float* q, const float* k,
-                   const float* v, const float* probs, const int8_t* key_mask, const AttentionShape& s,
-                   float score_scale, float dq_scale, const AttentionDropout& drop, bool bf16) {
+                   const float* v, const int8_t* key_mask, const AttentionShape& s, float score_scale, float dq_scale,
+                   const AttentionDropout& drop, bool bf16) {
   OpScope scope(Op::attention);
   const int64_t T = s.seq, H = s.hidden, NH = s.heads, HD = s.head_dim(), TT = T * T;
 #pragma omp parallel for schedule(dynamic)
@@ -79,9 +86,10 @@ void attention_bwd(float* dq, float* dk, float* dv, float* tiles, const float* d
     const int64_t bi = bh / NH, col = bi * T * H + (bh % NH) * HD;
     const int8_t* mask = key_mask ? key_mask + bi * T : nullptr;
     const int64_t L = attended_keys(mask, T);
-    const float* p = probs + bh * TT;  // (T, L) as the forward pass wrote it
-    float* tile = tiles + static_cast<int64_t>(omp_get_thread_num()) * 2 * TT;
-    float* dp = tile + TT;
+    float* tile = tiles + static_cast<int64_t>(omp_get_thread_num()) * kTilesPerThread * TT;
+    float* p = tile + TT;
+    float* dp = tile + 2 * TT;
+    probabilities(p, q + col, k + col, mask, T, L, HD, H, score_scale, bf16);  // the forward's, bit for bit
     const float* pv = product_probs(tile, p, bh, T, L, drop, bf16);  // as the forward product read them
     sgemm(true, false, L, HD, T, 1.f, pv, L, dctx + col, H, 0.f, dv + col, H);  // dV = Pd^T dctx
     sgemm(false, true, T, L, HD, 1.f, dctx + col, H, v + col, H, 0.f, dp, L);   // dPd = dctx V^T

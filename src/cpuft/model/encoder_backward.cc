@@ -57,6 +57,7 @@ void QaModel::backward_pass(const Batch& b, const Acts& a, uint64_t seed) {
                   static_cast<int>(H));
     copy(a.db, a.da, N * H);  // gradient of h1 through the residual
     dropout_bwd(a.da, a.da, N * H, hidden_p, seed, dropout_site::ffn_output(li), hidden_first);
+    gelu_fwd(L.g, L.gb, L.f1, nullptr, N, I);  // lin2's input again: recomputed, not kept per layer
     linear_bwd(a.di, G + lo.ff2.w, G + lo.ff2.b, a.da, gemm_operand(a.da, a.dy_b16, N * H),
                saved_operand(L.g, L.gb), gemm_weight(lo.ff2.w), N, I, H, false);
     gelu_bwd(a.di, a.di, L.f1, N * I);
@@ -73,7 +74,7 @@ void QaModel::backward_pass(const Batch& b, const Acts& a, uint64_t seed) {
     round_bf16_in_place(a.db, N * H, bf16_);  // the attention core reads a bf16 context gradient
     const float* dctx_all = a.db;
 
-    attention_bwd(a.dq, a.dk, a.dv, a.tiles, dctx_all, L.q, L.k, L.v, L.probs, b.attention_mask, shape,
+    attention_bwd(a.dq, a.dk, a.dv, a.tiles, dctx_all, L.q, L.k, L.v, b.attention_mask, shape,
                   distil ? 1.f : score_scale, distil ? 1.f / q_divisor : score_scale,
                   AttentionDropout{attn_p, seed, dropout_site::attention(li), attn_first}, bf16_);
 

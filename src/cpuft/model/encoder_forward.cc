@@ -68,7 +68,7 @@ void QaModel::forward_pass(const Batch& b, const Acts& a, bool train, uint64_t s
     round_bf16_in_place(L.k, N * H, bf16_);
     round_bf16_in_place(L.v, N * H, bf16_);
 
-    attention_fwd(L.ctx, L.probs, a.tiles, L.q, L.k, L.v, b.attention_mask, shape, distil ? 1.f : score_scale,
+    attention_fwd(L.ctx, a.tiles, L.q, L.k, L.v, b.attention_mask, shape, distil ? 1.f : score_scale,
                   AttentionDropout{attn_p, seed, dropout_site::attention(li), attn_first}, bf16_);
 
     // Output projection (+ dropout for BERT), residual, LayerNorm.

@@ -26,7 +26,7 @@ fi
   --do_train --do_eval \
   --max_seq_length 192 --doc_stride 64 \
   --per_device_train_batch_size 16 --per_device_eval_batch_size 32 \
-  --learning_rate 1e-4 --num_train_epochs 1 --warmup_ratio 0.1 \
+  --learning_rate 1e-4 --num_train_epochs 3 --warmup_ratio 0.1 \
   --logging_steps 10 --save_strategy no \
   --output_dir "$out" --overwrite_output_dir
 

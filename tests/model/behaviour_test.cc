@@ -12,6 +12,7 @@
 #include "cpuft/io/safetensors.h"
 #include "cpuft/model/optimizer.h"
 #include "cpuft/model/qa_model.h"
+#include "cpuft/tensor/bf16.h"
 #include "cpuft/util/error.h"
 #include "model/reference.h"
 
@@ -309,6 +310,33 @@ TEST(QaModel, BatchWithAnOutOfRangeTokenIsRejected) {
   big.batch = 10 * ref.batch;
   big.seq_len = ref.seq_len;
   EXPECT_NE(error_of([&] { m.forward(big, s.data(), e.data()); }).find("reserve"), std::string::npos);
+}
+
+// In bf16 mode the optimizer step leaves every matrix-product weight's bf16 copy equal to its
+// updated f32 master rounded to nearest even; tensors without a copy (embeddings, norms, biases)
+// report none.
+TEST(QaModel, OptimizerStepRefreshesTheBf16WeightCopies) {
+  Reference ref(model_fixture_dir("bert_hd8") + "/reference.safetensors");
+  QaModel m(tiny_config("bert_hd8", 0.f), true, 5);
+  m.reserve(ref.batch, ref.seq_len);
+  AdamW opt(m, AdamWConfig{});
+  for (int step = 0; step < 2; ++step) {
+    m.zero_grads();
+    m.forward_backward(ref.batch_view(), 1);
+    opt.step(m, 1e-2);
+  }
+  int copies = 0;
+  for (const ParamEntry& e : m.table().entries()) {
+    const uint16_t* copy = m.bf16_copy(e.offset);
+    ASSERT_EQ(copy != nullptr, e.gemm_weight) << e.name;
+    if (!copy) continue;
+    ++copies;
+    for (size_t i = 0; i < e.numel; ++i)
+      ASSERT_EQ(copy[i], f32_to_bf16(m.params()[e.offset + i])) << e.name << "[" << i << "]";
+  }
+  EXPECT_GT(copies, 0);
+  QaModel f32(tiny_config("bert_hd8", 0.f), false, 5);
+  EXPECT_EQ(f32.bf16_copy(f32.table().entries().front().offset), nullptr);
 }
 
 // Backs `make demo` until the trainer exists: 30 AdamW steps on one synthetic batch must fit it.

@@ -16,10 +16,10 @@ void AdamW::step(QaModel& model, double lr) {
   ++step_;
   for (const ParamEntry& e : model.table().entries()) {
     const AdamWParams p{lr, config_.beta1, config_.beta2, config_.eps, e.decay ? config_.weight_decay : 0.0};
-    adamw_step(model.params() + e.offset, m_.data() + e.offset, v_.data() + e.offset, nullptr,
+    // The bf16 copy of a matrix-product weight is written in the same pass.
+    adamw_step(model.params() + e.offset, m_.data() + e.offset, v_.data() + e.offset, model.bf16_copy(e.offset),
                model.grads() + e.offset, static_cast<int64_t>(e.numel), p, step_);
   }
-  model.refresh_bf16_weights();
 }
 
 double clip_grad_norm(QaModel& model, double max_norm) {

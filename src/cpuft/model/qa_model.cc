@@ -58,6 +58,11 @@ void QaModel::refresh_bf16_weights() {
   }
 }
 
+uint16_t* QaModel::bf16_copy(size_t offset) {
+  const auto it = bf16_offset_.find(offset);
+  return it == bf16_offset_.end() ? nullptr : bf16_weights_.data() + it->second;
+}
+
 GemmIn QaModel::gemm_weight(size_t offset) const {
   if (!bf16_) return {params_.data() + offset, DType::f32};
   return {bf16_weights_.data() + bf16_offset_.at(offset), DType::bf16};

@@ -95,9 +95,12 @@ class QaModel {
   void forward(const Batch& batch, float* start_logits, float* end_logits);
 
   void zero_grads();
-  // Re-derives the bf16 weight copies from the f32 master weights (after every optimizer step);
-  // does nothing in f32 mode.
+  // Re-derives the bf16 weight copies from the f32 master weights (after weights are loaded or
+  // replaced; AdamW writes them in its own pass); does nothing in f32 mode.
   void refresh_bf16_weights();
+  // The bf16 copy of the parameter tensor at `offset` (a ParamEntry offset), or null when it has none
+  // (f32 mode, or not a matrix-product weight).
+  uint16_t* bf16_copy(size_t offset);
 
   // Called during backward each time the gradient range [begin, end) (in floats, into grads()) is
   // final: qa_outputs first, then layers L-1 .. 0, then the embeddings.

@@ -23,7 +23,8 @@ void layernorm_fwd(float* out, uint16_t* out_bf16, float* mean, float* rstd, flo
 //   in a post-LN block  out = LN(sublayer(h) + h)  the caller passes dx = the buffer for dh,
 //   uses it as the sublayer output's gradient, and then runs the sublayer's first GEMM
 //   backward-data with accumulate (+=) into the same buffer to complete dh.
-//   dx may alias dout.
+//   dx may alias dout. With one channel (C == 1) the output is the constant b, whatever x, so dx is
+//   exactly 0 on every ISA (computed, it would be rounding noise times rstd = 1/sqrt(eps) = 1e6).
 //   dw, db (C) ACCUMULATE (+=). Deterministic: column sums run over rows in order.
 void layernorm_bwd(float* dx, float* dw, float* db, const float* dout, const float* x,
                    const float* mean, const float* rstd, const float* w, int N, int C);

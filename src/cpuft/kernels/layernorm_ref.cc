@@ -49,6 +49,10 @@ void layernorm_bwd(float* dx, float* dw, float* db, const float* dout, const flo
 #pragma omp parallel for schedule(static)
   for (int64_t n = 0; n < N; ++n) {
     const int64_t off = n * C;
+    if (C == 1) {  // constant output: see layernorm.h
+      dx[off] = 0.0f;
+      continue;
+    }
     float sg = 0.0f, sgx = 0.0f;
     for (int64_t c = 0; c < C; ++c) {
       const float g = dout[off + c] * w[c];

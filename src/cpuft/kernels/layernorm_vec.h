@@ -95,6 +95,10 @@ void layernorm_bwd_vec(float* dx, float* dw, float* db, const float* dout, const
 #pragma omp parallel for schedule(static)
   for (int64_t n = 0; n < N; ++n) {
     const int64_t off = n * C;
+    if (C == 1) {  // constant output: see layernorm.h
+      dx[off] = 0.0f;
+      continue;
+    }
     const F vmu = V::set1(mean[n]);
     const F vrs = V::set1(rstd[n]);
     F sg = V::zero(), sgx = V::zero();

@@ -76,6 +76,7 @@ struct Path {
   const char* name;
   void (*to_bf16)(const float*, uint16_t*, int64_t);
   void (*to_f32)(const uint16_t*, float*, int64_t);
+  void (*round)(const float*, float*, int64_t);
   bool available;
 };
 
@@ -83,11 +84,12 @@ std::vector<Path> paths() {
   namespace bp = bf16_paths;
   const CpuFeatures& f = cpu_features();
   return {
-      {"avx2", bp::f32_to_bf16_avx2, bp::bf16_to_f32_avx2, f.avx2 && f.fma},
-      {"avx512", bp::f32_to_bf16_avx512, bp::bf16_to_f32_avx512, f.has_avx512_kernels()},
-      {"avx512_bf16", bp::f32_to_bf16_avx512bf16, bp::bf16_to_f32_avx512,
+      {"scalar", bp::f32_to_bf16_scalar, bp::bf16_to_f32_scalar, bp::round_bf16_scalar, true},
+      {"avx2", bp::f32_to_bf16_avx2, bp::bf16_to_f32_avx2, bp::round_bf16_avx2, f.avx2 && f.fma},
+      {"avx512", bp::f32_to_bf16_avx512, bp::bf16_to_f32_avx512, bp::round_bf16_avx512, f.has_avx512_kernels()},
+      {"avx512_bf16", bp::f32_to_bf16_avx512bf16, bp::bf16_to_f32_avx512, bp::round_bf16_avx512,
        f.has_avx512_kernels() && f.avx512_bf16},
-      {"dispatched", f32_to_bf16_array, bf16_to_f32_array, true},
+      {"dispatched", f32_to_bf16_array, bf16_to_f32_array, round_bf16_array, true},
   };
 }
 
@@ -119,9 +121,19 @@ TEST(Bf16, ArrayPathsMatchScalarBitForBit) {
         ASSERT_EQ(a, b) << p.name << " bf16->f32 n=" << n << " i=" << i;
       }
       EXPECT_EQ(back[n], 123.0f) << p.name << " wrote past the end, n=" << n;
+
+      std::vector<float> rounded(static_cast<size_t>(n) + 1, 123.0f);
+      p.round(src.data(), rounded.data(), n);
+      for (int64_t i = 0; i < n; ++i) {
+        uint32_t a, b = static_cast<uint32_t>(f32_to_bf16(src[i])) << 16;
+        std::memcpy(&a, &rounded[i], 4);
+        ASSERT_EQ(a, b) << p.name << " round n=" << n << " i=" << i;
+      }
+      EXPECT_EQ(rounded[n], 123.0f) << p.name << " wrote past the end, n=" << n;
     }
   }
-  EXPECT_GE(tested, 2) << "the dispatched path and at least one vector path";
+  // The scalar and dispatched paths always; a vector path too wherever the CPU has AVX2.
+  EXPECT_GE(tested, cpu_features().avx2 ? 3 : 2);
   std::string path = bf16_convert_path();
   EXPECT_TRUE(path == "avx512_bf16" || path == "avx512" || path == "avx2" || path == "scalar") << path;
 }

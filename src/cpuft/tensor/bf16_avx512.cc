@@ -50,6 +50,15 @@ void bf16_to_f32_avx512(const uint16_t* src, float* dst, int64_t n) {
   }
 }
 
+void round_bf16_avx512(const float* src, float* dst, int64_t n) {
+  for (int64_t i = 0; i < n; i += 16) {
+    const __mmask16 m = tail_mask(n - i);
+    const __m512i u = _mm512_castps_si512(_mm512_maskz_loadu_ps(m, src + i));
+    const __m512i f = _mm512_slli_epi32(_mm512_cvtepu16_epi32(round16(u)), 16);
+    _mm512_mask_storeu_ps(dst + i, m, _mm512_castsi512_ps(f));
+  }
+}
+
 void f32_to_bf16_avx512bf16(const float* src, uint16_t* dst, int64_t n) {
   int64_t i = 0;
   for (; i + 32 <= n; i += 32) {

@@ -8,16 +8,18 @@
 
 namespace {
 
-// Runs `cpuft ARGS` and returns its standard output; *rc gets the exit status.
-std::string run_cpuft(const std::string& args, int* rc) {
+// Runs `ENV cpuft ARGS` and returns its standard output; *rc gets the exit status.
+std::string run_cpuft_env(const std::string& env, const std::string& args, int* rc) {
   std::string out;
-  FILE* p = ::popen((std::string(CPUFT_BINARY) + " " + args + " 2>/dev/null").c_str(), "r");
+  FILE* p = ::popen((env + " " + std::string(CPUFT_BINARY) + " " + args + " 2>/dev/null").c_str(), "r");
   char buf[4096];
   size_t n;
   while ((n = std::fread(buf, 1, sizeof(buf), p)) > 0) out.append(buf, n);
   *rc = WEXITSTATUS(::pclose(p));
   return out;
 }
+
+std::string run_cpuft(const std::string& args, int* rc) { return run_cpuft_env("", args, rc); }
 
 }  // namespace
 
@@ -29,6 +31,9 @@ TEST(Doctor, JsonReportsCpuOneDnnTopologyAndPlan) {
     EXPECT_TRUE(j["cpu"].contains(key)) << key;
   EXPECT_TRUE(j["onednn"]["version"].is_string());
   EXPECT_TRUE(j["onednn"]["bf16_matmul_native"].is_boolean());
+  EXPECT_EQ(j["bf16_matmul"]["impl"].get<std::string>().empty(), !j["onednn"]["bf16_matmul_native"].get<bool>());
+  EXPECT_EQ(j["bf16_matmul"]["summary"].get<std::string>().rfind("matmul ", 0), 0u) << j["bf16_matmul"];
+  EXPECT_TRUE(j["amx"]["permitted"].is_boolean());
   EXPECT_GE(j["topology"]["physical_cores"].get<int>(), 1);
   EXPECT_EQ(j["plan"]["ranks_per_node"].get<int>(), 2);
   EXPECT_FALSE(j["plan"]["recommended"].get<bool>());
@@ -41,6 +46,16 @@ TEST(Doctor, TextReportNamesTheKernelIsaAndThePlan) {
   EXPECT_NE(out.find("kernels:"), std::string::npos) << out;
   EXPECT_NE(out.find("oneDNN"), std::string::npos) << out;
   EXPECT_NE(out.find("plan:"), std::string::npos) << out;
+  EXPECT_NE(out.find("\nbf16:     matmul "), std::string::npos) << out;
+}
+
+// The user's ONEDNN_MAX_CPU_ISA is obeyed (cpuft never raises oneDNN's ISA over it).
+TEST(Doctor, HonoursTheUsersOneDnnIsaCap) {
+  int rc = -1;
+  nlohmann::json j = nlohmann::json::parse(run_cpuft_env("ONEDNN_MAX_CPU_ISA=SSE41", "doctor --json", &rc));
+  EXPECT_EQ(rc, 0);
+  EXPECT_EQ(j["onednn"]["isa"], "sse41");
+  EXPECT_FALSE(j["bf16_matmul"]["amx"].get<bool>());
 }
 
 TEST(Doctor, BadFlagIsAnError) {

@@ -1,10 +1,13 @@
 // oneDNN products against a naive double-precision loop that reads the operands through the same
 // (strided, transposed, batched) descriptions, in f32 and bf16.
 #include "cpuft/kernels/gemm.h"
+#include "cpuft/kernels/gemm_primitives.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <random>
 #include <string>
 #include <vector>
@@ -95,8 +98,11 @@ void check_matmul(int64_t B, int64_t H, int64_t M, int64_t N, int64_t K, const M
                               << " got " << c.at(o) << " want " << want;
           covered[o] = true;
         }
-  for (int64_t i = 0; i < cn; ++i)
-    if (!covered[i]) ASSERT_EQ(c.at(i), before[i]) << what << ": wrote outside C at " << i;
+  for (int64_t i = 0; i < cn; ++i) {
+    if (!covered[i]) {
+      ASSERT_EQ(c.at(i), before[i]) << what << ": wrote outside C at " << i;
+    }
+  }
   ::testing::Test::RecordProperty(what, std::to_string(worst));
 }
 
@@ -312,17 +318,39 @@ TEST(Gemm, BadArgumentsAreRejected) {
   expect_error([&] { matmul(1, 1, 2, 2, 2, A, Bm, Cm, with_bias); }, "a bias needs alpha == 1");
 }
 
-// Where bf16 products are emulated, they must be exactly the f32 product of the bf16 values.
+// The emulation (what runs where oneDNN has no bf16 product) is exactly the f32 product of the
+// bf16 values, on every CPU: it is called directly, so CPUs with native bf16 products test it too.
 TEST(Gemm, EmulatedBf16EqualsF32OnRoundedInputs) {
-  if (gemm_bf16_native()) GTEST_SKIP() << "bf16 products are native here: " << describe_gemm();
   const int64_t M = 37, N = 65, K = 33;
   Buf x(DType::bf16, M * K, 7), w(DType::bf16, N * K, 8), bias(DType::f32, N, 9);
   std::vector<float> x32(M * K), w32(N * K), y16(M * N), y32(M * N);
   for (int64_t i = 0; i < M * K; ++i) x32[i] = bf16_to_f32(x.h[i]);
   for (int64_t i = 0; i < N * K; ++i) w32[i] = bf16_to_f32(w.h[i]);
-  linear_forward(M, N, K, x.data(), w.data(), DType::bf16, bias.f.data(), y16.data());
+  MatmulOptions opt;
+  opt.bias = bias.f.data();
+  gemm_detail::emulate_in_f32(1, 1, M, N, K, MatIn{x.data(), DType::bf16, K}, MatIn{w.data(), DType::bf16, K, true},
+                              MatOut{y16.data(), DType::f32, N}, opt);
   linear_forward(M, N, K, x32.data(), w32.data(), DType::f32, bias.f.data(), y32.data());
   for (int64_t i = 0; i < M * N; ++i) ASSERT_EQ(y16[i], y32[i]) << "element " << i;
+}
+
+// Where oneDNN multiplies bf16 natively (AVX512_BF16, AMX), its products agree with the emulation
+// up to the order of the f32 accumulation.
+TEST(Gemm, NativeBf16AgreesWithTheEmulation) {
+  if (!gemm_bf16_native()) GTEST_SKIP() << "bf16 products are emulated in f32 here (" << describe_gemm() << ")";
+  std::printf("[ bf16     ] native products: %s\n", describe_gemm().c_str());
+  const int64_t M = 70, N = 96, K = 300;
+  Buf x(DType::bf16, M * K, 17), w(DType::bf16, N * K, 18);
+  std::vector<float> native(M * N), emulated(M * N);
+  const MatIn a{x.data(), DType::bf16, K}, b{w.data(), DType::bf16, K, true};
+  matmul(1, 1, M, N, K, a, b, MatOut{native.data(), DType::f32, N});
+  gemm_detail::emulate_in_f32(1, 1, M, N, K, a, b, MatOut{emulated.data(), DType::f32, N}, {});
+  double worst = 0, scale = 0;
+  for (int64_t i = 0; i < M * N; ++i) {
+    worst = std::max(worst, std::fabs(double(native[i]) - emulated[i]));
+    scale = std::max(scale, std::fabs(double(emulated[i])));
+  }
+  EXPECT_LT(worst, 1e-5 * scale + 1e-6) << "max |native - emulated| " << worst << " of " << scale;
 }
 
 TEST(Gemm, DescribesOneDnnAndBf16Support) {
@@ -334,9 +362,14 @@ TEST(Gemm, DescribesOneDnnAndBf16Support) {
   const std::string d = describe_gemm();
   EXPECT_EQ(d.rfind("oneDNN ", 0), 0u) << d;
   EXPECT_NE(d.find(", isa "), std::string::npos) << d;
-  EXPECT_NE(d.find(gemm_bf16_native() ? "bf16 matmul: native" : "bf16 matmul: emulated in f32"), std::string::npos) << d;
+  EXPECT_NE(d.find(gemm_bf16_native() ? "bf16 matmul: native (" + gemm_bf16_impl() + ")" : "bf16 matmul: emulated in f32"),
+            std::string::npos) << d;
+  // The test log says which bf16 path this CPU runs.
+  std::printf("[ bf16     ] %s\n", d.c_str());
   // oneDNN 2.x builds bf16 matmuls only on AVX-512 CPUs.
-  if (!cpu_features().avx512f) EXPECT_FALSE(gemm_bf16_native()) << d;
+  if (!cpu_features().avx512f) {
+    EXPECT_FALSE(gemm_bf16_native()) << d;
+  }
   RecordProperty("describe_gemm", d);
 }
 

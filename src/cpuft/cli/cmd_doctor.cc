@@ -1,5 +1,5 @@
-// cpuft doctor: what cpuft sees on this machine (CPU features, AMX permission, what oneDNN
-// dispatches, cores and NUMA nodes) and the rank/thread plan it would use. --json for machines.
+// cpuft doctor: what cpuft sees on this machine (CPU features, what oneDNN dispatches and where bf16
+// matrix products run, with the reason when AMX is present but unused; cores and NUMA nodes) and the rank/thread plan it would use. --json for machines.
 #include <omp.h>
 
 #include <cstdio>
@@ -43,7 +43,8 @@ int cmd_doctor(const Argv& args) {
     }
   }
   const CpuFeatures& f = cpu_features();
-  const bool amx = onednn_prepare();
+  Bf16MatmulFacts bf16 = bf16_matmul_facts();
+  bf16.impl = gemm_bf16_impl();
   Topology topo = read_topology();
   int packages = 0;
   {
@@ -66,9 +67,10 @@ int cmd_doctor(const Argv& args) {
               {"fma", f.fma},             {"avx512f", f.avx512f},     {"avx512bw", f.avx512bw},
               {"avx512vl", f.avx512vl},   {"avx512_bf16", f.avx512_bf16}, {"avx512_vnni", f.avx512_vnni}, {"avx512_fp16", f.avx512_fp16},
               {"amx_tile", f.amx_tile},   {"amx_bf16", f.amx_bf16},       {"amx_int8", f.amx_int8}};
-  j["amx_enabled"] = amx;
+  j["amx"] = {{"os_enabled", bf16.os_amx}, {"permitted", bf16.amx_permitted}};
   j["kernels_isa"] = isa_name(kernel_isa());
   j["onednn"] = {{"version", onednn_version()}, {"isa", onednn_isa()}, {"bf16_matmul_native", gemm_bf16_native()}};
+  j["bf16_matmul"] = {{"impl", bf16.impl}, {"amx", bf16_matmul_uses_amx(bf16)}, {"summary", explain_bf16_matmul(bf16)}};
   j["topology"] = {{"packages", packages},
                    {"numa_nodes", topo.numa_nodes},
                    {"physical_cores", topo.cores.size()},
@@ -86,11 +88,9 @@ int cmd_doctor(const Argv& args) {
   }
   std::printf("cpuft %s\n", CPUFT_VERSION);
   std::printf("cpu:      %s\n", describe_cpu().c_str());
-  std::printf("amx:      %s\n", !f.amx_tile ? "not on this CPU"
-                                 : amx       ? "enabled (Linux granted tile data; oneDNN may dispatch AMX)"
-                                             : "present but NOT enabled (Linux refused tile data: kernel 5.16+ needed)");
   std::printf("kernels:  %s (force with CPUFT_ISA=ref|avx2|avx512)\n", isa_name(kernel_isa()));
-  std::printf("oneDNN:   %s\n", describe_gemm().c_str());
+  std::printf("oneDNN:   %s\n", describe_onednn().c_str());
+  std::printf("bf16:     %s\n", explain_bf16_matmul(bf16).c_str());
   std::printf("machine:  %d package(s), %d NUMA node(s), %zu physical cores, %d logical CPUs%s\n", packages,
               topo.numa_nodes, topo.cores.size(), topo.logical_cpus, topo.has_smt() ? " (SMT on)" : "");
   std::printf("plan:     %d rank(s) per node%s\n%s", ranks_per_node, recommended ? " (recommended: one per NUMA node)" : "",

@@ -10,13 +10,18 @@
 namespace cpuft {
 namespace {
 
-bool os_saves_avx512_state() {
+// XCR0: the register states the OS saves and restores (0 when the OS does not use XSAVE).
+unsigned xcr0() {
   unsigned a, b, c, d;
   __cpuid(1, a, b, c, d);
-  if (!(c & (1u << 27))) return false;  // OSXSAVE
+  if (!(c & (1u << 27))) return 0;  // OSXSAVE
   unsigned lo, hi;
   __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
-  return (lo & 0xe6) == 0xe6;  // SSE, AVX, opmask, ZMM_Hi256, Hi16_ZMM
+  return lo;
+}
+
+bool os_saves_avx512_state() {
+  return (xcr0() & 0xe6) == 0xe6;  // SSE, AVX, opmask, ZMM_Hi256, Hi16_ZMM
 }
 
 CpuFeatures detect() {
@@ -44,6 +49,7 @@ CpuFeatures detect() {
     f.amx_int8 = d & (1u << 25);
     f.avx512_fp16 = zmm && (d & (1u << 23));
     f.amx_tile = d & (1u << 24);
+    f.amx_os = f.amx_tile && (xcr0() & 0x60000u) == 0x60000u;  // XTILECFG, XTILEDATA
     unsigned a1, b1, c1, d1;
     __cpuid_count(7, 1, a1, b1, c1, d1);
     f.avx512_bf16 = zmm && (a1 & (1u << 5));

@@ -19,6 +19,9 @@ struct CpuFeatures {
   bool amx_tile = false;
   bool amx_bf16 = false;
   bool amx_int8 = false;
+  // The OS enables the AMX tile state in XCR0 (Linux 5.16+): without it AMX cannot run even where
+  // CPUID lists it.
+  bool amx_os = false;
   std::string vendor;
   std::string brand;
 

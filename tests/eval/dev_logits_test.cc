@@ -15,6 +15,7 @@
 #include "cpuft/eval/squad_metrics.h"
 #include "cpuft/text/tokenizer.h"
 #include "eval/fixture.h"
+#include "common/shared_data.h"
 
 namespace cpuft {
 namespace {
@@ -29,8 +30,7 @@ float hashed_logit(uint32_t feature, uint32_t token, uint32_t which) {
 }
 
 TEST(DevLogits, PostprocessAndMetricsMatchTheReference) {
-  const std::string path = std::string(CPUFT_SOURCE_DIR) + "/../shared/data/squad/dev-v1.1.json";
-  if (!std::filesystem::exists(path)) GTEST_SKIP() << path << " not present";
+  CPUFT_SHARED_SQUAD_OR_SKIP(path, "dev-v1.1.json");
   const nlohmann::json expected = testing::load_eval_fixture("dev_logits_case.json");
   std::vector<Example> examples = read_squad(path).examples;
   examples.resize(expected["examples"].get<size_t>());

@@ -8,6 +8,7 @@
 #include "cpuft/text/utf8.h"
 #include "cpuft/util/error.h"
 #include "eval/fixture.h"
+#include "common/shared_data.h"
 
 namespace cpuft {
 namespace {
@@ -118,8 +119,7 @@ namespace {
 // Every answer of the official dev set through normalisation: the first answer widened by 7 code
 // points left and 5 right, scored against all answers, must give the reference totals.
 TEST(SquadMetrics, WholeDevSetMatchesReference) {
-  const std::string path = std::string(CPUFT_SOURCE_DIR) + "/../shared/data/squad/dev-v1.1.json";
-  if (!std::ifstream(path)) GTEST_SKIP() << path << " not present";
+  CPUFT_SHARED_SQUAD_OR_SKIP(path, "dev-v1.1.json");
   const auto refs = read_squad(path).examples;
   IdPredictions preds;
   for (const Example& e : refs) {

@@ -12,6 +12,7 @@
 
 #include "cpuft/util/error.h"
 #include "text_fixtures.h"
+#include "common/shared_data.h"
 
 namespace cpuft {
 namespace {
@@ -218,8 +219,7 @@ uint64_t feature_hash(const std::vector<Feature>& train, const std::vector<Featu
 }
 
 void check_full_file(const std::string& file, const std::string& key) {
-  const std::string path = std::string(CPUFT_SOURCE_DIR) + "/../shared/data/squad/" + file;
-  if (!std::filesystem::exists(path)) GTEST_SKIP() << path << " not present";
+  CPUFT_SHARED_SQUAD_OR_SKIP(path, file);
   const json counts = read_json_fixture("feature_counts.json");
   const Tokenizer tok = Tokenizer::load(testing::text_fixture(""));
   const std::vector<Example> examples = read_flat_squad(path);
@@ -244,8 +244,7 @@ TEST(FeatureBuilder, FullDevSetMatchesHuggingFace) { check_full_file("dev-v1.1.j
 
 // The second setting of issue 3's parity list: count and hash of every dev feature at (256, 64).
 TEST(FeatureBuilder, FullDevSetAt256By64MatchesHuggingFace) {
-  const std::string path = std::string(CPUFT_SOURCE_DIR) + "/../shared/data/squad/dev-v1.1.json";
-  if (!std::filesystem::exists(path)) GTEST_SKIP() << path << " not present";
+  CPUFT_SHARED_SQUAD_OR_SKIP(path, "dev-v1.1.json");
   const json expected = read_json_fixture("feature_counts.json")["dev_256_64"];
   const Tokenizer tok = Tokenizer::load(testing::text_fixture(""));
   const std::vector<Example> examples = read_flat_squad(path);

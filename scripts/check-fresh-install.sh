@@ -37,6 +37,8 @@ stamp() { echo "[$(date +%H:%M:%S)] check-fresh-install: $*"; }
 mounted=()
 cleanup() {
   for ((i = ${#mounted[@]} - 1; i >= 0; i--)); do umount -R "${mounted[i]}" 2> /dev/null || umount -l "${mounted[i]}" 2> /dev/null || true; done
+  # Anything else mounted inside the root (e.g. /run/netns by a test's `ip netns add`), deepest first.
+  awk -v r="$root/" 'index($2, r) == 1 { print $2 }' /proc/mounts | sort -r | while read -r m; do umount -l "$m" || true; done
   if [ "$keep" = 0 ] && [ -d "$root" ]; then rm -rf --one-file-system "$root"; fi
 }
 trap cleanup EXIT
@@ -71,6 +73,12 @@ mount -t tmpfs tmpfs "$root/tmp" && mounted+=("$root/tmp")
 in_root() { chroot "$root" /usr/bin/env -i HOME=/root PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
   TERM=dumb LANG=C.UTF-8 /bin/bash -c "$1"; }
 
+# This network's own certificate authorities (e.g. a proxy in front of PyPI), as any machine on it
+# would have them; ca-certificates picks them up when it is installed next.
+if compgen -G "/usr/local/share/ca-certificates/*.crt" > /dev/null; then
+  mkdir -p "$root/usr/local/share/ca-certificates"
+  cp /usr/local/share/ca-certificates/*.crt "$root/usr/local/share/ca-certificates/"
+fi
 stamp "installing make git ca-certificates"
 in_root "apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends make git ca-certificates > /dev/null"
 

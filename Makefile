@@ -33,7 +33,7 @@ test-isa: build
 	@for isa in ref avx2 avx512; do \
 	  if ! CPUFT_ISA=$$isa $(BUILD)/cpuft doctor > /dev/null 2>&1; then \
 	    echo "test-isa: CPUFT_ISA=$$isa: not supported by this CPU, skipped"; continue; fi; \
-	  echo "test-isa: unit tests with CPUFT_ISA=$$isa"; \
+	  echo "test-isa: unit tests with CPUFT_ISA=$$isa ($$($(BUILD)/cpuft doctor | sed -n 's/^bf16: */bf16 /p'))"; \
 	  (cd $(BUILD) && CPUFT_ISA=$$isa ctest -L unit -j $(JOBS) --output-on-failure) || exit 1; \
 	done
 

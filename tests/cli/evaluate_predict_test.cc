@@ -120,9 +120,9 @@ TEST_F(EvaluatePredict, EmptyInputGivesNoAnswers) {
 
 TEST_F(EvaluatePredict, UnreadableInput) {
   ProcessResult r = cpuft(predict({"--input", path("missing.jsonl")}));
-  EXPECT_ONE_LINE_ERROR(r, path("missing.jsonl"), "cannot open");
-  ProcessResult r2 = cpuft(predict({"--input", dir_}));  // a directory opens but cannot be read
-  EXPECT_ONE_LINE_ERROR(r2, dir_, "cannot read");
+  EXPECT_ONE_LINE_ERROR(r, path("missing.jsonl") + ": missing, expected a regular file");
+  ProcessResult r2 = cpuft(predict({"--input", dir_}));
+  EXPECT_ONE_LINE_ERROR(r2, dir_ + ": is a directory, expected a regular file");
 }
 
 TEST_F(EvaluatePredict, JsonLinesFromStdin) {

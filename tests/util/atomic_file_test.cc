@@ -1,4 +1,5 @@
 #include "cpuft/util/atomic_file.h"
+#include "cpuft/util/read_file.h"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -47,3 +48,4 @@ TEST(AtomicFile, CommitDirectoryRenamesIntoPlace) {
 TEST(AtomicFile, ReadMissingFileNamesIt) {
   EXPECT_THROW(cpuft::read_file("/nonexistent/file"), cpuft::Error);
 }
+

@@ -5,13 +5,12 @@
 // Each answer line is {"answer", "score", "start", "end"} (+ "id" when given): score is the n-best
 // probability of the answer, start/end its code-point span [start, end) in the context.
 #include <cstdio>
-#include <fstream>
-#include <iostream>
 
 #include <nlohmann/json.hpp>
 
 #include "cpuft/cli/commands.h"
 #include "cpuft/data/feature_builder.h"
+#include "cpuft/data/question_lines.h"
 #include "cpuft/train/args.h"
 #include "cpuft/train/evaluator.h"
 #include "cpuft/train/run_setup.h"
@@ -47,31 +46,6 @@ bool take_flag(Argv& argv, const std::string& name, std::string& value) {
   return false;
 }
 
-std::vector<Example> read_jsonl(std::istream& in, const std::string& source) {
-  std::vector<Example> out;
-  std::string line;
-  for (int64_t n = 1; std::getline(in, line); ++n) {
-    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-    nlohmann::json j;
-    try {
-      j = nlohmann::json::parse(line);
-    } catch (const nlohmann::json::parse_error& e) {
-      fail(source, ":", n, ": not valid JSON (", e.what(), ")");
-    }
-    Example ex;
-    for (const char* field : {"question", "context"}) {
-      if (!j.is_object() || !j.contains(field) || !j[field].is_string())
-        fail(source, ":", n, ": field '", field, "' missing or not a string, expected {\"question\": ..., \"context\": ...}");
-    }
-    ex.question = j["question"].get<std::string>();
-    ex.context = j["context"].get<std::string>();
-    ex.id = j.contains("id") && j["id"].is_string() ? j["id"].get<std::string>() : std::to_string(out.size());
-    out.push_back(std::move(ex));
-  }
-  if (in.bad()) fail(source, ": cannot read, expected a file of JSON lines");  // e.g. a directory
-  return out;
-}
-
 }  // namespace
 
 int cmd_predict(const Argv& argv_in, Communicator& comm) {
@@ -102,14 +76,7 @@ int cmd_predict(const Argv& argv_in, Communicator& comm) {
     data.examples.push_back(ex);
   }
   if (has_input) {
-    std::vector<Example> more;
-    if (input == "-") {
-      more = read_jsonl(std::cin, "<stdin>");
-    } else {
-      std::ifstream f(input);
-      if (!f) fail(input, ": cannot open");
-      more = read_jsonl(f, input);
-    }
+    std::vector<Example> more = read_question_lines(input);
     data.examples.insert(data.examples.end(), more.begin(), more.end());
   }
   // Empty input, empty output (as a filter in a pipeline should); the model is not even loaded.

@@ -5,12 +5,13 @@
 #include "cpuft/text/pre_tokenizer.h"
 #include "cpuft/text/utf8.h"
 #include "cpuft/util/error.h"
+#include "cpuft/util/json_read.h"
 
 namespace cpuft {
 
 static int32_t required_id(const Vocab& vocab, const std::string& token, const char* role, const std::string& source) {
   const int32_t id = vocab.find(token);
-  if (id < 0) fail(source, ": ", role, " token '", token, "' is not in the vocabulary");
+  if (id < 0) fail(source, ": ", role, " token '", text_preview(token), "' is not in the vocabulary");
   return id;
 }
 

@@ -2,13 +2,14 @@
 
 #include "cpuft/text/utf8.h"
 #include "cpuft/util/error.h"
+#include "cpuft/util/json_read.h"
 
 namespace cpuft {
 
 WordPiece::WordPiece(std::shared_ptr<const Vocab> vocab, WordPieceOptions options, const std::string& source)
     : vocab_(std::move(vocab)), options_(std::move(options)) {
   unk_id_ = vocab_->find(options_.unk_token);
-  if (unk_id_ < 0) fail(source, ": unk token '", options_.unk_token, "' is not in the vocabulary");
+  if (unk_id_ < 0) fail(source, ": unk token '", text_preview(options_.unk_token), "' is not in the vocabulary");
 }
 
 void WordPiece::tokenize(const std::u32string& chars, size_t begin, size_t end, std::vector<Piece>& out) const {

@@ -12,7 +12,9 @@
 #include "cpuft/train/trainer_state.h"
 #include "cpuft/util/atomic_file.h"
 #include "cpuft/util/error.h"
+#include "cpuft/util/json_read.h"
 #include "cpuft/util/py_json.h"
+#include "cpuft/util/read_file.h"
 
 namespace cpuft {
 
@@ -65,17 +67,18 @@ struct Reader {
   }
   int64_t integer(const json& obj, const char* key, const std::string& where = "") const {
     const json& v = get(obj, key, where);
-    if (!v.is_number_integer()) fail(path, ": ", where, key, ": found ", v.dump(), ", expected an integer");
+    if (!v.is_number_integer() || (v.is_number_unsigned() && v.get<uint64_t>() > INT64_MAX))
+      fail(path, ": ", where, key, ": found ", json_preview(v), ", expected an integer");
     return v.get<int64_t>();
   }
   double number(const json& obj, const char* key, const std::string& where = "") const {
     const json& v = get(obj, key, where);
-    if (!v.is_number()) fail(path, ": ", where, key, ": found ", v.dump(), ", expected a number");
+    if (!v.is_number()) fail(path, ": ", where, key, ": found ", json_preview(v), ", expected a number");
     return v.get<double>();
   }
   std::string text(const json& obj, const char* key, const std::string& where = "") const {
     const json& v = get(obj, key, where);
-    if (!v.is_string()) fail(path, ": ", where, key, ": found ", v.dump(), ", expected a string");
+    if (!v.is_string()) fail(path, ": ", where, key, ": found ", json_preview(v), ", expected a string");
     return v.get<std::string>();
   }
 };
@@ -211,7 +214,11 @@ std::string save_checkpoint(const std::string& output_dir, int64_t step, const C
 CheckpointState load_checkpoint_state(const std::string& dir) {
   const std::string path = dir + "/" + kStateFile;
   require_file(path);
-  json j = json::parse(read_file(path), nullptr, /*allow_exceptions=*/false);
+  return parse_checkpoint_state(read_file(path, kMaxSmallJsonBytes), path);
+}
+
+CheckpointState parse_checkpoint_state(std::string_view text, const std::string& path) {
+  json j = parse_json(text, path);
   if (!j.is_object()) fail(path, ": not a JSON object; the checkpoint is corrupt");
   Reader r{path};
   CheckpointState s;
@@ -225,7 +232,7 @@ CheckpointState load_checkpoint_state(const std::string& dir) {
   s.samples_seen = r.integer(j, "samples_seen");
   s.adam_step = r.integer(j, "adam_step");
   const json& sched = r.get(j, "scheduler", "");
-  if (!sched.is_object()) fail(path, ": scheduler: found ", sched.dump(), ", expected an object");
+  if (!sched.is_object()) fail(path, ": scheduler: found ", json_preview(sched), ", expected an object");
   s.scheduler_step = r.integer(sched, "step", "scheduler.");
   s.lr_scheduler_type = r.text(sched, "type", "scheduler.");
   s.base_lr = r.number(sched, "base_lr", "scheduler.");
@@ -234,10 +241,10 @@ CheckpointState load_checkpoint_state(const std::string& dir) {
   s.seed = r.integer(j, "seed");
   s.data_seed = r.integer(j, "data_seed");
   const json& rng = r.get(j, "rng", "");
-  if (!rng.is_object()) fail(path, ": rng: found ", rng.dump(), ", expected an object");
+  if (!rng.is_object()) fail(path, ": rng: found ", json_preview(rng), ", expected an object");
   for (auto it = rng.begin(); it != rng.end(); ++it) {
     if (!it->is_number_unsigned() && !(it->is_number_integer() && it->get<int64_t>() >= 0))
-      fail(path, ": rng.", it.key(), ": found ", it->dump(), ", expected an integer >= 0");
+      fail(path, ": rng.", text_preview(it.key()), ": found ", json_preview(*it), ", expected an integer >= 0");
     s.rng[it.key()] = it->get<uint64_t>();
   }
   s.loss_sum = r.number(j, "loss_sum");
@@ -268,7 +275,7 @@ LoadedCheckpoint load_checkpoint(const std::string& dir, const MutableNamedArray
   require_file(dir + "/config.json");
   const std::string ts_path = dir + "/trainer_state.json";
   require_file(ts_path);
-  out.trainer_state_json = read_file(ts_path);
+  out.trainer_state_json = read_file(ts_path, kMaxTrainerStateBytes);
   TrainerState ts = TrainerState::from_json(out.trainer_state_json, ts_path);
   if (ts.global_step != out.state.global_step)
     fail(ts_path, ": global_step: found ", ts.global_step, ", expected ", out.state.global_step,

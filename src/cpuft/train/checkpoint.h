@@ -11,6 +11,7 @@
 #include <functional>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "cpuft/train/train_args.h"
@@ -79,6 +80,8 @@ std::string save_checkpoint(const std::string& output_dir, int64_t step, const C
 
 // Reads and validates cpuft_state.json alone (format version and every field's type).
 CheckpointState load_checkpoint_state(const std::string& dir);
+// The same from the file's text; `path` names it in errors.
+CheckpointState parse_checkpoint_state(std::string_view text, const std::string& path);
 
 // Validates the whole checkpoint and fills adam_m / adam_v (whose names and shapes are the
 // expectation): missing files, truncated or corrupt safetensors, missing, extra or misshapen tensors,

@@ -9,6 +9,7 @@
 #include "cpuft/io/model_dir.h"
 #include "cpuft/kernels/gemm.h"
 #include "cpuft/util/atomic_file.h"
+#include "cpuft/util/read_file.h"
 #include "cpuft/util/log.h"
 
 namespace cpuft {
@@ -60,7 +61,7 @@ void copy_tokenizer_files(const Tokenizer& tokenizer, const std::string& dir) {
   for (const std::string& src : tokenizer.source_files()) {
     const size_t slash = src.find_last_of('/');
     const std::string name = slash == std::string::npos ? src : src.substr(slash + 1);
-    write_file_atomic(dir + "/" + name, read_file(src));
+    write_file_atomic(dir + "/" + name, read_file(src, kMaxTokenizerBytes));
   }
 }
 

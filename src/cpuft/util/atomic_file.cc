@@ -7,8 +7,6 @@
 
 #include <cerrno>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 
 #include "cpuft/util/error.h"
 
@@ -72,14 +70,6 @@ void commit_directory(const std::string& tmp_dir, const std::string& final_dir) 
   if (::rename(tmp_dir.c_str(), final_dir.c_str()) != 0)
     fail(final_dir, ": cannot rename ", tmp_dir, " into place: ", std::strerror(errno));
   fsync_path(parent_of(final_dir), O_RDONLY | O_DIRECTORY);
-}
-
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) fail(path, ": cannot open: ", std::strerror(errno));
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
 }
 
 }  // namespace cpuft

@@ -14,7 +14,4 @@ void write_file_atomic(const std::string& path, std::string_view bytes);
 // file inside `tmp_dir`, then renames it to `final_dir` (which must not exist) and syncs the parent.
 void commit_directory(const std::string& tmp_dir, const std::string& final_dir);
 
-// Reads a whole file; throws cpuft::Error "PATH: cannot open: REASON" when it cannot.
-std::string read_file(const std::string& path);
-
 }  // namespace cpuft

@@ -2,11 +2,16 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cerrno>
+#include <cstdint>
+#include <cstdio>
 #include <cstring>
+#include <random>
 
 #include "cpuft/util/error.h"
 
@@ -27,12 +32,36 @@ void fsync_path(const std::string& path, int flags) {
   ::close(fd);
 }
 
+// Creates a new temporary file beside `path`; never opens an existing name (O_EXCL), a symbolic
+// link included (O_NOFOLLOW on top of O_EXCL, for the file systems that need it).
+int create_temporary(const std::string& path, std::string* tmp) {
+  for (int attempt = 0; attempt < 16; ++attempt) {
+    uint64_t r = 0;
+    if (::getrandom(&r, sizeof r, 0) != static_cast<ssize_t>(sizeof r))
+      r = std::random_device{}() ^ (static_cast<uint64_t>(std::random_device{}()) << 32);
+    char suffix[16];
+    std::snprintf(suffix, sizeof suffix, "%012llx", static_cast<unsigned long long>(r & 0xffffffffffffull));
+    *tmp = path + ".tmp-" + suffix;
+    const int fd = ::open(tmp->c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd >= 0) return fd;
+    if (errno != EEXIST) fail(path, ": cannot create: ", std::strerror(errno));
+  }
+  fail(path, ": cannot create a temporary file beside it: 16 random names were all taken");
+}
+
 }  // namespace
 
+bool is_atomic_temporary_name(const std::string& name) {
+  const size_t at = name.rfind(".tmp-");
+  if (at == std::string::npos || at == 0 || name.size() - at != 5 + 12) return false;
+  for (size_t i = at + 5; i < name.size(); ++i)
+    if (!std::isxdigit(static_cast<unsigned char>(name[i]))) return false;
+  return true;
+}
+
 void write_file_atomic(const std::string& path, std::string_view bytes) {
-  std::string tmp = path + ".tmp." + std::to_string(::getpid());
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) fail(path, ": cannot create: ", std::strerror(errno));
+  std::string tmp;
+  const int fd = create_temporary(path, &tmp);
   size_t done = 0;
   while (done < bytes.size()) {
     ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
@@ -45,10 +74,16 @@ void write_file_atomic(const std::string& path, std::string_view bytes) {
     }
     done += static_cast<size_t>(n);
   }
-  if (::fsync(fd) != 0 || ::close(fd) != 0) {
+  if (::fsync(fd) != 0) {
+    int err = errno;
+    ::close(fd);
+    ::unlink(tmp.c_str());
+    fail(path, ": fsync failed: ", std::strerror(err));
+  }
+  if (::close(fd) != 0) {
     int err = errno;
     ::unlink(tmp.c_str());
-    fail(path, ": fsync/close failed: ", std::strerror(err));
+    fail(path, ": close failed: ", std::strerror(err));
   }
   if (::rename(tmp.c_str(), path.c_str()) != 0) {
     int err = errno;

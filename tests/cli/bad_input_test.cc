@@ -3,6 +3,7 @@
 #include <functional>
 
 #include "cli/e2e_fixture.h"
+#include "cpuft/io/safetensors.h"
 
 namespace cpuft_e2e {
 namespace {
@@ -181,17 +182,35 @@ TEST_F(BadInput, WindowLongerThanTheModelNamesTheFlag) {
 }
 
 TEST_F(BadInput, NonFiniteLossStopsNamingTheStep) {
-  // A learning rate of 1e30 blows the weights up after the first update; the next loss is not finite.
-  ProcessResult r = cpuft(train_flags({"--max_steps", "20", "--per_device_train_batch_size", "4", "--learning_rate",
-                                       "1e30", "--save_steps", "1", "--logging_steps", "1"}));
-  EXPECT_ONE_LINE_ERROR(r, "step ", "stopping", "--learning_rate");
+  // --learning_rate stops at 10, where AdamW steps cannot blow a model up within a few steps; weights
+  // of 1e30 (finite, so loaded without a warning) overflow the first forward pass instead.
+  const std::string dir = damaged_model("huge", [](const std::string& f) {
+    std::vector<std::vector<float>> values;
+    std::vector<cpuft::StTensorOut> out;
+    {
+      cpuft::SafetensorsReader st(f);
+      for (const cpuft::StTensorInfo& t : st.tensors()) {
+        values.push_back(st.read_f32(t.name));
+        if (t.name == "bert.encoder.layer.0.intermediate.dense.weight" ||
+            t.name == "bert.encoder.layer.0.output.dense.weight")
+          for (float& v : values.back()) v = 1e30f;
+      }
+      for (size_t i = 0; i < st.tensors().size(); ++i)
+        out.push_back({st.tensors()[i].name, st.tensors()[i].shape, values[i].data(), nullptr, nullptr});
+    }
+    cpuft::write_safetensors(f, out);
+  });
+  ProcessResult r = cpuft(train_flags({"--model_name_or_path", dir, "--max_steps", "20", "--per_device_train_batch_size",
+                                       "4", "--save_steps", "1", "--logging_steps", "1"}));
+  EXPECT_ONE_LINE_ERROR(r, "step 1: the ", "stopping (before any update: the weights loaded give non-finite values)");
   const std::string line = error_line(r);
   EXPECT_TRUE(line.find("loss is") != std::string::npos || line.find("gradient norm is") != std::string::npos)
       << line;
-  // It stopped at once: no later step was logged and no final model was written.
-  EXPECT_EQ(r.err.find("\"step\":3}"), std::string::npos) << r.err;
+  // It stopped at once: no step was logged and nothing was written.
+  EXPECT_EQ(r.err.find("\"step\":1}"), std::string::npos) << r.err;
   EXPECT_FALSE(fs::exists(out_ + "/model.safetensors"));
   EXPECT_FALSE(fs::exists(out_ + "/trainer_state.json"));
+  EXPECT_FALSE(fs::exists(out_ + "/checkpoint-1"));
   EXPECT_TRUE(leftover_temporaries(out_).empty());
 }
 

@@ -48,7 +48,7 @@ bool take_flag(Argv& argv, const std::string& name, std::string& value) {
 
 }  // namespace
 
-int cmd_predict(const Argv& argv_in, Communicator& comm) {
+int cmd_predict(const Argv& argv_in, Communicator& comm, const StartComm& start) {
   Argv argv = argv_in;
   std::string question, context, input;
   const bool has_q = take_flag(argv, "--question", question);
@@ -60,11 +60,16 @@ int cmd_predict(const Argv& argv_in, Communicator& comm) {
     std::fputs(kPredictExtraHelp, stdout);
     return 0;
   }
-  for (const std::string& n : parsed.notices) log_notice(n);
   TrainArgs args = parsed.args;
+  if (args.test_file.empty()) {
+    if (has_q != has_c)
+      fail(has_q ? "--question" : "--context", ": given without ", has_q ? "--context" : "--question");
+    if (!has_q && !has_input)
+      fail("cpuft predict: nothing to answer, expected --question/--context, --input FILE or --test_file FILE");
+  }
+  start(comm_options(args));
+  for (const std::string& n : parsed.notices) log_notice(n);
   if (!args.test_file.empty()) return run_evaluate(args, comm);
-  if (has_q != has_c) fail(has_q ? "--question" : "--context", ": given without ", has_q ? "--context" : "--question");
-  if (!has_q && !has_input) fail("cpuft predict: nothing to answer, expected --question/--context, --input FILE or --test_file FILE");
 
   QaData data;
   data.path = has_input ? input : "--question";

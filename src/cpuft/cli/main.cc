@@ -47,12 +47,19 @@ int main(int argc, char** argv) {
     if (cmd == "launch") return cpuft::cmd_launch(rest);
     if (cmd == "init-model") return cpuft::cmd_init_model(rest);
     if (cmd == "train" || cmd == "evaluate" || cmd == "predict" || cmd == "cluster-check") {
-      comm.init(&argc, &argv);
-      cpuft::set_log_rank(comm.rank(), comm.size());
-      int rc = cmd == "train"      ? cpuft::cmd_train(rest, comm)
-               : cmd == "evaluate" ? cpuft::cmd_evaluate(rest, comm)
-               : cmd == "predict"  ? cpuft::cmd_predict(rest, comm)
-                                   : cpuft::cmd_cluster_check(rest, comm);
+      const cpuft::StartComm start = [&](const cpuft::CommOptions& options) {
+        comm.init(&argc, &argv, options);
+        cpuft::set_log_rank(comm.rank(), comm.size());
+      };
+      int rc = 0;
+      if (cmd == "cluster-check") {
+        start({});
+        rc = cpuft::cmd_cluster_check(rest, comm);
+      } else {
+        rc = cmd == "train"      ? cpuft::cmd_train(rest, comm, start)
+             : cmd == "evaluate" ? cpuft::cmd_evaluate(rest, comm, start)
+                                 : cpuft::cmd_predict(rest, comm, start);
+      }
       comm.finalize();
       return rc;
     }

@@ -194,7 +194,7 @@ std::string train_args_help(Command command) {
       std::string left = "  --" + f.name + (f.placeholder.empty() ? "" : " " + f.placeholder);
       if (left.size() < 44) left.resize(44, ' ');
       else left += "\n" + std::string(44, ' ');
-      out += left + f.help + " (default: " + f.show(defaults);
+      out += left + f.help + " (" + (f.range.empty() ? "" : "range " + f.range + ", ") + "default: " + f.show(defaults);
       if (!f.env.empty()) out += "; env " + f.env;
       out += ")\n";
     }

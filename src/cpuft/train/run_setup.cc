@@ -3,6 +3,7 @@
 #include <omp.h>
 
 #include <sstream>
+#include <thread>
 
 #include "cpuft/cpu/placement.h"
 #include "cpuft/dist/rank_placement.h"
@@ -15,6 +16,9 @@
 namespace cpuft {
 
 int configure_threads(int threads, Communicator& comm) {
+  const unsigned logical = std::thread::hardware_concurrency();
+  if (logical > 0 && threads > static_cast<int>(logical))
+    fail("--threads: found ", threads, ", expected at most ", logical, " (the logical CPUs of this machine)");
   PlacementOptions po;
   po.omp_threads = threads;
   LocalPlacement place = place_this_rank(comm, po, /*pin=*/true);

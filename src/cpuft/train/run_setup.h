@@ -13,7 +13,8 @@
 namespace cpuft {
 
 // Plans and pins this rank's OpenMP threads (cpu/placement.h); returns the thread count. `threads`
-// 0 means one per physical core of this rank's share of the node (or OMP_NUM_THREADS when set).
+// 0 means one per physical core of this rank's share of the node (or OMP_NUM_THREADS when set); more
+// than the machine's logical CPUs is an error naming --threads.
 int configure_threads(int threads, Communicator& comm);
 
 struct LoadedModel {

@@ -288,8 +288,10 @@ bool Trainer::train_loop() {
     const double grad_norm = clip_grad_norm(*model_, args_.max_grad_norm);
     if (!std::isfinite(loss) || !std::isfinite(grad_norm))
       fail("step ", global_step_ + 1, ": the ", std::isfinite(loss) ? "gradient norm" : "loss", " is ",
-           std::isfinite(loss) ? grad_norm : loss,
-           "; stopping (try a lower --learning_rate, or --max_grad_norm 1.0); nothing was written for this step");
+           std::isfinite(loss) ? grad_norm : loss, "; stopping (",
+           global_step_ == start_step ? "before any update: the weights loaded give non-finite values"
+                                      : "try a lower --learning_rate, or --max_grad_norm 1.0",
+           "); nothing was written for this step");
     const double lr = schedule_->lr(global_step_);
     optimizer_->step(*model_, lr);
     model_->zero_grads();

@@ -3,7 +3,6 @@
 #include <functional>
 
 #include "cli/e2e_fixture.h"
-#include "cpuft/io/safetensors.h"
 
 namespace cpuft_e2e {
 namespace {
@@ -185,20 +184,10 @@ TEST_F(BadInput, NonFiniteLossStopsNamingTheStep) {
   // --learning_rate stops at 10, where AdamW steps cannot blow a model up within a few steps; weights
   // of 1e30 (finite, so loaded without a warning) overflow the first forward pass instead.
   const std::string dir = damaged_model("huge", [](const std::string& f) {
-    std::vector<std::vector<float>> values;
-    std::vector<cpuft::StTensorOut> out;
-    {
-      cpuft::SafetensorsReader st(f);
-      for (const cpuft::StTensorInfo& t : st.tensors()) {
-        values.push_back(st.read_f32(t.name));
-        if (t.name == "bert.encoder.layer.0.intermediate.dense.weight" ||
-            t.name == "bert.encoder.layer.0.output.dense.weight")
-          for (float& v : values.back()) v = 1e30f;
-      }
-      for (size_t i = 0; i < st.tensors().size(); ++i)
-        out.push_back({st.tensors()[i].name, st.tensors()[i].shape, values[i].data(), nullptr, nullptr});
-    }
-    cpuft::write_safetensors(f, out);
+    edit_weights(f, [](const std::string& name, std::vector<float>& values) {
+      if (name == "bert.encoder.layer.0.intermediate.dense.weight" || name == "bert.encoder.layer.0.output.dense.weight")
+        for (float& v : values) v = 1e30f;
+    });
   });
   ProcessResult r = cpuft(train_flags({"--model_name_or_path", dir, "--max_steps", "20", "--per_device_train_batch_size",
                                        "4", "--save_steps", "1", "--logging_steps", "1"}));

@@ -5,10 +5,12 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdint>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -34,7 +36,10 @@ inline std::string slurp(const std::string& path) {
 // A started cpuft process whose stdin/stdout/stderr are files in `scratch` (numbered per process).
 class CpuftProcess {
  public:
-  CpuftProcess(const std::vector<std::string>& args, const std::string& scratch, const std::string& stdin_text = "")
+  // address_space_limit > 0: the child runs under that RLIMIT_AS (bytes), so that a test can show a
+  // command does not allocate what it must not.
+  CpuftProcess(const std::vector<std::string>& args, const std::string& scratch, const std::string& stdin_text = "",
+               uint64_t address_space_limit = 0)
       : t0_(std::chrono::steady_clock::now()) {
     static int counter = 0;
     const std::string base = scratch + "/proc" + std::to_string(++counter);
@@ -51,6 +56,10 @@ class CpuftProcess {
       int out = ::open(out_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
       int err = ::open(err_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
       if (in < 0 || out < 0 || err < 0) ::_exit(120);
+      if (address_space_limit > 0) {
+        const struct rlimit limit = {address_space_limit, address_space_limit};
+        if (::setrlimit(RLIMIT_AS, &limit) != 0) ::_exit(122);
+      }
       ::dup2(in, 0);
       ::dup2(out, 1);
       ::dup2(err, 2);
@@ -120,8 +129,9 @@ class CpuftProcess {
 
 // Runs cpuft to completion (killed after `limit_s` seconds).
 inline ProcessResult run_cpuft(const std::vector<std::string>& args, const std::string& scratch,
-                               double limit_s = 120, const std::string& stdin_text = "") {
-  CpuftProcess p(args, scratch, stdin_text);
+                               double limit_s = 120, const std::string& stdin_text = "",
+                               uint64_t address_space_limit = 0) {
+  CpuftProcess p(args, scratch, stdin_text, address_space_limit);
   return p.wait(limit_s);
 }
 

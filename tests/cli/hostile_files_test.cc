@@ -98,5 +98,34 @@ TEST_F(HostileFiles, NestedAllResultsIsNotRewritten) {
   EXPECT_TRUE(leftover_temporaries(dir).empty());
 }
 
+// NaN / infinite weights loaded silently; now one warning names the tensor (the run goes on: a model
+// may be loaded only to be inspected or re-initialised).
+TEST_F(HostileFiles, NonFiniteWeightsAreNamed) {
+  const std::string dir = path("model-nan");
+  fs::copy(model_, dir, fs::copy_options::recursive);
+  const std::string file = dir + "/model.safetensors";
+  edit_weights(file, [](const std::string& name, std::vector<float>& values) {
+    if (name == "bert.encoder.layer.1.output.dense.weight") values[3] = NAN, values[5] = INFINITY;
+  });
+  ProcessResult r = cpuft(concat({"evaluate", "--model_name_or_path", dir, "--validation_file", train_}, tiny_flags()));
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.err.find("cpuft: warning: " + file + ": tensor bert.encoder.layer.1.output.dense.weight holds 2 NaN or "
+                       "infinite value(s)"),
+            std::string::npos)
+      << r.err;
+}
+
+// Token ids beyond config.json's vocab_size were caught at the first batch, naming neither file.
+TEST_F(HostileFiles, TokenizerLargerThanTheModelsVocabulary) {
+  const std::string tok = path("big-tokenizer");
+  fs::create_directories(tok);
+  write_text(tok + "/vocab.txt", slurp(CPUFT_TEST_DATA "/text/vocab.txt") + "extra1\nextra2\n");
+  ProcessResult r = cpuft(concat({"evaluate", "--model_name_or_path", model_, "--tokenizer_name", tok,
+                                  "--validation_file", train_},
+                                 tiny_flags()));
+  EXPECT_ONE_LINE_ERROR(r, tok + ": the tokenizer has token ids up to 30523 but " + model_ +
+                               "/config.json has vocab_size 30522");
+}
+
 }  // namespace
 }  // namespace cpuft_e2e

@@ -1,5 +1,6 @@
 // Hostile numbers given to the cpuft program: flags beyond their range are refused before any work
-// (no model is even looked for).
+// (no model is even looked for), and sizes that reach memory (a config, a batch) are checked against
+// the machine before anything of that size is allocated.
 #include <thread>
 
 #include "cli/e2e_fixture.h"
@@ -42,6 +43,46 @@ TEST_F(HostileFlags, ThreadsBeyondTheMachine) {
                                  {"--threads", "1024"}));
   EXPECT_ONE_LINE_ERROR(r, "--threads: found 1024, expected at most " + std::to_string(cpus) +
                                " (the logical CPUs of this machine)");
+}
+
+// A config.json that disagrees with its weights: hidden_size 8192 against the tiny model's 64 used to
+// allocate and initialise the 8192-wide model (3 GB) before the shape error. Under a 1.5 GB address
+// space that allocation fails; checked against the header first, it never happens.
+TEST_F(HostileFlags, ConfigIsCheckedAgainstTheWeightsBeforeAllocating) {
+  const std::string model = tiny_model();
+  nlohmann::json config = read_json(model + "/config.json");
+  config["hidden_size"] = 8192;
+  write_text(model + "/config.json", config.dump());
+  ProcessResult r = cpuft(concat({"evaluate", "--model_name_or_path", model, "--validation_file",
+                                  squad_file("dev.json", 2, 1)},
+                                 tiny_flags()),
+                          120, "", uint64_t{1500} << 20);
+  EXPECT_ONE_LINE_ERROR(r, model + "/model.safetensors: tensor ", "has shape [30522, 64], expected [30522, 8192] as " +
+                                                                       model + "/config.json says");
+}
+
+// Sizes within the config bounds that no machine holds: refused with what the config asks for.
+TEST_F(HostileFlags, ConfigBeyondTheMachinesMemory) {
+  const std::string config = path("huge.json");
+  write_text(config, R"({"model_type": "bert", "hidden_size": 65536, "num_hidden_layers": 512,
+                         "num_attention_heads": 64, "intermediate_size": 262144})");
+  ProcessResult r = cpuft({"init-model", "--config", config, "--tokenizer", CPUFT_TEST_DATA "/text", "--output_dir",
+                           path("m")});
+  EXPECT_ONE_LINE_ERROR(r, "model config: 512 layers of width 65536", "TiB of memory, more than the",
+                        "available to this process");
+  EXPECT_FALSE(fs::exists(path("m/model.safetensors")));
+}
+
+// A batch whose activations do not fit is refused before the data is read (here under a 4 GiB
+// address-space limit, which counts as what the process has).
+TEST_F(HostileFlags, BatchBeyondTheMachinesMemory) {
+  const std::string model = tiny_model();
+  ProcessResult r = cpuft({"train", "--model_name_or_path", model, "--train_file", path("not-read.json"),
+                           "--output_dir", path("out"), "--per_device_train_batch_size", "4096", "--max_seq_length",
+                           "128", "--doc_stride", "16", "--threads", "1"},
+                          120, "", uint64_t{4} << 30);
+  EXPECT_ONE_LINE_ERROR(r, "--per_device_train_batch_size 4096 with --max_seq_length 128: training this model",
+                        "of memory, more than the");
 }
 
 }  // namespace

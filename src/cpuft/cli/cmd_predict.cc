@@ -88,11 +88,11 @@ int cmd_predict(const Argv& argv_in, Communicator& comm, const StartComm& start)
   if (data.examples.empty()) return 0;
   configure_threads(static_cast<int>(args.threads), comm);
   LoadedModel loaded = load_model(args, comm);
+  reserve_activations(*loaded.model, args, args.per_device_eval_batch_size, false, "--per_device_eval_batch_size");
   FeatureOptions fo;
   fo.max_seq_length = static_cast<int>(args.max_seq_length);
   fo.doc_stride = static_cast<int>(args.doc_stride);
   data.features = build_eval_features(data.examples, *loaded.tokenizer, fo);
-  loaded.model->reserve(static_cast<int>(args.per_device_eval_batch_size), fo.max_seq_length, /*training=*/false);
   PostprocessOptions post;
   post.n_best_size = static_cast<int>(args.n_best_size);
   post.max_answer_length = static_cast<int>(args.max_answer_length);

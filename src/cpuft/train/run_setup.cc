@@ -12,6 +12,7 @@
 #include "cpuft/util/atomic_file.h"
 #include "cpuft/util/read_file.h"
 #include "cpuft/util/log.h"
+#include "cpuft/util/memory.h"
 
 namespace cpuft {
 
@@ -45,10 +46,19 @@ LoadedModel load_model(const TrainArgs& args, Communicator& comm, const std::str
   if (args.max_seq_length > m.model->config().max_position_embeddings)
     fail("--max_seq_length: found ", args.max_seq_length, ", expected at most the model's max_position_embeddings (",
          m.model->config().max_position_embeddings, ")");
+  // Ids beyond the embedding table would fail only at the first batch, naming neither file.
+  if (m.tokenizer->vocab_size() > m.model->config().vocab_size)
+    fail(m.tokenizer_dir, ": the tokenizer has token ids up to ", m.tokenizer->vocab_size() - 1, " but ", dir,
+         "/config.json has vocab_size ", m.model->config().vocab_size,
+         "; expected the tokenizer the model was trained with");
   std::istringstream lines(notices.str());
   for (std::string line; std::getline(lines, line);) {
     if (line.rfind("cpuft: ", 0) == 0) line.erase(0, 7);
-    if (!line.empty()) log_notice(line);
+    if (line.rfind("warning: ", 0) == 0) {
+      log_warn(line.substr(9));
+    } else if (!line.empty()) {
+      log_notice(line);
+    }
   }
   if (args.bf16 && !gemm_bf16_native())
     log_notice("--bf16: oneDNN has no bf16 matrix product on this CPU (", describe_gemm(),
@@ -59,6 +69,19 @@ LoadedModel load_model(const TrainArgs& args, Communicator& comm, const std::str
     m.model->refresh_bf16_weights();
   }
   return m;
+}
+
+size_t reserve_activations(QaModel& model, const TrainArgs& args, int64_t batch, bool training,
+                           const char* batch_flag) {
+  const int seq = static_cast<int>(args.max_seq_length);
+  const uint64_t activations = QaModel::activation_bytes(model.config(), model.bf16(), static_cast<int>(batch), seq, training);
+  // Training also holds a gradient and two AdamW moments per parameter.
+  const uint64_t state = training ? uint64_t{3} * model.num_params() * sizeof(float) : 0;
+  check_fits_in_memory(QaModel::weight_bytes(model.config(), model.bf16()) + state + activations,
+                       str_cat(batch_flag, " ", batch, " with --max_seq_length ", seq, ": ",
+                               training ? "training" : "running", " this model (", format_bytes(activations),
+                               " of activations)"));
+  return model.reserve(static_cast<int>(batch), seq, training);
 }
 
 void copy_tokenizer_files(const Tokenizer& tokenizer, const std::string& dir) {

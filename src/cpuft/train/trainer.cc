@@ -133,17 +133,19 @@ void Trainer::setup() {
   model_ = loaded_.model.get();
   seq_len_ = static_cast<int>(args_.max_seq_length);
 
+  // Memory first: a batch that cannot fit is refused before the data is read and tokenised.
+  size_t bytes = 0;
+  if (args_.do_train)
+    bytes = reserve_activations(*model_, args_, args_.per_device_train_batch_size, true, "--per_device_train_batch_size");
+  if (args_.do_eval)
+    bytes = reserve_activations(*model_, args_, args_.per_device_eval_batch_size, false, "--per_device_eval_batch_size");
+  log_info("activation memory: ", bytes >> 20, " MiB");
+
   const FeatureOptions fo = feature_options(args_);
   if (args_.do_train) train_ = load_train_data(args_.train_file, *loaded_.tokenizer, fo, args_.max_train_samples);
   if (args_.do_eval) eval_ = load_eval_data(args_.validation_file, *loaded_.tokenizer, fo, args_.max_eval_samples);
   if (eval_.version == 2 && !args_.version_2_with_negative)
     log_warn(args_.validation_file, " has unanswerable questions (SQuAD v2.0) but --version_2_with_negative is not set");
-
-  size_t bytes = 0;
-  if (args_.do_train) bytes = model_->reserve(static_cast<int>(args_.per_device_train_batch_size), seq_len_);
-  if (args_.do_eval)
-    bytes = model_->reserve(static_cast<int>(args_.per_device_eval_batch_size), seq_len_, /*training=*/false);
-  log_info("activation memory: ", bytes >> 20, " MiB");
 }
 
 void Trainer::restore(const std::string& dir) {
@@ -430,10 +432,10 @@ int run_evaluate(const TrainArgs& args, Communicator& comm) {
   const std::string& file = predict ? args.test_file : args.validation_file;
   if (file.empty()) fail(predict ? "--test_file" : "--validation_file", ": missing, expected a SQuAD JSON file");
   LoadedModel loaded = load_model(args, comm);
+  reserve_activations(*loaded.model, args, args.per_device_eval_batch_size, false, "--per_device_eval_batch_size");
   QaData data = predict ? load_eval_data(file, *loaded.tokenizer, feature_options(args), args.max_predict_samples)
                         : load_eval_data(file, *loaded.tokenizer, feature_options(args), args.max_eval_samples);
   const int seq = static_cast<int>(args.max_seq_length);
-  loaded.model->reserve(static_cast<int>(args.per_device_eval_batch_size), seq, /*training=*/false);
   const std::string split = predict ? "predict" : "eval";
   // A file without answers can still be answered; it just cannot be scored.
   bool has_answers = false;

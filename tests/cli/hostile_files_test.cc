@@ -127,5 +127,15 @@ TEST_F(HostileFiles, TokenizerLargerThanTheModelsVocabulary) {
                                "/config.json has vocab_size 30522");
 }
 
+// `cpuft cluster-check --hostfile` with a line ssh reads as an option: the command ran through ssh.
+// Now the hostfile is refused before any host is contacted.
+TEST_F(HostileFiles, HostfileOptionInjection) {
+  const std::string hosts = path("hosts");
+  write_text(hosts, "-oProxyCommand=touch${IFS}" + path("PWNED") + "\n");
+  ProcessResult r = cpuft({"cluster-check", "--hostfile", hosts, "--timeout", "2"});
+  EXPECT_ONE_LINE_ERROR(r, hosts + ":1: host name '-oProxyCommand=touch${IFS}", "is not valid");
+  EXPECT_FALSE(fs::exists(path("PWNED")));
+}
+
 }  // namespace
 }  // namespace cpuft_e2e

@@ -4,14 +4,16 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <climits>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <sstream>
 
 #include "cpuft/util/error.h"
+#include "cpuft/util/json_read.h"
+#include "cpuft/util/read_file.h"
 
 namespace cpuft {
 
@@ -49,17 +51,26 @@ std::string mpirun_version_output(const std::string& mpirun) {
   return out;
 }
 
+bool is_valid_host_name(const std::string& host) {
+  if (host.empty() || host.size() > 253 || !std::isalnum(static_cast<unsigned char>(host[0]))) return false;
+  for (char c : host)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '-') return false;
+  return true;
+}
+
 std::vector<std::string> read_hostfile_hosts(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) fail(path, ": cannot open hostfile: ", std::strerror(errno));
+  std::istringstream in(read_file(path, uint64_t{1} << 20));
   std::vector<std::string> hosts;
   std::string line;
-  while (std::getline(in, line)) {
+  for (int n = 1; std::getline(in, line); ++n) {
     line = line.substr(0, line.find('#'));
     std::istringstream ss(line);
     std::string host;
     if (!(ss >> host)) continue;
     host = host.substr(0, host.find(':'));  // MPICH "host:slots"
+    if (!is_valid_host_name(host))
+      fail(path, ":", n, ": host name '", text_preview(host), "' is not valid; expected letters, digits, dots and "
+           "hyphens, starting with a letter or digit");
     hosts.push_back(host);
   }
   if (hosts.empty()) fail(path, ": no host found, expected lines such as 'node1 slots=4'");

@@ -33,17 +33,29 @@ inline std::string slurp(const std::string& path) {
   return s.str();
 }
 
+// How a child is started beyond its arguments.
+struct RunOptions {
+  std::string stdin_text;
+  // > 0: the child runs under this RLIMIT_AS (bytes), so that a test can show a command does not
+  // allocate what it must not.
+  uint64_t address_space_limit = 0;
+  // Non-empty: the child's stdout is this file (e.g. /dev/full) instead of a captured one.
+  std::string stdout_file;
+  bool close_stdout = false;  // the child starts with no stdout at all
+};
+
 // A started cpuft process whose stdin/stdout/stderr are files in `scratch` (numbered per process).
 class CpuftProcess {
  public:
-  // address_space_limit > 0: the child runs under that RLIMIT_AS (bytes), so that a test can show a
-  // command does not allocate what it must not.
-  CpuftProcess(const std::vector<std::string>& args, const std::string& scratch, const std::string& stdin_text = "",
-               uint64_t address_space_limit = 0)
+  CpuftProcess(const std::vector<std::string>& args, const std::string& scratch, const RunOptions& options = {})
       : t0_(std::chrono::steady_clock::now()) {
+    const std::string& stdin_text = options.stdin_text;
+    const uint64_t address_space_limit = options.address_space_limit;
+    const bool close_stdout = options.close_stdout;
     static int counter = 0;
     const std::string base = scratch + "/proc" + std::to_string(++counter);
-    out_path_ = base + ".stdout";
+    out_path_ = options.stdout_file.empty() ? base + ".stdout" : options.stdout_file;
+    capture_out_ = options.stdout_file.empty();
     err_path_ = base + ".stderr";
     const std::string in_path = base + ".stdin";
     std::ofstream(in_path, std::ios::binary) << stdin_text;
@@ -63,6 +75,7 @@ class CpuftProcess {
       ::dup2(in, 0);
       ::dup2(out, 1);
       ::dup2(err, 2);
+      if (close_stdout) ::close(1);
       std::vector<char*> argv;
       for (std::string& a : argv_s) argv.push_back(a.data());
       argv.push_back(nullptr);
@@ -102,7 +115,7 @@ class CpuftProcess {
     done_ = true;
     r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count();
     r.status = r.timed_out ? -1 : WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-    r.out = slurp(out_path_);
+    if (capture_out_) r.out = slurp(out_path_);  // never read back a device such as /dev/full
     r.err = slurp(err_path_);
     return r;
   }
@@ -122,6 +135,7 @@ class CpuftProcess {
 
  private:
   std::string out_path_, err_path_;
+  bool capture_out_ = true;
   std::chrono::steady_clock::time_point t0_;
   pid_t pid_ = -1;
   bool done_ = false;
@@ -129,9 +143,8 @@ class CpuftProcess {
 
 // Runs cpuft to completion (killed after `limit_s` seconds).
 inline ProcessResult run_cpuft(const std::vector<std::string>& args, const std::string& scratch,
-                               double limit_s = 120, const std::string& stdin_text = "",
-                               uint64_t address_space_limit = 0) {
-  CpuftProcess p(args, scratch, stdin_text, address_space_limit);
+                               double limit_s = 120, const RunOptions& options = {}) {
+  CpuftProcess p(args, scratch, options);
   return p.wait(limit_s);
 }
 

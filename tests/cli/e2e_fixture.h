@@ -103,9 +103,13 @@ class E2eTest : public ::testing::Test {
 
   std::string path(const std::string& name) const { return dir_ + "/" + name; }
 
-  ProcessResult cpuft(const Args& args, double limit_s = 120, const std::string& stdin_text = "",
-                      uint64_t address_space_limit = 0) {
-    return run_cpuft(args, dir_, limit_s, stdin_text, address_space_limit);
+  ProcessResult cpuft(const Args& args, double limit_s = 120, const std::string& stdin_text = "") {
+    RunOptions o;
+    o.stdin_text = stdin_text;
+    return run_cpuft(args, dir_, limit_s, o);
+  }
+  ProcessResult cpuft_with(const Args& args, const RunOptions& options, double limit_s = 120) {
+    return run_cpuft(args, dir_, limit_s, options);
   }
 
   // Writes a random tiny BERT (hidden 64, 2 layers, uncased 30,522-token vocabulary) to `name`.

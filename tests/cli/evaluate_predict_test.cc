@@ -160,5 +160,19 @@ TEST_F(EvaluatePredict, QuestionWithoutContextIsAnError) {
   EXPECT_ONE_LINE_ERROR(r, "--question", "--context");
 }
 
+// Answers that cannot be written are an error: `cpuft predict > /dev/full` and a closed stdout
+// returned 0 with every answer lost.
+TEST_F(EvaluatePredict, AnswersThatCannotBeWrittenAreAnError) {
+  RunOptions full;
+  full.stdout_file = "/dev/full";
+  ProcessResult r = cpuft_with(predict({"--question", "what?", "--context", "the red apple"}), full);
+  EXPECT_ONE_LINE_ERROR(r, "standard output: write failed: No space left on device");
+  RunOptions closed;
+  closed.close_stdout = true;
+  ProcessResult r2 = cpuft_with(predict({"--question", "what?", "--context", "the red apple"}), closed);
+  EXPECT_ONE_LINE_ERROR(r2, "standard output: write failed: Bad file descriptor");
+  EXPECT_TRUE(r2.out.empty());
+}
+
 }  // namespace
 }  // namespace cpuft_e2e

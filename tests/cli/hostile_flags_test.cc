@@ -53,10 +53,12 @@ TEST_F(HostileFlags, ConfigIsCheckedAgainstTheWeightsBeforeAllocating) {
   nlohmann::json config = read_json(model + "/config.json");
   config["hidden_size"] = 8192;
   write_text(model + "/config.json", config.dump());
-  ProcessResult r = cpuft(concat({"evaluate", "--model_name_or_path", model, "--validation_file",
-                                  squad_file("dev.json", 2, 1)},
-                                 tiny_flags()),
-                          120, "", uint64_t{1500} << 20);
+  RunOptions small;
+  small.address_space_limit = uint64_t{1500} << 20;
+  ProcessResult r = cpuft_with(concat({"evaluate", "--model_name_or_path", model, "--validation_file",
+                                       squad_file("dev.json", 2, 1)},
+                                      tiny_flags()),
+                               small);
   EXPECT_ONE_LINE_ERROR(r, model + "/model.safetensors: tensor ", "has shape [30522, 64], expected [30522, 8192] as " +
                                                                        model + "/config.json says");
 }
@@ -77,10 +79,12 @@ TEST_F(HostileFlags, ConfigBeyondTheMachinesMemory) {
 // address-space limit, which counts as what the process has).
 TEST_F(HostileFlags, BatchBeyondTheMachinesMemory) {
   const std::string model = tiny_model();
-  ProcessResult r = cpuft({"train", "--model_name_or_path", model, "--train_file", path("not-read.json"),
-                           "--output_dir", path("out"), "--per_device_train_batch_size", "4096", "--max_seq_length",
-                           "128", "--doc_stride", "16", "--threads", "1"},
-                          120, "", uint64_t{4} << 30);
+  RunOptions small;
+  small.address_space_limit = uint64_t{4} << 30;
+  ProcessResult r = cpuft_with({"train", "--model_name_or_path", model, "--train_file", path("not-read.json"),
+                                "--output_dir", path("out"), "--per_device_train_batch_size", "4096",
+                                "--max_seq_length", "128", "--doc_stride", "16", "--threads", "1"},
+                               small);
   EXPECT_ONE_LINE_ERROR(r, "--per_device_train_batch_size 4096 with --max_seq_length 128: training this model",
                         "of memory, more than the");
 }

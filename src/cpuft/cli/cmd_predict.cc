@@ -116,8 +116,7 @@ int cmd_predict(const Argv& argv_in, Communicator& comm, const StartComm& start)
     line["end"] = best ? best->end_char : -1;
     std::printf("%s\n", line.dump().c_str());
   }
-  std::fflush(stdout);
-  return 0;
+  return 0;  // main flushes stdout and reports a failed write
 }
 
 }  // namespace cpuft

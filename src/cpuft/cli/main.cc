@@ -6,6 +6,7 @@
 #include <string>
 
 #include "cpuft/cli/commands.h"
+#include "cpuft/cli/standard_streams.h"
 #include "cpuft/util/error.h"
 #include "cpuft/util/log.h"
 
@@ -27,10 +28,8 @@ const char* kUsage =
     "\n"
     "Run several ranks with: mpirun -np N cpuft train ...\n";
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  cpuft::Communicator comm;
+// The command's exit status; errors are reported here, one line each.
+int run(int argc, char** argv, cpuft::Communicator& comm) {
   try {
     if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h")) {
       std::fputs(kUsage, argc < 2 ? stderr : stdout);
@@ -74,4 +73,12 @@ int main(int argc, char** argv) {
     if (comm.size() > 1) comm.abort(3, e.what());
     return 3;
   }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  cpuft::guard_standard_descriptors();
+  cpuft::Communicator comm;
+  return cpuft::finish_stdout(run(argc, argv, comm));
 }

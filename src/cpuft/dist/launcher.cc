@@ -148,7 +148,10 @@ void exec_command(const std::vector<std::string>& argv) {
   std::vector<char*> args;
   for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
-  std::fflush(stdout);
+  // What was printed (the command itself) must have been written before this process is replaced.
+  errno = 0;
+  if (std::fflush(stdout) != 0 || std::ferror(stdout))
+    fail("standard output: write failed", errno != 0 ? std::string(": ") + std::strerror(errno) : std::string());
   std::fflush(stderr);
   execvp(args[0], args.data());
   fail("cannot run '", argv[0], "': ", std::strerror(errno));

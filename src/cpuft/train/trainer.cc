@@ -77,6 +77,10 @@ class Trainer {
   NamedArrays named(const std::vector<float>& arena) const;
   MutableNamedArrays named_mut(std::vector<float>& arena) const;
   void save_final_model();
+  // The stop signal any rank has received (SIGINT or SIGTERM), the same on every rank; 0 for none.
+  // Remembered in stop_signal_ for the message and the exit status of every rank, including those
+  // that did not receive it themselves.
+  int agreed_stop_signal();
   void evaluate();
   double epoch_float() const;
 
@@ -95,6 +99,7 @@ class Trainer {
   std::string resume_dir_;
   int seq_len_ = 0;
 
+  int stop_signal_ = 0;
   int64_t global_step_ = 0;
   int64_t epoch_ = 0;           // current epoch (0-based)
   int64_t batch_in_epoch_ = 0;  // micro-batches of the current epoch already consumed
@@ -104,6 +109,13 @@ class Trainer {
   double total_flos_ = 0;
   nlohmann::json train_metrics_ = nlohmann::json::object();
 };
+
+int Trainer::agreed_stop_signal() {
+  double sig = stop_signal();
+  if (comm_.size() > 1) comm_.allreduce_max(&sig, 1);
+  stop_signal_ = static_cast<int>(sig);
+  return stop_signal_;
+}
 
 double Trainer::epoch_float() const {
   return epoch_progress(epoch_, batch_in_epoch_, plan_.batches_per_epoch);
@@ -305,8 +317,7 @@ bool Trainer::train_loop() {
       progress.update(global_step_, epoch_float(), loss, lr, global_step_ * plan_.total_train_batch_size);
 
     // A stop request on any rank stops every rank after the same step.
-    double stop = stop_requested() ? 1.0 : 0.0;
-    if (comm_.size() > 1) comm_.allreduce_max(&stop, 1);
+    const int stop = agreed_stop_signal();
     // A stop during the last step is no stop: the run is complete and run() writes the final model.
     stopped = stop > 0 && global_step_ < plan_.max_steps;
     const bool save_due = args_.save_strategy == SaveStrategy::Steps && global_step_ % plan_.save_steps == 0;
@@ -319,7 +330,8 @@ bool Trainer::train_loop() {
   const double runtime = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (stopped) {
     if (comm_.is_root())
-      log_warn("stopped by ", stop_signal_name(), " after step ", global_step_, "; resume with: --resume_from_checkpoint ",
+      log_warn("stopped by ", signal_name(stop_signal_), " after step ", global_step_,
+               "; resume with: --resume_from_checkpoint ",
                args_.output_dir, "/checkpoint-", global_step_, " (or --resume_from_checkpoint last)");
     return false;
   }
@@ -399,15 +411,13 @@ int Trainer::run() {
     log_info("  Gradient Accumulation steps = ", args_.gradient_accumulation_steps);
     log_info("  Total optimization steps = ", plan_.max_steps);
     log_info("  Number of trainable parameters = ", model_->num_params());
-    if (!train_loop()) return 128 + stop_signal();
+    if (!train_loop()) return 128 + stop_signal_;
     save_final_model();
-    double stop = stop_requested() ? 1.0 : 0.0;  // every rank skips evaluation, or none
-    if (comm_.size() > 1) comm_.allreduce_max(&stop, 1);
-    if (stop > 0) {
+    if (agreed_stop_signal() > 0) {  // every rank skips evaluation, or none
       if (comm_.is_root())
-        log_warn("stopped by ", stop_signal_name(), " after the last step; the model is written to ",
+        log_warn("stopped by ", signal_name(stop_signal_), " after the last step; the model is written to ",
                  args_.output_dir, args_.do_eval ? "; evaluation skipped" : "");
-      return 128 + stop_signal();
+      return 128 + stop_signal_;
     }
     // The trained model is on disk: from here a stop signal ends the process at once (the default
     // action) instead of after the whole evaluation, which does not poll the stop flag.

@@ -122,6 +122,26 @@ TEST_F(BadInput, InitModelOutputDirBlockedByAFile) {
   EXPECT_ONE_LINE_ERROR(r, "--output_dir", "cannot create directory", out_);
 }
 
+// init-model wrote random weights over a trained model directory without a word.
+TEST_F(BadInput, InitModelRefusesANonEmptyDirectory) {
+  const std::string before = slurp(model_ + "/model.safetensors");
+  ProcessResult r = cpuft({"init-model", "--config", CPUFT_TEST_DATA "/cli/tiny_bert_config.json", "--tokenizer",
+                           CPUFT_TEST_DATA "/text", "--output_dir", model_, "--seed", "7"});
+  EXPECT_ONE_LINE_ERROR(r, "--output_dir: " + model_ + " already exists and is not empty");
+  EXPECT_TRUE(slurp(model_ + "/model.safetensors") == before);
+}
+
+// Errors about one example named the example but not the file it came from.
+TEST_F(BadInput, FeatureErrorsNameTheFile) {
+  nlohmann::json d = marker_squad(4, 2);
+  d["data"][1]["paragraphs"][0]["context"] = "";
+  d["data"][1]["paragraphs"][0]["qas"][0]["answers"][0]["answer_start"] = 0;
+  const std::string bad = path("empty-context.json");
+  write_text(bad, d.dump());
+  ProcessResult r = cpuft(train_flags({"--train_file", bad}));
+  EXPECT_ONE_LINE_ERROR(r, bad + ": example 's2-1': the context has no tokens");
+}
+
 TEST_F(BadInput, InitModelSeedMustBeANumber) {
   ProcessResult r = cpuft({"init-model", "--config", CPUFT_TEST_DATA "/cli/tiny_bert_config.json", "--tokenizer",
                            CPUFT_TEST_DATA "/text", "--output_dir", path("m"), "--seed", "x1"});

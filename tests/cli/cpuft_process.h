@@ -4,7 +4,9 @@
 #pragma once
 
 #include <fcntl.h>
+#include <linux/capability.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -42,6 +44,9 @@ struct RunOptions {
   // Non-empty: the child's stdout is this file (e.g. /dev/full) instead of a captured one.
   std::string stdout_file;
   bool close_stdout = false;  // the child starts with no stdout at all
+  // The child cannot override file permissions even when run as root (CAP_DAC_OVERRIDE is dropped
+  // from its bounding set), so that a read-only directory is read-only to it.
+  bool obey_permissions = false;
 };
 
 // A started cpuft process whose stdin/stdout/stderr are files in `scratch` (numbered per process).
@@ -68,6 +73,8 @@ class CpuftProcess {
       int out = ::open(out_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
       int err = ::open(err_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
       if (in < 0 || out < 0 || err < 0) ::_exit(120);
+      if (options.obey_permissions && ::geteuid() == 0 && ::prctl(PR_CAPBSET_DROP, CAP_DAC_OVERRIDE, 0, 0, 0) != 0)
+        ::_exit(123);
       if (address_space_limit > 0) {
         const struct rlimit limit = {address_space_limit, address_space_limit};
         if (::setrlimit(RLIMIT_AS, &limit) != 0) ::_exit(122);

@@ -160,6 +160,24 @@ TEST_F(EvaluatePredict, QuestionWithoutContextIsAnError) {
   EXPECT_ONE_LINE_ERROR(r, "--question", "--context");
 }
 
+// Evaluating a SQuAD v2.0 file without --version_2_with_negative said nothing (training warned).
+TEST_F(EvaluatePredict, EvaluateWarnsAboutV2WithoutTheFlag) {
+  nlohmann::json d = marker_squad(3, 5);
+  d["version"] = "v2.0";
+  d["data"][0]["paragraphs"][0]["qas"][0]["is_impossible"] = true;
+  d["data"][0]["paragraphs"][0]["qas"][0]["answers"] = nlohmann::json::array();
+  const std::string dev = path("dev-v2.json");
+  write_text(dev, d.dump());
+  ProcessResult r = cpuft(concat({"evaluate", "--model_name_or_path", model_, "--validation_file", dev,
+                                  "--output_dir", path("out")},
+                                 tiny_flags()));
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.err.find("cpuft: warning: " + dev + " has unanswerable questions (SQuAD v2.0) but "
+                       "--version_2_with_negative is not set"),
+            std::string::npos)
+      << r.err;
+}
+
 // Answers that cannot be written are an error: `cpuft predict > /dev/full` and a closed stdout
 // returned 0 with every answer lost.
 TEST_F(EvaluatePredict, AnswersThatCannotBeWrittenAreAnError) {

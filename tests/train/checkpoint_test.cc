@@ -297,20 +297,3 @@ TEST(Checkpoint, ResumeResolutionFollowsRunQa) {
   EXPECT_THROW(cpuft::resolve_resume_checkpoint(a), cpuft::Error);
 }
 
-TEST(Checkpoint, ResumeMismatchExplainsWorldSizeAndFlags) {
-  cpuft::TrainArgs a;
-  cpuft::CheckpointState s;
-  s.args_hash = cpuft::training_args_hash(a);
-  s.world_size = 2;
-  EXPECT_EQ(cpuft::resume_mismatch(s, cpuft::training_args_hash(a), 2), "");
-  EXPECT_NE(cpuft::resume_mismatch(s, cpuft::training_args_hash(a), 4).find("written by 2 processes"),
-            std::string::npos);
-  cpuft::TrainArgs b = a;
-  b.learning_rate = 3e-5;
-  EXPECT_NE(cpuft::training_args_hash(a), cpuft::training_args_hash(b));
-  EXPECT_NE(cpuft::resume_mismatch(s, cpuft::training_args_hash(b), 2).find("training flags differ"),
-            std::string::npos);
-  b = a;
-  b.output_dir = "elsewhere";  // where results go does not change the trajectory
-  EXPECT_EQ(cpuft::training_args_hash(a), cpuft::training_args_hash(b));
-}

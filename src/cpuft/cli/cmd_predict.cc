@@ -92,7 +92,7 @@ int cmd_predict(const Argv& argv_in, Communicator& comm, const StartComm& start)
   FeatureOptions fo;
   fo.max_seq_length = static_cast<int>(args.max_seq_length);
   fo.doc_stride = static_cast<int>(args.doc_stride);
-  data.features = build_eval_features(data.examples, *loaded.tokenizer, fo);
+  build_features_of(data, *loaded.tokenizer, fo, /*train=*/false);
   PostprocessOptions post;
   post.n_best_size = static_cast<int>(args.n_best_size);
   post.max_answer_length = static_cast<int>(args.max_answer_length);

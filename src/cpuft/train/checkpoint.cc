@@ -54,7 +54,8 @@ json state_to_json(const CheckpointState& s) {
               {"last_logged_step", s.last_logged_step},
               {"total_flos", s.total_flos},
               {"world_size", s.world_size},
-              {"args_hash", s.args_hash}};
+              {"args_hash", s.args_hash},
+              {"flags", s.flags}};
 }
 
 // Typed access to cpuft_state.json with errors naming the file and the JSON path.
@@ -153,25 +154,6 @@ void require_file(const std::string& path) {
 
 }  // namespace
 
-std::string training_args_hash(const TrainArgs& a) {
-  auto opt = [](const std::optional<int64_t>& v) { return v ? std::to_string(*v) : std::string("none"); };
-  const std::string canon = str_cat(
-      "max_seq_length=", a.max_seq_length, "\ndoc_stride=", a.doc_stride, "\npad=", a.pad_to_max_length,
-      "\nmax_train_samples=", opt(a.max_train_samples), "\nbatch=", a.per_device_train_batch_size,
-      "\ngrad_accum=", a.gradient_accumulation_steps, "\nlr=", py_float_repr(a.learning_rate),
-      "\nwd=", py_float_repr(a.weight_decay), "\nb1=", py_float_repr(a.adam_beta1),
-      "\nb2=", py_float_repr(a.adam_beta2), "\neps=", py_float_repr(a.adam_epsilon),
-      "\nclip=", py_float_repr(a.max_grad_norm), "\nepochs=", py_float_repr(a.num_train_epochs),
-      "\nmax_steps=", a.max_steps, "\nwarmup_ratio=", py_float_repr(a.warmup_ratio),
-      "\nwarmup_steps=", py_float_repr(a.warmup_steps), "\nsched=", lr_scheduler_name(a.lr_scheduler_type),
-      "\nseed=", a.seed, "\ndata_seed=", a.effective_data_seed(), "\nbf16=", a.bf16, "\n");
-  uint64_t h = 1469598103934665603ull;  // FNV-1a 64
-  for (unsigned char c : canon) h = (h ^ c) * 1099511628211ull;
-  char buf[17];
-  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
-  return buf;
-}
-
 std::string save_checkpoint(const std::string& output_dir, int64_t step, const CheckpointState& state,
                             const std::function<void(const std::string& dir)>& write_model,
                             const NamedArrays& adam_m, const NamedArrays& adam_v,
@@ -253,6 +235,10 @@ CheckpointState parse_checkpoint_state(std::string_view text, const std::string&
   s.total_flos = r.number(j, "total_flos");
   s.world_size = r.integer(j, "world_size");
   s.args_hash = r.text(j, "args_hash");
+  if (auto flags = j.find("flags"); flags != j.end()) {
+    if (!flags->is_object()) fail(path, ": flags: found ", json_preview(*flags), ", expected an object");
+    for (auto it = flags->begin(); it != flags->end(); ++it) s.flags[it.key()] = r.text(*flags, it.key().c_str(), "flags.");
+  }
   if (s.global_step < 0 || s.world_size < 1 || s.epoch < 0 || s.batches_in_epoch < 0)
     fail(path, ": global_step ", s.global_step, ", epoch ", s.epoch, ", batches_in_epoch ", s.batches_in_epoch,
          ", world_size ", s.world_size, ": expected non-negative counts and world_size >= 1");
@@ -284,16 +270,6 @@ LoadedCheckpoint load_checkpoint(const std::string& dir, const MutableNamedArray
   require_file(opt_path);
   read_optimizer(opt_path, adam_m, adam_v, out.state.adam_step);
   return out;
-}
-
-std::string resume_mismatch(const CheckpointState& state, const std::string& args_hash, int64_t world_size) {
-  if (state.world_size != world_size)
-    return str_cat("the checkpoint was written by ", state.world_size, " processes and this run has ",
-                   world_size, "; the data order would differ");
-  if (state.args_hash != args_hash)
-    return str_cat("the training flags differ from those the checkpoint was written with (args hash ",
-                   state.args_hash, " vs ", args_hash, ")");
-  return "";
 }
 
 }  // namespace cpuft

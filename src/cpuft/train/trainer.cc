@@ -14,6 +14,7 @@
 #include "cpuft/train/evaluator.h"
 #include "cpuft/train/lr_schedule.h"
 #include "cpuft/train/qa_data.h"
+#include "cpuft/train/resume_check.h"
 #include "cpuft/train/run_setup.h"
 #include "cpuft/train/step_plan.h"
 #include "cpuft/train/trainer_state.h"
@@ -138,8 +139,18 @@ void Trainer::setup() {
   if (args_.do_train && args_.train_file.empty()) fail("--do_train: needs --train_file (a SQuAD JSON file)");
   if (args_.do_eval && args_.validation_file.empty()) fail("--do_eval: needs --validation_file (a SQuAD JSON file)");
   if (args_.do_train) resume_dir_ = resume_point(args_);
+  if (!resume_dir_.empty()) {
+    // Before anything is loaded: a checkpoint whose position in the epoch would not carry over is refused.
+    const ResumeCheck check = check_resume(load_checkpoint_state(resume_dir_), args_, comm_.size());
+    if (!check.refusal.empty()) fail(resume_dir_, ": ", check.refusal);
+    if (!check.changes.empty()) log_warn(resume_dir_, ": resuming with changed flags: ", check.changes);
+  }
   comm_.barrier();
-  if (comm_.is_root()) create_output_dir(args_.output_dir);
+  if (comm_.is_root()) {
+    create_output_dir(args_.output_dir);
+    if (args_.do_train) remove_checkpoint_leftovers(args_.output_dir);
+    check_results_file(args_.output_dir);
+  }
 
   loaded_ = load_model(args_, comm_, resume_dir_);
   model_ = loaded_.model.get();
@@ -156,14 +167,11 @@ void Trainer::setup() {
   const FeatureOptions fo = feature_options(args_);
   if (args_.do_train) train_ = load_train_data(args_.train_file, *loaded_.tokenizer, fo, args_.max_train_samples);
   if (args_.do_eval) eval_ = load_eval_data(args_.validation_file, *loaded_.tokenizer, fo, args_.max_eval_samples);
-  if (eval_.version == 2 && !args_.version_2_with_negative)
-    log_warn(args_.validation_file, " has unanswerable questions (SQuAD v2.0) but --version_2_with_negative is not set");
+  if (args_.do_eval) warn_if_v2_without_flag(eval_, args_.version_2_with_negative);
 }
 
 void Trainer::restore(const std::string& dir) {
   LoadedCheckpoint ck = load_checkpoint(dir, named_mut(optimizer_->exp_avg()), named_mut(optimizer_->exp_avg_sq()));
-  std::string why = resume_mismatch(ck.state, training_args_hash(args_), comm_.size());
-  if (!why.empty()) log_warn(dir, ": ", why);
   const CheckpointState& s = ck.state;
   optimizer_->set_steps(s.adam_step);
   global_step_ = s.global_step;
@@ -202,6 +210,7 @@ CheckpointState Trainer::checkpoint_state() const {
   s.total_flos = total_flos_;
   s.world_size = comm_.size();
   s.args_hash = training_args_hash(args_);
+  s.flags = training_flags(args_);
   return s;
 }
 
@@ -442,9 +451,16 @@ int run_evaluate(const TrainArgs& args, Communicator& comm) {
   const std::string& file = predict ? args.test_file : args.validation_file;
   if (file.empty()) fail(predict ? "--test_file" : "--validation_file", ": missing, expected a SQuAD JSON file");
   LoadedModel loaded = load_model(args, comm);
+  // Where the results go is checked before the work that produces them.
+  const std::string out_dir = args.output_dir.empty() ? loaded.model_dir : args.output_dir;
+  if (comm.is_root()) {
+    create_output_dir(out_dir);
+    check_results_file(out_dir);
+  }
   reserve_activations(*loaded.model, args, args.per_device_eval_batch_size, false, "--per_device_eval_batch_size");
   QaData data = predict ? load_eval_data(file, *loaded.tokenizer, feature_options(args), args.max_predict_samples)
                         : load_eval_data(file, *loaded.tokenizer, feature_options(args), args.max_eval_samples);
+  warn_if_v2_without_flag(data, args.version_2_with_negative);
   const int seq = static_cast<int>(args.max_seq_length);
   const std::string split = predict ? "predict" : "eval";
   // A file without answers can still be answered; it just cannot be scored.
@@ -453,8 +469,6 @@ int run_evaluate(const TrainArgs& args, Communicator& comm) {
   EvalOutcome out = evaluate_qa(*loaded.model, data, postprocess_options(args),
                                 static_cast<int>(args.per_device_eval_batch_size), seq, comm, split, has_answers);
   if (!comm.is_root()) return 0;
-  const std::string out_dir = args.output_dir.empty() ? loaded.model_dir : args.output_dir;
-  create_output_dir(out_dir);
   write_prediction_files(out_dir, out.predictions, args.version_2_with_negative, split);
   save_metrics(out_dir, split, out.metrics);
   log_info("***** ", split, " metrics *****");

@@ -110,19 +110,31 @@ TrainerState TrainerState::from_json(const std::string& text, const std::string&
   return s;
 }
 
-void save_metrics(const std::string& output_dir, const std::string& split, const json& metrics) {
-  if (!metrics.is_object()) fail(split, " metrics: expected a JSON object");
-  write_file_atomic(output_dir + "/" + split + "_results.json", py_json_dumps(metrics, 4));
+namespace {
+
+// output_dir/all_results.json as an object to merge into (empty when there is none).
+json read_all_results(const std::string& output_dir) {
   const std::string all_path = output_dir + "/all_results.json";
   json all = json::object();
-  if (non_regular_kind(all_path) != "missing") {
-    try {
-      all = read_json_file(all_path, kMaxSmallJsonBytes);
-    } catch (const Error& e) {
-      fail(e.what(), "; remove it or choose another --output_dir");
-    }
-    if (!all.is_object()) fail(all_path, ": not a JSON object; remove it or choose another --output_dir");
+  if (non_regular_kind(all_path) == "missing") return all;
+  try {
+    all = read_json_file(all_path, kMaxSmallJsonBytes);
+  } catch (const Error& e) {
+    fail(e.what(), "; remove it or choose another --output_dir");
   }
+  if (!all.is_object()) fail(all_path, ": not a JSON object; remove it or choose another --output_dir");
+  return all;
+}
+
+}  // namespace
+
+void check_results_file(const std::string& output_dir) { read_all_results(output_dir); }
+
+void save_metrics(const std::string& output_dir, const std::string& split, const json& metrics) {
+  if (!metrics.is_object()) fail(split, " metrics: expected a JSON object");
+  json all = read_all_results(output_dir);
+  write_file_atomic(output_dir + "/" + split + "_results.json", py_json_dumps(metrics, 4));
+  const std::string all_path = output_dir + "/all_results.json";
   all.update(metrics);
   write_file_atomic(all_path, py_json_dumps(all, 4));
 }

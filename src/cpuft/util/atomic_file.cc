@@ -33,7 +33,8 @@ void fsync_path(const std::string& path, int flags) {
 }
 
 // Creates a new temporary file beside `path`; never opens an existing name (O_EXCL), a symbolic
-// link included (O_NOFOLLOW on top of O_EXCL, for the file systems that need it).
+// link included (O_NOFOLLOW on top of O_EXCL, for the file systems that need it). Returns the
+// descriptor, or -1 with errno set (EEXIST when 16 random names were all taken).
 int create_temporary(const std::string& path, std::string* tmp) {
   for (int attempt = 0; attempt < 16; ++attempt) {
     uint64_t r = 0;
@@ -43,10 +44,10 @@ int create_temporary(const std::string& path, std::string* tmp) {
     std::snprintf(suffix, sizeof suffix, "%012llx", static_cast<unsigned long long>(r & 0xffffffffffffull));
     *tmp = path + ".tmp-" + suffix;
     const int fd = ::open(tmp->c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-    if (fd >= 0) return fd;
-    if (errno != EEXIST) fail(path, ": cannot create: ", std::strerror(errno));
+    if (fd >= 0 || errno != EEXIST) return fd;
   }
-  fail(path, ": cannot create a temporary file beside it: 16 random names were all taken");
+  errno = EEXIST;
+  return -1;
 }
 
 }  // namespace
@@ -62,6 +63,7 @@ bool is_atomic_temporary_name(const std::string& name) {
 void write_file_atomic(const std::string& path, std::string_view bytes) {
   std::string tmp;
   const int fd = create_temporary(path, &tmp);
+  if (fd < 0) fail(path, ": cannot create: ", std::strerror(errno));
   size_t done = 0;
   while (done < bytes.size()) {
     ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
@@ -91,6 +93,14 @@ void write_file_atomic(const std::string& path, std::string_view bytes) {
     fail(path, ": rename failed: ", std::strerror(err));
   }
   fsync_path(parent_of(path), O_RDONLY | O_DIRECTORY);
+}
+
+void check_directory_writable(const std::string& dir) {
+  std::string tmp;
+  const int fd = create_temporary(dir + "/.cpuft-write-check", &tmp);
+  if (fd < 0) fail(dir, ": not writable: ", std::strerror(errno));
+  ::close(fd);
+  ::unlink(tmp.c_str());
 }
 
 void commit_directory(const std::string& tmp_dir, const std::string& final_dir) {

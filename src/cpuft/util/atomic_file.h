@@ -17,6 +17,10 @@ void write_file_atomic(const std::string& path, std::string_view bytes);
 // file inside `tmp_dir`, then renames it to `final_dir` (which must not exist) and syncs the parent.
 void commit_directory(const std::string& tmp_dir, const std::string& final_dir);
 
+// Throws "DIR: not writable: REASON" unless a file can be created in `dir` (tried with a temporary
+// created and removed as write_file_atomic does): a read-only directory is found before any work.
+void check_directory_writable(const std::string& dir);
+
 // True for the names write_file_atomic gives its temporaries ("NAME.tmp-" + 12 hex digits): what a
 // killed writer leaves behind, safe to remove.
 bool is_atomic_temporary_name(const std::string& file_name);

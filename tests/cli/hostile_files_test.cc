@@ -127,6 +127,23 @@ TEST_F(HostileFiles, TokenizerLargerThanTheModelsVocabulary) {
                                "/config.json has vocab_size 30522");
 }
 
+// A 50 MB question took 2.1 GB (about 40 times the input) to tokenise before failing as too long for
+// any window; only the tokens that could fit are made now, so it fails the same way in a fraction of
+// that (here under a 1.5 GB address space).
+TEST_F(HostileFiles, HugeQuestionFailsWithoutTokenisingItAll) {
+  std::string question;
+  question.reserve(50u << 20);
+  while (question.size() < (50u << 20)) question += "why ";
+  const std::string input = path("huge.jsonl");
+  write_text(input, nlohmann::json({{"question", question}, {"context", "the red apple"}}).dump() + "\n");
+  question.clear();
+  question.shrink_to_fit();
+  RunOptions small;
+  small.address_space_limit = uint64_t{1500} << 20;
+  ProcessResult r = cpuft_with(concat({"predict", "--model_name_or_path", model_, "--input", input}, tiny_flags()), small);
+  EXPECT_ONE_LINE_ERROR(r, input + ": example '0': the question has more than 61 tokens");
+}
+
 // `cpuft cluster-check --hostfile` with a line ssh reads as an option: the command ran through ssh.
 // Now the hostfile is refused before any host is contacted.
 TEST_F(HostileFiles, HostfileOptionInjection) {

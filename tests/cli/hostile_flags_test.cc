@@ -34,6 +34,15 @@ TEST_F(HostileFlags, OutOfRangeNumbersStopBeforeAnyWork) {
   EXPECT_FALSE(fs::exists(path("out")));
 }
 
+// The small commands' counts are bounded too (a count multiplied into mpirun's -np overflowed).
+TEST_F(HostileFlags, SmallCommandsBoundTheirCounts) {
+  EXPECT_ONE_LINE_ERROR(cpuft({"launch", "--nproc_per_node", "99999999999", "--dry-run", "--", "train"}),
+                        "--nproc_per_node: found '99999999999', expected at most 1000000");
+  EXPECT_ONE_LINE_ERROR(cpuft({"init-model", "--config", "c.json", "--tokenizer", "t", "--output_dir", path("m"),
+                               "--seed", "3000000000"}),
+                        "--seed: found '3000000000', expected at most 2147483647");
+}
+
 TEST_F(HostileFlags, ThreadsBeyondTheMachine) {
   const unsigned cpus = std::thread::hardware_concurrency();
   if (cpus == 0 || cpus >= 1024) GTEST_SKIP() << "needs a machine with fewer than 1024 logical CPUs";

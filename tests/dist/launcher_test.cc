@@ -58,6 +58,10 @@ TEST(Launcher, RejectsBadOptions) {
   o = two_by_two();
   o.program.clear();
   EXPECT_THROW(cpuft::build_mpirun_command(cpuft::MpiFlavour::open_mpi, o), cpuft::Error);
+  o = two_by_two();
+  o.nodes = 100000;
+  o.nproc_per_node = 100000;  // 10^10 ranks: more than an int holds
+  EXPECT_THROW(cpuft::build_mpirun_command(cpuft::MpiFlavour::open_mpi, o), cpuft::Error);
 }
 
 TEST(Launcher, ShellJoinQuotes) {

@@ -24,7 +24,7 @@ int cmd_init_model(const Argv& argv) {
       std::fputs(
           "usage: cpuft init-model --config config.json --tokenizer DIR --output_dir OUT [--seed N]\n"
           "Writes OUT/config.json, OUT/model.safetensors (random weights, N(0, initializer_range)) and the\n"
-          "tokenizer files of DIR. OUT must not exist or be empty.\n",
+          "tokenizer files of DIR. OUT must not exist or be empty. --seed: 0..2147483647 (default 42).\n",
           stdout);
       return 0;
     }
@@ -33,7 +33,7 @@ int cmd_init_model(const Argv& argv) {
     if (f == "--config") config = v;
     else if (f == "--tokenizer") tokenizer_dir = v;
     else if (f == "--output_dir") output_dir = v;
-    else if (f == "--seed") seed = static_cast<uint64_t>(flag_int(f, v, 0));
+    else if (f == "--seed") seed = static_cast<uint64_t>(flag_int(f, v, 0, 2147483647));
     else fail("cpuft init-model: unknown flag '", f, "'");
   }
   if (config.empty() || tokenizer_dir.empty() || output_dir.empty())

@@ -81,7 +81,10 @@ std::vector<std::string> build_mpirun_command(MpiFlavour flavour, const LaunchOp
   if (o.nproc_per_node < 1) fail("--nproc_per_node: found ", o.nproc_per_node, ", expected at least 1");
   if (o.nodes < 1) fail("number of nodes: found ", o.nodes, ", expected at least 1");
   if (o.program.empty()) fail("launch: no program given, expected '-- train ...'");
-  const std::string np = std::to_string(o.nodes * o.nproc_per_node);
+  const int64_t ranks = int64_t{o.nodes} * o.nproc_per_node;
+  if (ranks > INT32_MAX)
+    fail("launch: ", o.nodes, " nodes x ", o.nproc_per_node, " ranks per node, expected at most ", INT32_MAX, " ranks");
+  const std::string np = std::to_string(ranks);
   const std::string k = std::to_string(o.nproc_per_node);
   const std::string threads = std::to_string(o.threads_per_rank);
   std::vector<std::string> cmd{o.mpirun};

@@ -54,6 +54,18 @@ TEST(ResumeCheck, AChangedGlobalBatchOrDataIsRefused) {
   EXPECT_EQ(cpuft::check_resume(written_by(a, 1), b, 1).refusal.rfind("--data_seed 42 -> 7", 0), 0u);
 }
 
+// The recorded flags are read from a file: a value that is not a number, or a product that would
+// overflow, is a refusal like any other mismatch, never an exception or undefined arithmetic.
+TEST(ResumeCheck, HostileRecordedValuesAreRefused) {
+  cpuft::TrainArgs a;
+  cpuft::CheckpointState s = written_by(a, 1);
+  s.flags["per_device_train_batch_size"] = "x";
+  EXPECT_NE(cpuft::check_resume(s, a, 1).refusal.find("written with x x 1; its position"), std::string::npos);
+  s = written_by(a, 1);
+  s.world_size = INT64_MAX;
+  EXPECT_NE(cpuft::check_resume(s, a, 1).refusal.find("written with 8 x 9223372036854775807; its"), std::string::npos);
+}
+
 TEST(ResumeCheck, OtherChangesAreNamed) {
   cpuft::TrainArgs a;
   cpuft::TrainArgs b = a;

@@ -1,9 +1,12 @@
 #include "cpuft/train/resume_check.h"
 
+#include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 
 #include "cpuft/train/flag_table.h"
 #include "cpuft/util/error.h"
+#include "cpuft/util/json_read.h"
 
 namespace cpuft {
 namespace {
@@ -57,18 +60,25 @@ ResumeCheck check_resume(const CheckpointState& state, const TrainArgs& args, in
     return r;
   }
   const std::map<std::string, std::string> now = training_flags(args);
+  // The checkpoint's global batch; the file is input like any other, so its numbers are checked.
   const std::string old_batch = value_of(state.flags, "per_device_train_batch_size");
-  if (old_batch != "?" && std::stoll(old_batch) * state.world_size != global) {
+  char* end = nullptr;
+  errno = 0;
+  const long long per_device = std::strtoll(old_batch.c_str(), &end, 10);
+  int64_t old_global = 0;
+  const bool readable = !old_batch.empty() && *end == '\0' && errno == 0 && per_device > 0 &&
+                        !__builtin_mul_overflow(static_cast<int64_t>(per_device), state.world_size, &old_global);
+  if (!readable || old_global != global) {
     r.refusal = str_cat("the global batch (--per_device_train_batch_size x processes) is ",
                         args.per_device_train_batch_size, " x ", world_size, " = ", global,
-                        " but the checkpoint was written with ", old_batch, " x ", state.world_size, " = ",
-                        std::stoll(old_batch) * state.world_size,
+                        " but the checkpoint was written with ", text_preview(old_batch), " x ", state.world_size,
+                        readable ? str_cat(" = ", old_global) : std::string(),
                         "; its position in the epoch would not carry over", how);
     return r;
   }
   for (const char* name : kDataPositionFlags) {
     if (value_of(state.flags, name) != now.at(name)) {
-      r.refusal = str_cat("--", name, " ", value_of(state.flags, name), " -> ", now.at(name),
+      r.refusal = str_cat("--", name, " ", text_preview(value_of(state.flags, name)), " -> ", now.at(name),
                           " changes the training data; the checkpoint's position in the epoch would not carry over",
                           how);
       return r;
@@ -77,7 +87,7 @@ ResumeCheck check_resume(const CheckpointState& state, const TrainArgs& args, in
   for (const auto& [name, value] : now) {
     const std::string before = value_of(state.flags, name);
     if (before == value || name == "per_device_train_batch_size") continue;
-    r.changes += str_cat(r.changes.empty() ? "" : ", ", "--", name, " ", before, " -> ", value);
+    r.changes += str_cat(r.changes.empty() ? "" : ", ", "--", name, " ", text_preview(before), " -> ", value);
   }
   return r;
 }

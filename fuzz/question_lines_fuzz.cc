@@ -1,0 +1,20 @@
+// libFuzzer target: `cpuft predict --input` JSON lines -> examples. Bad input must end in one short
+// cpuft::Error line naming the line; accepted lines give one example each with its id.
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <string_view>
+
+#include "cpuft/data/question_lines.h"
+#include "fuzz_check.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  const std::string_view text(reinterpret_cast<const char*>(data), size);
+  try {
+    for (const cpuft::Example& ex : cpuft::parse_question_lines(text, "fuzz.jsonl"))
+      if (ex.id.empty()) std::abort();
+  } catch (const cpuft::Error& e) {
+    cpuft_fuzz::check_error(e);
+  }
+  return 0;
+}

@@ -205,6 +205,11 @@ TEST(Args, MisspeltFlagSuggestsClosest) {
             "lists every flag)");
   EXPECT_EQ(error_of(base({"--zzzzzz"})), "unknown flag --zzzzzz (`cpuft train --help` lists every flag)");
   EXPECT_EQ(error_of(base({"stray"})), "unexpected argument 'stray'; flags start with -- (see `cpuft train --help`)");
+  // What comes from the command line is cut in messages like values from files.
+  EXPECT_EQ(error_of(base({"--" + std::string(100000, 'x')})),
+            "unknown flag --" + std::string(46, 'x') + "... (`cpuft train --help` lists every flag)");
+  EXPECT_EQ(error_of(base({std::string(100000, 's')})),
+            "unexpected argument '" + std::string(48, 's') + "...'; flags start with -- (see `cpuft train --help`)");
 }
 
 TEST(Args, EditDistance) {

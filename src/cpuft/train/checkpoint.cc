@@ -142,7 +142,7 @@ void read_optimizer(const std::string& path, const MutableNamedArrays& m, const 
       for (const auto* group : {&m, &v})
         for (const auto& a : *group)
           known = known || t.name == (group == &m ? "exp_avg." : "exp_avg_sq.") + a.name;
-      if (!known) fail(path, ": tensor '", t.name, "': not a moment of any parameter of this model");
+      if (!known) fail(path, ": tensor '", text_preview(t.name), "': not a moment of any parameter of this model");
     }
   }
 }

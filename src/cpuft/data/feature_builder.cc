@@ -30,8 +30,8 @@ std::vector<Window> context_windows(const Example& example, size_t q, size_t c, 
   const auto stride = static_cast<size_t>(options.doc_stride);
   if (c <= to_remove || c - to_remove <= stride) {
     // A question longer than the budget was tokenised only that far (encode_prefix).
-    fail("example '", text_preview(example.id), "': the question has ", q > budget ? str_cat("more than ", budget) : str_cat(q),
-         " tokens, which leaves ",
+    fail("example '", text_preview(example.id), "': the question has ",
+         q > budget ? str_cat("more than ", budget) : str_cat(q), " tokens, which leaves ",
          c > to_remove ? c - to_remove : 0, " context tokens per window of max_seq_length ", options.max_seq_length,
          ", expected more than doc_stride ", stride, " (Hugging Face tokenizers fails on this example too)");
   }

@@ -115,7 +115,8 @@ class Reader {
     ex.question = string_member(rec, path, "question");
     const std::vector<size_t> at = code_point_byte_offsets(ex.context);
     const json& answers = member(rec, path, "answers", "an object {\"text\": [...], \"answer_start\": [...]}");
-    if (!answers.is_object()) bad(path + ".answers", json_describe(answers), "an object {\"text\": [...], \"answer_start\": [...]}");
+    if (!answers.is_object())
+      bad(path + ".answers", json_describe(answers), "an object {\"text\": [...], \"answer_start\": [...]}");
     const json& texts = array_member(answers, path + ".answers", "text");
     const json& starts = array_member(answers, path + ".answers", "answer_start");
     if (texts.size() != starts.size()) {

@@ -92,7 +92,8 @@ std::map<std::string, std::string> read_shard_index(const std::string& index_pat
     if (!it->is_string()) fail(index_path, ": weight_map.", key, " is ", json_preview(*it), "; expected a file name");
     std::string file = it->get<std::string>();
     if (file.empty() || file[0] == '/' || file.find("..") != std::string::npos) {
-      fail(index_path, ": weight_map.", key, " is \"", text_preview(file), "\"; expected a file name inside the directory");
+      fail(index_path, ": weight_map.", key, " is \"", text_preview(file),
+           "\"; expected a file name inside the directory");
     }
     map[it.key()] = file;
   }
@@ -141,7 +142,8 @@ std::vector<std::string> find_weight_files(const std::string& dir) {
     for (const auto& [key, file] : read_shard_index(index_path)) shards.insert(file);
     std::vector<std::string> files;
     for (const std::string& shard : shards) {
-      if (!is_file(dir + "/" + shard)) fail(index_path, ": names shard \"", text_preview(shard), "\", which is not in ", dir);
+      if (!is_file(dir + "/" + shard))
+        fail(index_path, ": names shard \"", text_preview(shard), "\", which is not in ", dir);
       files.push_back(dir + "/" + shard);
     }
     return files;

@@ -38,14 +38,16 @@ uint64_t offset_value(const std::string& path, const std::string& name, const js
 }
 
 StTensorInfo parse_tensor(const std::string& path, const std::string& name, const json& entry) {
-  if (!entry.is_object()) fail(path, ": tensor ", quoted(name), ": entry is ", json_preview(entry), "; expected an object");
+  if (!entry.is_object())
+    fail(path, ": tensor ", quoted(name), ": entry is ", json_preview(entry), "; expected an object");
   for (const char* field : {"dtype", "shape", "data_offsets"}) {
     if (!entry.contains(field)) fail(path, ": tensor ", quoted(name), ": missing \"", field, "\"");
   }
   StTensorInfo t;
   t.name = name;
   const json& dtype = entry["dtype"];
-  if (!dtype.is_string()) fail(path, ": tensor ", quoted(name), ": dtype is ", json_preview(dtype), "; expected a string");
+  if (!dtype.is_string())
+    fail(path, ": tensor ", quoted(name), ": dtype is ", json_preview(dtype), "; expected a string");
   t.dtype_name = dtype.get<std::string>();
   StDtypeInfo info;
   if (!lookup_st_dtype(t.dtype_name, &info)) {
@@ -55,7 +57,8 @@ StTensorInfo parse_tensor(const std::string& path, const std::string& name, cons
   t.dtype = info.dtype;
 
   const json& shape = entry["shape"];
-  if (!shape.is_array()) fail(path, ": tensor ", quoted(name), ": shape is ", json_preview(shape), "; expected an array");
+  if (!shape.is_array())
+    fail(path, ": tensor ", quoted(name), ": shape is ", json_preview(shape), "; expected an array");
   uint64_t numel = 1;
   bool overflow = false;
   for (const json& d : shape) {

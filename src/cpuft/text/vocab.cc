@@ -16,8 +16,8 @@ std::shared_ptr<const Vocab> Vocab::from_entries(std::vector<std::pair<std::stri
   for (auto& [token, id] : entries) {
     if (id < 0) fail(source, ": token '", text_preview(token), "' has id ", id, ", expected a non-negative id");
     // Code points counted by their lead bytes (a token that is not valid UTF-8 never matches a word).
-    const size_t chars = static_cast<size_t>(
-        std::count_if(token.begin(), token.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
+    const size_t chars = static_cast<size_t>(std::count_if(
+        token.begin(), token.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
     vocab->max_token_chars_ = std::max(vocab->max_token_chars_, chars);
     vocab->tokens_.push_back(std::move(token));
     vocab->size_ = std::max<int64_t>(vocab->size_, int64_t{id} + 1);

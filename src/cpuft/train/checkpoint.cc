@@ -135,7 +135,8 @@ void read_optimizer(const std::string& path, const MutableNamedArrays& m, const 
     fail(path, ": tensor 'step': missing or not I64 [1]");
   int64_t stored = 0;
   std::memcpy(&stored, st.data(*step), sizeof stored);
-  if (stored != adam_step) fail(path, ": tensor 'step': found ", stored, ", expected ", adam_step, " (cpuft_state.json adam_step)");
+  if (stored != adam_step)
+    fail(path, ": tensor 'step': found ", stored, ", expected ", adam_step, " (cpuft_state.json adam_step)");
   if (st.tensors().size() != expected) {
     for (const auto& t : st.tensors()) {
       bool known = t.name == "step";
@@ -237,7 +238,8 @@ CheckpointState parse_checkpoint_state(std::string_view text, const std::string&
   s.args_hash = r.text(j, "args_hash");
   if (auto flags = j.find("flags"); flags != j.end()) {
     if (!flags->is_object()) fail(path, ": flags: found ", json_preview(*flags), ", expected an object");
-    for (auto it = flags->begin(); it != flags->end(); ++it) s.flags[it.key()] = r.text(*flags, it.key().c_str(), "flags.");
+    for (auto it = flags->begin(); it != flags->end(); ++it)
+      s.flags[it.key()] = r.text(*flags, it.key().c_str(), "flags.");
   }
   if (s.global_step < 0 || s.world_size < 1 || s.epoch < 0 || s.batches_in_epoch < 0)
     fail(path, ": global_step ", s.global_step, ", epoch ", s.epoch, ", batches_in_epoch ", s.batches_in_epoch,

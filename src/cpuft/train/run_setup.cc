@@ -74,7 +74,8 @@ LoadedModel load_model(const TrainArgs& args, Communicator& comm, const std::str
 size_t reserve_activations(QaModel& model, const TrainArgs& args, int64_t batch, bool training,
                            const char* batch_flag) {
   const int seq = static_cast<int>(args.max_seq_length);
-  const uint64_t activations = QaModel::activation_bytes(model.config(), model.bf16(), static_cast<int>(batch), seq, training);
+  const uint64_t activations =
+      QaModel::activation_bytes(model.config(), model.bf16(), static_cast<int>(batch), seq, training);
   // Training also holds a gradient and two AdamW moments per parameter.
   const uint64_t state = training ? uint64_t{3} * model.num_params() * sizeof(float) : 0;
   check_fits_in_memory(QaModel::weight_bytes(model.config(), model.bf16()) + state + activations,

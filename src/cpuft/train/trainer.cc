@@ -159,7 +159,8 @@ void Trainer::setup() {
   // Memory first: a batch that cannot fit is refused before the data is read and tokenised.
   size_t bytes = 0;
   if (args_.do_train)
-    bytes = reserve_activations(*model_, args_, args_.per_device_train_batch_size, true, "--per_device_train_batch_size");
+    bytes =
+        reserve_activations(*model_, args_, args_.per_device_train_batch_size, true, "--per_device_train_batch_size");
   if (args_.do_eval)
     bytes = reserve_activations(*model_, args_, args_.per_device_eval_batch_size, false, "--per_device_eval_batch_size");
   log_info("activation memory: ", bytes >> 20, " MiB");

@@ -47,16 +47,26 @@ test-asan: deps
 bench: build
 	@$(BUILD)/cpuft bench
 
-# libFuzzer targets (fuzz/*_fuzz.cc) for the tokenizer and the SQuAD reader under ASan+UBSan, each run for
-# FUZZ_TIME seconds from the seed corpus in fuzz/corpus (new finds are kept in $(FUZZ_BUILD)/corpus).
-# Needs clang; `make test` does not. The library sources they need are compiled here, not by CMake.
+# libFuzzer targets (fuzz/*_fuzz.cc) under ASan+UBSan, one per input cpuft parses: every JSON reader
+# (config.json, the safetensors header, tokenizer.json, tokenizer_config.json, SQuAD, cpuft_state.json,
+# trainer_state.json, predict's JSON lines) and the tokenizer's text. Each runs FUZZ_TIME seconds from
+# its seeds in fuzz/corpus/TARGET with the dictionary fuzz/json.dict (deep nesting, huge numbers, odd
+# bytes); new finds are kept in $(FUZZ_BUILD)/corpus. Needs clang; `make test` does not. The library
+# sources they need are compiled here, not by CMake, into one archive each target takes what it uses from.
 FUZZ_BUILD ?= build-fuzz
 FUZZ_TIME ?= 20
 FUZZ_CXX ?= clang++
-FUZZ_FLAGS = -std=c++17 -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=undefined -Isrc -MMD -MP
-FUZZ_TARGETS := tokenizer squad_reader
+FUZZ_FLAGS = -std=c++17 -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=undefined -Isrc -Ifuzz -MMD -MP
+FUZZ_TARGETS := tokenizer squad_reader config safetensors tokenizer_json tokenizer_config checkpoint_state \
+  trainer_state question_lines
 FUZZ_LIB_OBJS := $(patsubst src/%.cc,$(FUZZ_BUILD)/%.o,\
-  src/cpuft/util/atomic_file.cc $(wildcard src/cpuft/text/*.cc) src/cpuft/data/squad_reader.cc)
+  $(addprefix src/cpuft/util/,atomic_file.cc read_file.cc json_read.cc py_json.cc) \
+  $(wildcard src/cpuft/text/*.cc) \
+  $(addprefix src/cpuft/data/,squad_reader.cc question_lines.cc) \
+  $(addprefix src/cpuft/io/,hf_config.cc safetensors_reader.cc safetensors_writer.cc st_dtype.cc) \
+  $(addprefix src/cpuft/train/,checkpoint.cc checkpoint_dirs.cc trainer_state.cc resume_check.cc flag_table.cc \
+    train_args.cc))
+FUZZ_LIB := $(FUZZ_BUILD)/libcpuft_fuzz.a
 
 fuzz:
 	@bash scripts/install-deps.sh fuzz
@@ -65,7 +75,8 @@ fuzz:
 fuzz-run: $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/%_fuzz)
 	@for t in $(FUZZ_TARGETS); do \
 	  mkdir -p $(FUZZ_BUILD)/corpus/$$t && \
-	  $(FUZZ_BUILD)/$${t}_fuzz -max_total_time=$(FUZZ_TIME) -timeout=10 -print_final_stats=1 -artifact_prefix=$(FUZZ_BUILD)/ \
+	  $(FUZZ_BUILD)/$${t}_fuzz -max_total_time=$(FUZZ_TIME) -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+	    -dict=fuzz/json.dict -artifact_prefix=$(FUZZ_BUILD)/$$t- \
 	    $(FUZZ_BUILD)/corpus/$$t fuzz/corpus/$$t > $(FUZZ_BUILD)/$$t.log 2>&1; rc=$$?; \
 	  if [ $$rc -ne 0 ]; then tail -n 60 $(FUZZ_BUILD)/$$t.log; echo "fuzz: $$t failed"; exit 1; fi; \
 	  echo "fuzz: $$t: $$(grep -m1 -o 'number_of_executed_units: *[0-9]*' $(FUZZ_BUILD)/$$t.log), no crash"; \
@@ -75,11 +86,15 @@ $(FUZZ_BUILD)/%.o: src/%.cc
 	@mkdir -p $(dir $@)
 	$(FUZZ_CXX) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
 
-$(FUZZ_BUILD)/%_fuzz: fuzz/%_fuzz.cc $(FUZZ_LIB_OBJS)
-	$(FUZZ_CXX) $(FUZZ_FLAGS) -fsanitize=fuzzer -DCPUFT_FUZZ_TOKENIZER_DIR='"$(CURDIR)/tests/data/text"' \
-	  $(filter %.cc %.o,$^) -lutf8proc -o $@
+# The archive is remade when the list of sources changes (the Makefile) as well as when one does.
+$(FUZZ_LIB): $(FUZZ_LIB_OBJS) Makefile
+	@rm -f $@
+	ar rcs $@ $(FUZZ_LIB_OBJS)
 
-.SECONDARY: $(FUZZ_LIB_OBJS)
+$(FUZZ_BUILD)/%_fuzz: fuzz/%_fuzz.cc $(FUZZ_LIB)
+	$(FUZZ_CXX) $(FUZZ_FLAGS) -fsanitize=fuzzer -DCPUFT_FUZZ_TOKENIZER_DIR='"$(CURDIR)/tests/data/text"' \
+	  $< $(FUZZ_LIB) -lutf8proc -o $@
+
 -include $(wildcard $(FUZZ_BUILD)/*.d $(FUZZ_BUILD)/*/*/*.d)
 
 clean:

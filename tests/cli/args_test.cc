@@ -110,18 +110,18 @@ TEST(Args, EqualsAndSpaceFormsAgree) {
 }
 
 TEST(Args, ValidatorsNameFlagValueAndExpectation) {
-  EXPECT_EQ(error_of(base({"--learning_rate", "abc"})), "--learning_rate: found 'abc', expected a number > 0");
-  EXPECT_EQ(error_of(base({"--learning_rate", "-1"})), "--learning_rate: found '-1', expected a number > 0");
-  EXPECT_EQ(error_of(base({"--learning_rate", "nan"})), "--learning_rate: found 'nan', expected a number > 0");
+  EXPECT_EQ(error_of(base({"--learning_rate", "abc"})), "--learning_rate: found 'abc', expected a number in (0, 10]");
+  EXPECT_EQ(error_of(base({"--learning_rate", "-1"})), "--learning_rate: found '-1', expected a number in (0, 10]");
+  EXPECT_EQ(error_of(base({"--learning_rate", "nan"})), "--learning_rate: found 'nan', expected a number in (0, 10]");
   EXPECT_EQ(error_of(base({"--per_device_train_batch_size", "8.5"})),
-            "--per_device_train_batch_size: found '8.5', expected an integer > 0");
+            "--per_device_train_batch_size: found '8.5', expected an integer in [1, 4096]");
   EXPECT_EQ(error_of(base({"--per_device_train_batch_size", "0"})),
-            "--per_device_train_batch_size: found '0', expected an integer > 0");
+            "--per_device_train_batch_size: found '0', expected an integer in [1, 4096]");
   EXPECT_EQ(error_of(base({"--adam_beta1", "1"})), "--adam_beta1: found '1', expected a number in [0, 1)");
   EXPECT_EQ(error_of(base({"--max_steps", "0"})),
-            "--max_steps: found '0', expected an integer > 0, or -1 to use --num_train_epochs");
+            "--max_steps: found '0', expected an integer in [1, 1000000000], or -1 to use --num_train_epochs");
   EXPECT_EQ(error_of(base({"--warmup_steps", "2.5"})),
-            "--warmup_steps: found '2.5', expected an integer >= 0, or a ratio in (0, 1)");
+            "--warmup_steps: found '2.5', expected 0, an integer in [1, 1000000000], or a ratio in (0, 1)");
   EXPECT_EQ(error_of(base({"--lr_scheduler_type", "polynomial"})),
             "--lr_scheduler_type: found 'polynomial', expected one of linear constant constant_with_warmup cosine");
   EXPECT_EQ(error_of(base({"--save_strategy", "always"})),
@@ -130,6 +130,61 @@ TEST(Args, ValidatorsNameFlagValueAndExpectation) {
   EXPECT_EQ(error_of(base({"--seed", "99999999999"})), "--seed: found '99999999999', expected an integer in [0, 4294967295]");
   EXPECT_EQ(error_of(base({"--learning_rate"})), "--learning_rate: missing its value (FLOAT)");
   EXPECT_EQ(error_of(base({"--output_dir", "--do_eval"})), "--output_dir: missing its value (DIR)");
+}
+
+// Values that overflowed, wrapped or were misread before every numeric flag had a type and a range:
+// n_best_size 2^31 (a negative k in the top-k sort: SIGSEGV), 2^32 - 1, max_answer_length 3e9 (every
+// answer "empty", EM 0, exit 0), batch sizes 2^32 + 1 and 1e8 (bad_alloc), epochs 1e300 and warmup
+// 1e19 (messages with -9223372036854775808), hexadecimal read as a number.
+TEST(Args, EveryNumericFlagHasARange) {
+  const std::vector<std::pair<Flags, std::string>> cases = {
+      {{"--n_best_size", "2147483648"}, "--n_best_size: found '2147483648', expected an integer in [1, 1000]"},
+      {{"--n_best_size", "4294967295"}, "--n_best_size: found '4294967295', expected an integer in [1, 1000]"},
+      {{"--max_answer_length", "3000000000"},
+       "--max_answer_length: found '3000000000', expected an integer in [1, 8192]"},
+      {{"--per_device_eval_batch_size", "3000000000"},
+       "--per_device_eval_batch_size: found '3000000000', expected an integer in [1, 4096]"},
+      {{"--per_device_train_batch_size", "4294967297"},
+       "--per_device_train_batch_size: found '4294967297', expected an integer in [1, 4096]"},
+      {{"--per_device_train_batch_size", "1e8"},
+       "--per_device_train_batch_size: found '1e8', expected an integer in [1, 4096]"},
+      {{"--num_train_epochs", "1e300"}, "--num_train_epochs: found '1e300', expected a number in (0, 10000]"},
+      {{"--warmup_steps", "1e19"},
+       "--warmup_steps: found '1e19', expected 0, an integer in [1, 1000000000], or a ratio in (0, 1)"},
+      {{"--learning_rate", "0x10"}, "--learning_rate: found '0x10', expected a number in (0, 10]"},
+      {{"--learning_rate", "inf"}, "--learning_rate: found 'inf', expected a number in (0, 10]"},
+      {{"--learning_rate", " 1e-4"}, "--learning_rate: found ' 1e-4', expected a number in (0, 10]"},
+      {{"--learning_rate", "1e-4x"}, "--learning_rate: found '1e-4x', expected a number in (0, 10]"},
+      {{"--max_steps", "99999999999999999999"},
+       "--max_steps: found '99999999999999999999', expected an integer in [1, 1000000000], or -1 to use "
+       "--num_train_epochs"},
+      {{"--threads", "10000"}, "--threads: found '10000', expected an integer in [0, 1024]"},
+      {{"--bucket_size_mb", "1e-9"}, "--bucket_size_mb: found '1e-9', expected a number in [1, 4096]"},
+      {{"--bucket_size_mb", "1e9"}, "--bucket_size_mb: found '1e9', expected a number in [1, 4096]"},
+      {{"--gradient_accumulation_steps", "100000"},
+       "--gradient_accumulation_steps: found '100000', expected an integer in [1, 65536]"},
+      {{"--save_steps", "1e10"},
+       "--save_steps: found '1e10', expected an integer in [1, 1000000000], or a ratio in (0, 1)"},
+      {{"--max_train_samples", "-3"}, "--max_train_samples: found '-3', expected an integer in [1, 1000000000]"},
+      {{"--collective_timeout", "-1"}, "--collective_timeout: found '-1', expected a number in [0, 86400]"},
+      {{"--max_seq_length", "3"}, "--max_seq_length: found '3', expected an integer in [4, 8192]"},
+      {{"--null_score_diff_threshold", "1e300"},
+       "--null_score_diff_threshold: found '1e300', expected a number in [-1000000, 1000000]"},
+  };
+  for (const auto& [flags, message] : cases) EXPECT_EQ(error_of(base(flags)), message);
+  // A long value is cut in the message.
+  EXPECT_EQ(error_of(base({"--learning_rate", std::string(1000, '9') + "x"})),
+            "--learning_rate: found '" + std::string(48, '9') + "...', expected a number in (0, 10]");
+  // The ends of each range are accepted, and plain decimal forms with them.
+  auto a = parse(base({"--n_best_size", "1000", "--learning_rate", "10", "--bucket_size_mb", "1", "--threads", "0",
+                       "--max_steps", "1000000000", "--num_train_epochs", "+2.5", "--collective_timeout", "0"}))
+               .args;
+  EXPECT_EQ(a.n_best_size, 1000);
+  EXPECT_EQ(a.learning_rate, 10.0);
+  EXPECT_EQ(a.bucket_size_mb, 1.0);
+  EXPECT_EQ(a.max_steps, 1000000000);
+  EXPECT_EQ(a.num_train_epochs, 2.5);
+  EXPECT_EQ(a.collective_timeout, 0.0);
 }
 
 TEST(Args, RatiosAndOptionalValues) {
@@ -150,6 +205,11 @@ TEST(Args, MisspeltFlagSuggestsClosest) {
             "lists every flag)");
   EXPECT_EQ(error_of(base({"--zzzzzz"})), "unknown flag --zzzzzz (`cpuft train --help` lists every flag)");
   EXPECT_EQ(error_of(base({"stray"})), "unexpected argument 'stray'; flags start with -- (see `cpuft train --help`)");
+  // What comes from the command line is cut in messages like values from files.
+  EXPECT_EQ(error_of(base({"--" + std::string(100000, 'x')})),
+            "unknown flag --" + std::string(46, 'x') + "... (`cpuft train --help` lists every flag)");
+  EXPECT_EQ(error_of(base({std::string(100000, 's')})),
+            "unexpected argument '" + std::string(48, 's') + "...'; flags start with -- (see `cpuft train --help`)");
 }
 
 TEST(Args, EditDistance) {
@@ -217,7 +277,7 @@ TEST(Args, EnvironmentSetsAndFlagsOverride) {
     cpuft::parse_train_args(Command::Train, f, lookup);
     FAIL();
   } catch (const cpuft::Error& e) {
-    EXPECT_STREQ(e.what(), "CPUFT_THREADS: found 'many', expected an integer >= 0");
+    EXPECT_STREQ(e.what(), "CPUFT_THREADS: found 'many', expected an integer in [0, 1024]");
   }
 }
 
@@ -231,7 +291,9 @@ TEST(Args, HelpListsEveryFlagByGroupWithDefaults) {
   for (const char* group : {"\nModel:\n", "\nData:\n", "\nTraining:\n", "\nEvaluation:\n", "\nOutput:\n",
                             "\nDistributed:\n"})
     EXPECT_NE(help.find(group), std::string::npos) << group;
-  EXPECT_NE(help.find("(default: 5e-05)"), std::string::npos);
+  EXPECT_NE(help.find("(range (0, 10], default: 5e-05)"), std::string::npos);
+  EXPECT_NE(help.find("(range [1, 4096], default: 25)"), std::string::npos);  // --bucket_size_mb
+  EXPECT_NE(help.find("(range [0, 86400], default: 300; env CPUFT_COLLECTIVE_TIMEOUT)"), std::string::npos);
   EXPECT_NE(help.find("--lr_scheduler_type linear|constant|constant_with_warmup|cosine"), std::string::npos);
   EXPECT_NE(help.find("env CPUFT_THREADS"), std::string::npos);
   EXPECT_LT(help.find("\nModel:\n"), help.find("\nDistributed:\n"));

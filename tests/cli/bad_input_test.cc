@@ -122,6 +122,26 @@ TEST_F(BadInput, InitModelOutputDirBlockedByAFile) {
   EXPECT_ONE_LINE_ERROR(r, "--output_dir", "cannot create directory", out_);
 }
 
+// init-model wrote random weights over a trained model directory without a word.
+TEST_F(BadInput, InitModelRefusesANonEmptyDirectory) {
+  const std::string before = slurp(model_ + "/model.safetensors");
+  ProcessResult r = cpuft({"init-model", "--config", CPUFT_TEST_DATA "/cli/tiny_bert_config.json", "--tokenizer",
+                           CPUFT_TEST_DATA "/text", "--output_dir", model_, "--seed", "7"});
+  EXPECT_ONE_LINE_ERROR(r, "--output_dir: " + model_ + " already exists and is not empty");
+  EXPECT_TRUE(slurp(model_ + "/model.safetensors") == before);
+}
+
+// Errors about one example named the example but not the file it came from.
+TEST_F(BadInput, FeatureErrorsNameTheFile) {
+  nlohmann::json d = marker_squad(4, 2);
+  d["data"][1]["paragraphs"][0]["context"] = "";
+  d["data"][1]["paragraphs"][0]["qas"][0]["answers"][0]["answer_start"] = 0;
+  const std::string bad = path("empty-context.json");
+  write_text(bad, d.dump());
+  ProcessResult r = cpuft(train_flags({"--train_file", bad}));
+  EXPECT_ONE_LINE_ERROR(r, bad + ": example 's2-1': the context has no tokens");
+}
+
 TEST_F(BadInput, InitModelSeedMustBeANumber) {
   ProcessResult r = cpuft({"init-model", "--config", CPUFT_TEST_DATA "/cli/tiny_bert_config.json", "--tokenizer",
                            CPUFT_TEST_DATA "/text", "--output_dir", path("m"), "--seed", "x1"});
@@ -181,17 +201,25 @@ TEST_F(BadInput, WindowLongerThanTheModelNamesTheFlag) {
 }
 
 TEST_F(BadInput, NonFiniteLossStopsNamingTheStep) {
-  // A learning rate of 1e30 blows the weights up after the first update; the next loss is not finite.
-  ProcessResult r = cpuft(train_flags({"--max_steps", "20", "--per_device_train_batch_size", "4", "--learning_rate",
-                                       "1e30", "--save_steps", "1", "--logging_steps", "1"}));
-  EXPECT_ONE_LINE_ERROR(r, "step ", "stopping", "--learning_rate");
+  // --learning_rate stops at 10, where AdamW steps cannot blow a model up within a few steps; weights
+  // of 1e30 (finite, so loaded without a warning) overflow the first forward pass instead.
+  const std::string dir = damaged_model("huge", [](const std::string& f) {
+    edit_weights(f, [](const std::string& name, std::vector<float>& values) {
+      if (name == "bert.encoder.layer.0.intermediate.dense.weight" || name == "bert.encoder.layer.0.output.dense.weight")
+        for (float& v : values) v = 1e30f;
+    });
+  });
+  ProcessResult r = cpuft(train_flags({"--model_name_or_path", dir, "--max_steps", "20", "--per_device_train_batch_size",
+                                       "4", "--save_steps", "1", "--logging_steps", "1"}));
+  EXPECT_ONE_LINE_ERROR(r, "step 1: the ", "stopping (before any update: the weights loaded give non-finite values)");
   const std::string line = error_line(r);
   EXPECT_TRUE(line.find("loss is") != std::string::npos || line.find("gradient norm is") != std::string::npos)
       << line;
-  // It stopped at once: no later step was logged and no final model was written.
-  EXPECT_EQ(r.err.find("\"step\":3}"), std::string::npos) << r.err;
+  // It stopped at once: no step was logged and nothing was written.
+  EXPECT_EQ(r.err.find("\"step\":1}"), std::string::npos) << r.err;
   EXPECT_FALSE(fs::exists(out_ + "/model.safetensors"));
   EXPECT_FALSE(fs::exists(out_ + "/trainer_state.json"));
+  EXPECT_FALSE(fs::exists(out_ + "/checkpoint-1"));
   EXPECT_TRUE(leftover_temporaries(out_).empty());
 }
 

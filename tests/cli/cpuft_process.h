@@ -4,11 +4,15 @@
 #pragma once
 
 #include <fcntl.h>
+#include <linux/capability.h>
 #include <signal.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdint>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -31,14 +35,32 @@ inline std::string slurp(const std::string& path) {
   return s.str();
 }
 
+// How a child is started beyond its arguments.
+struct RunOptions {
+  std::string stdin_text;
+  // > 0: the child runs under this RLIMIT_AS (bytes), so that a test can show a command does not
+  // allocate what it must not.
+  uint64_t address_space_limit = 0;
+  // Non-empty: the child's stdout is this file (e.g. /dev/full) instead of a captured one.
+  std::string stdout_file;
+  bool close_stdout = false;  // the child starts with no stdout at all
+  // The child cannot override file permissions even when run as root (CAP_DAC_OVERRIDE is dropped
+  // from its bounding set), so that a read-only directory is read-only to it.
+  bool obey_permissions = false;
+};
+
 // A started cpuft process whose stdin/stdout/stderr are files in `scratch` (numbered per process).
 class CpuftProcess {
  public:
-  CpuftProcess(const std::vector<std::string>& args, const std::string& scratch, const std::string& stdin_text = "")
+  CpuftProcess(const std::vector<std::string>& args, const std::string& scratch, const RunOptions& options = {})
       : t0_(std::chrono::steady_clock::now()) {
+    const std::string& stdin_text = options.stdin_text;
+    const uint64_t address_space_limit = options.address_space_limit;
+    const bool close_stdout = options.close_stdout;
     static int counter = 0;
     const std::string base = scratch + "/proc" + std::to_string(++counter);
-    out_path_ = base + ".stdout";
+    out_path_ = options.stdout_file.empty() ? base + ".stdout" : options.stdout_file;
+    capture_out_ = options.stdout_file.empty();
     err_path_ = base + ".stderr";
     const std::string in_path = base + ".stdin";
     std::ofstream(in_path, std::ios::binary) << stdin_text;
@@ -51,9 +73,16 @@ class CpuftProcess {
       int out = ::open(out_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
       int err = ::open(err_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
       if (in < 0 || out < 0 || err < 0) ::_exit(120);
+      if (options.obey_permissions && ::geteuid() == 0 && ::prctl(PR_CAPBSET_DROP, CAP_DAC_OVERRIDE, 0, 0, 0) != 0)
+        ::_exit(123);
+      if (address_space_limit > 0) {
+        const struct rlimit limit = {address_space_limit, address_space_limit};
+        if (::setrlimit(RLIMIT_AS, &limit) != 0) ::_exit(122);
+      }
       ::dup2(in, 0);
       ::dup2(out, 1);
       ::dup2(err, 2);
+      if (close_stdout) ::close(1);
       std::vector<char*> argv;
       for (std::string& a : argv_s) argv.push_back(a.data());
       argv.push_back(nullptr);
@@ -93,7 +122,7 @@ class CpuftProcess {
     done_ = true;
     r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count();
     r.status = r.timed_out ? -1 : WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-    r.out = slurp(out_path_);
+    if (capture_out_) r.out = slurp(out_path_);  // never read back a device such as /dev/full
     r.err = slurp(err_path_);
     return r;
   }
@@ -113,6 +142,7 @@ class CpuftProcess {
 
  private:
   std::string out_path_, err_path_;
+  bool capture_out_ = true;
   std::chrono::steady_clock::time_point t0_;
   pid_t pid_ = -1;
   bool done_ = false;
@@ -120,8 +150,8 @@ class CpuftProcess {
 
 // Runs cpuft to completion (killed after `limit_s` seconds).
 inline ProcessResult run_cpuft(const std::vector<std::string>& args, const std::string& scratch,
-                               double limit_s = 120, const std::string& stdin_text = "") {
-  CpuftProcess p(args, scratch, stdin_text);
+                               double limit_s = 120, const RunOptions& options = {}) {
+  CpuftProcess p(args, scratch, options);
   return p.wait(limit_s);
 }
 

@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/cpuft_process.h"
+#include "cpuft/io/safetensors.h"
 
 namespace cpuft_e2e {
 
@@ -103,7 +104,12 @@ class E2eTest : public ::testing::Test {
   std::string path(const std::string& name) const { return dir_ + "/" + name; }
 
   ProcessResult cpuft(const Args& args, double limit_s = 120, const std::string& stdin_text = "") {
-    return run_cpuft(args, dir_, limit_s, stdin_text);
+    RunOptions o;
+    o.stdin_text = stdin_text;
+    return run_cpuft(args, dir_, limit_s, o);
+  }
+  ProcessResult cpuft_with(const Args& args, const RunOptions& options, double limit_s = 120) {
+    return run_cpuft(args, dir_, limit_s, options);
   }
 
   // Writes a random tiny BERT (hidden 64, 2 layers, uncased 30,522-token vocabulary) to `name`.
@@ -150,6 +156,23 @@ inline std::string error_line(const ProcessResult& r) {
     for (const std::string& want_ : std::vector<std::string>{__VA_ARGS__})                         \
       EXPECT_NE(line_.find(want_), std::string::npos) << "error line: " << line_ << "\nwanted: " << want_; \
   } while (0)
+
+// Rewrites the safetensors file `file` (F32 tensors) with edit(name, values) applied to each tensor.
+template <typename Edit>
+void edit_weights(const std::string& file, Edit edit) {
+  std::vector<std::vector<float>> values;
+  std::vector<cpuft::StTensorOut> out;
+  {
+    cpuft::SafetensorsReader st(file);
+    for (const cpuft::StTensorInfo& t : st.tensors()) {
+      values.push_back(st.read_f32(t.name));
+      edit(t.name, values.back());
+    }
+    for (size_t i = 0; i < st.tensors().size(); ++i)
+      out.push_back({st.tensors()[i].name, st.tensors()[i].shape, values[i].data(), nullptr, nullptr});
+  }
+  cpuft::write_safetensors(file, out);
+}
 
 // Files in `dir` whose names show an interrupted write (atomic-write temporaries, half deletions).
 inline std::vector<std::string> leftover_temporaries(const std::string& dir) {

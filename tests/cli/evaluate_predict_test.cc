@@ -120,9 +120,9 @@ TEST_F(EvaluatePredict, EmptyInputGivesNoAnswers) {
 
 TEST_F(EvaluatePredict, UnreadableInput) {
   ProcessResult r = cpuft(predict({"--input", path("missing.jsonl")}));
-  EXPECT_ONE_LINE_ERROR(r, path("missing.jsonl"), "cannot open");
-  ProcessResult r2 = cpuft(predict({"--input", dir_}));  // a directory opens but cannot be read
-  EXPECT_ONE_LINE_ERROR(r2, dir_, "cannot read");
+  EXPECT_ONE_LINE_ERROR(r, path("missing.jsonl") + ": missing, expected a regular file");
+  ProcessResult r2 = cpuft(predict({"--input", dir_}));
+  EXPECT_ONE_LINE_ERROR(r2, dir_ + ": is a directory, expected a regular file");
 }
 
 TEST_F(EvaluatePredict, JsonLinesFromStdin) {
@@ -158,6 +158,38 @@ TEST_F(EvaluatePredict, BadJsonLineNamesTheLine) {
 TEST_F(EvaluatePredict, QuestionWithoutContextIsAnError) {
   ProcessResult r = cpuft(predict({"--question", "what?"}));
   EXPECT_ONE_LINE_ERROR(r, "--question", "--context");
+}
+
+// Evaluating a SQuAD v2.0 file without --version_2_with_negative said nothing (training warned).
+TEST_F(EvaluatePredict, EvaluateWarnsAboutV2WithoutTheFlag) {
+  nlohmann::json d = marker_squad(3, 5);
+  d["version"] = "v2.0";
+  d["data"][0]["paragraphs"][0]["qas"][0]["is_impossible"] = true;
+  d["data"][0]["paragraphs"][0]["qas"][0]["answers"] = nlohmann::json::array();
+  const std::string dev = path("dev-v2.json");
+  write_text(dev, d.dump());
+  ProcessResult r = cpuft(concat({"evaluate", "--model_name_or_path", model_, "--validation_file", dev,
+                                  "--output_dir", path("out")},
+                                 tiny_flags()));
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.err.find("cpuft: warning: " + dev + " has unanswerable questions (SQuAD v2.0) but "
+                       "--version_2_with_negative is not set"),
+            std::string::npos)
+      << r.err;
+}
+
+// Answers that cannot be written are an error: `cpuft predict > /dev/full` and a closed stdout
+// returned 0 with every answer lost.
+TEST_F(EvaluatePredict, AnswersThatCannotBeWrittenAreAnError) {
+  RunOptions full;
+  full.stdout_file = "/dev/full";
+  ProcessResult r = cpuft_with(predict({"--question", "what?", "--context", "the red apple"}), full);
+  EXPECT_ONE_LINE_ERROR(r, "standard output: write failed: No space left on device");
+  RunOptions closed;
+  closed.close_stdout = true;
+  ProcessResult r2 = cpuft_with(predict({"--question", "what?", "--context", "the red apple"}), closed);
+  EXPECT_ONE_LINE_ERROR(r2, "standard output: write failed: Bad file descriptor");
+  EXPECT_TRUE(r2.out.empty());
 }
 
 }  // namespace

@@ -92,5 +92,43 @@ TEST_F(OutputDir, HoldsTheTrainerFilesAndRotatesCheckpoints) {
   EXPECT_TRUE(leftover_temporaries(out).empty());
 }
 
+// A read-only --output_dir failed only when the first checkpoint or the model was written, after all
+// the training; now nothing is trained.
+TEST_F(OutputDir, ReadOnlyOutputDirIsFoundBeforeTraining) {
+  const std::string model = tiny_model();
+  const std::string out = path("read-only");
+  fs::create_directories(out);
+  fs::permissions(out, fs::perms::owner_read | fs::perms::owner_exec | fs::perms::group_read | fs::perms::group_exec);
+  RunOptions strict;
+  strict.obey_permissions = true;
+  ProcessResult r = cpuft_with(concat({"train", "--model_name_or_path", model, "--train_file",
+                                       squad_file("train.json", 16, 1), "--output_dir", out, "--max_steps", "2",
+                                       "--per_device_train_batch_size", "4"},
+                                      tiny_flags()),
+                               strict);
+  fs::permissions(out, fs::perms::owner_all);
+  EXPECT_ONE_LINE_ERROR(r, "--output_dir: " + out + ": not writable: Permission denied");
+  EXPECT_EQ(r.err.find("Running training"), std::string::npos) << r.err;
+}
+
+// A kill during the first checkpoint save left checkpoint-1.tmp-PID/ (and an atomic write's
+// temporary), and the rerun refused the directory as "not empty". An interrupted run's own leftovers
+// are recognised and removed.
+TEST_F(OutputDir, LeftoversOfAnInterruptedRunAreRemoved) {
+  const std::string model = tiny_model();
+  const std::string out = path("out");
+  fs::create_directories(out + "/checkpoint-1.tmp-4242");
+  write_text(out + "/checkpoint-1.tmp-4242/model.safetensors", "half");
+  write_text(out + "/trainer_state.json.tmp-0123456789ab", "{");
+  ProcessResult r = cpuft(concat({"train", "--model_name_or_path", model, "--train_file",
+                                  squad_file("train.json", 16, 1), "--output_dir", out, "--max_steps", "2",
+                                  "--per_device_train_batch_size", "4", "--save_strategy", "no"},
+                                 tiny_flags()));
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_FALSE(fs::exists(out + "/checkpoint-1.tmp-4242"));
+  EXPECT_FALSE(fs::exists(out + "/trainer_state.json.tmp-0123456789ab"));
+  EXPECT_TRUE(fs::exists(out + "/model.safetensors"));
+}
+
 }  // namespace
 }  // namespace cpuft_e2e

@@ -87,5 +87,24 @@ TEST_F(Resume, AnOutputDirWithACheckpointResumesWithoutBeingAsked) {
   EXPECT_TRUE(slurp(a + "/model.safetensors") == slurp(b + "/model.safetensors"));
 }
 
+// A changed batch size jumped silently to another position in the data; any other changed flag was
+// reported only as "flags differ". Now the first is refused before anything loads, the second named.
+TEST_F(Resume, ChangedFlagsAreRefusedOrNamed) {
+  const std::string a = path("A");
+  ProcessResult ra = cpuft(run_flags(a, {"--save_steps", "4", "--max_steps", "4"}));
+  ASSERT_EQ(ra.status, 0) << ra.err;
+  const std::string ck = a + "/checkpoint-4";
+  ProcessResult batch = cpuft(run_flags(path("B"), {"--resume_from_checkpoint", ck, "--per_device_train_batch_size", "4"}));
+  EXPECT_ONE_LINE_ERROR(batch, ck + ": the global batch (--per_device_train_batch_size x processes) is 4 x 1 = 4 but the "
+                                    "checkpoint was written with 8 x 1 = 8");
+  EXPECT_FALSE(fs::exists(path("B/model.safetensors")));
+  ProcessResult lr = cpuft(run_flags(path("C"), {"--resume_from_checkpoint", ck, "--learning_rate", "5e-4"}));
+  ASSERT_EQ(lr.status, 0) << lr.err;
+  EXPECT_NE(lr.err.find("cpuft: warning: " + ck + ": resuming with changed flags: --learning_rate 0.001 -> 0.0005, "
+                        "--max_steps 4 -> 10"),
+            std::string::npos)
+      << lr.err;
+}
+
 }  // namespace
 }  // namespace cpuft_e2e

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
-#include "cpuft/util/atomic_file.h"
+#include "cpuft/util/read_file.h"
 #include "cpuft/util/error.h"
 
 namespace cpuft {

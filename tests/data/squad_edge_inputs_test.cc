@@ -77,5 +77,26 @@ TEST(SquadEdgeInputs, NumberTooLargeForADoubleIsOneLineError) {
   }
 }
 
+// Nesting beyond the reader's bound anywhere (top level, a title, a question, version, answer_start)
+// is one error at its byte; it crashed the message printer at ~50,000 levels.
+TEST(SquadEdgeInputs, DeepNestingIsRefusedWherever) {
+  const std::string deep = std::string(100000, '[') + std::string(100000, ']');
+  for (const std::string& json :
+       {deep, paragraph("ok", "q").replace(std::string("{\"data\": [{\"title\": \"T\"").size() - 3, 3, deep),
+        with_answer_start(deep), "{\"version\": " + deep + ", \"data\": []}"}) {
+    const std::string err = parse_error(json);
+    EXPECT_EQ(err.rfind("bad.json: nested deeper than 64 levels at byte ", 0), 0u) << err.substr(0, 200);
+    EXPECT_NE(err.find("; expected a SQuAD JSON document"), std::string::npos) << err;
+  }
+}
+
+// A wrong-typed value of any size is shown as a short preview.
+TEST(SquadEdgeInputs, LongValuesAreCutInMessages) {
+  std::string json = with_answer_start("\"" + std::string(1 << 20, '7') + "\"");
+  const std::string err = parse_error(json);
+  EXPECT_NE(err.find("answer_start: found string \"77777"), std::string::npos) << err.substr(0, 200);
+  EXPECT_LT(err.size(), 300u);
+}
+
 }  // namespace
 }  // namespace cpuft

@@ -1,8 +1,13 @@
 #include "cpuft/dist/cluster_check.h"
 
+#include <gtest/gtest.h>
 #include <unistd.h>
 
-#include <gtest/gtest.h>
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
+
+#include "cpuft/util/error.h"
 
 namespace {
 
@@ -45,6 +50,22 @@ TEST(ClusterCheck, UnreachableHostsAreReported) {
   std::vector<cpuft::HostReachability> ok = cpuft::check_hosts_reachable({"a"}, "true", 2);
   EXPECT_TRUE(ok[0].ok);
   EXPECT_FALSE(cpuft::check_hosts_reachable({"a"}, "/nonexistent/ssh", 2)[0].ok);
+}
+
+// The agent gets "--" before the host name, and a host name that is not one never reaches it.
+TEST(ClusterCheck, HostsReachTheAgentOnlyAsNames) {
+  const std::string dir = "/tmp/cpuft-agent-test-" + std::to_string(getpid());
+  ASSERT_EQ(std::system(("mkdir -p " + dir).c_str()), 0);
+  const std::string agent = dir + "/agent";
+  std::ofstream(agent) << "#!/bin/sh\nprintf '%s\\n' \"$@\" > " << dir << "/args\n";
+  ASSERT_EQ(std::system(("chmod +x " + agent).c_str()), 0);
+  ASSERT_TRUE(cpuft::check_hosts_reachable({"node-1"}, agent, 2)[0].ok);
+  std::ifstream in(dir + "/args");
+  std::string args((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(args, "-o\nBatchMode=yes\n-o\nConnectTimeout=2\n--\nnode-1\ntrue\n");
+  EXPECT_THROW(cpuft::check_hosts_reachable({"-oProxyCommand=touch${IFS}" + dir + "/PWNED"}, agent, 2), cpuft::Error);
+  EXPECT_EQ(std::system(("test -e " + dir + "/PWNED").c_str()) == 0, false);
+  EXPECT_EQ(std::system(("rm -rf " + dir).c_str()), 0);
 }
 
 }  // namespace

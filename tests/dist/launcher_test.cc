@@ -58,6 +58,10 @@ TEST(Launcher, RejectsBadOptions) {
   o = two_by_two();
   o.program.clear();
   EXPECT_THROW(cpuft::build_mpirun_command(cpuft::MpiFlavour::open_mpi, o), cpuft::Error);
+  o = two_by_two();
+  o.nodes = 100000;
+  o.nproc_per_node = 100000;  // 10^10 ranks: more than an int holds
+  EXPECT_THROW(cpuft::build_mpirun_command(cpuft::MpiFlavour::open_mpi, o), cpuft::Error);
 }
 
 TEST(Launcher, ShellJoinQuotes) {
@@ -77,6 +81,24 @@ TEST(Launcher, ReadsHostfiles) {
   }
   std::remove(path.c_str());
   EXPECT_THROW(cpuft::read_hostfile_hosts(path), cpuft::Error);
+}
+
+// A hostfile line that ssh would read as an option ran a command through it (ProxyCommand).
+TEST(Launcher, HostNamesThatAreNotNamesAreRefused) {
+  std::string path = "/tmp/cpuft-hostfile-test-" + std::to_string(getpid());
+  std::ofstream(path) << "node1\n-oProxyCommand=touch${IFS}/tmp/PWNED slots=1\n";
+  try {
+    cpuft::read_hostfile_hosts(path);
+    FAIL();
+  } catch (const cpuft::Error& e) {
+    EXPECT_EQ(std::string(e.what()), path + ":2: host name '-oProxyCommand=touch${IFS}/tmp/PWNED' is not valid; "
+                                            "expected letters, digits, dots and hyphens, starting with a letter or digit");
+  }
+  std::remove(path.c_str());
+  for (const char* good : {"node1", "n-2.cluster.example", "10.0.0.7", "A"}) EXPECT_TRUE(cpuft::is_valid_host_name(good));
+  for (const char* bad : {"", "-x", ".x", "a b", "a;b", "a$(b)", "host_1", "x/y", "\xc3\xa9"})
+    EXPECT_FALSE(cpuft::is_valid_host_name(bad)) << bad;
+  EXPECT_FALSE(cpuft::is_valid_host_name(std::string(254, 'a')));
 }
 
 TEST(Launcher, FindsTheInstalledMpi) {

@@ -159,4 +159,76 @@ TEST_F(TrainFailure, KilledRankStopsTheJobAndTheLastCheckpointResumesOnFewerRank
   EXPECT_NO_THROW(cpuft::SafetensorsReader(out + "/model.safetensors").read_f32("qa_outputs.weight"));
 }
 
+// SIGTERM to one rank (a spot instance reclaimed under one process) stops every rank after the same
+// step; rank 0, which did not get the signal itself, printed "stopped by  after step N" (no name).
+TEST_F(TrainFailure, SigtermToOneRankIsNamedByRankZero) {
+  const std::string out = dir_ + "/stopped";
+  std::vector<std::string> argv = {"mpirun", "--oversubscribe", "--bind-to", "none", "-np", "2", CPUFT_BINARY, "train"};
+  std::istringstream words(cpuft_test::common_train_flags(model_) + " --output_dir " + out +
+                           " --max_train_samples 30 --max_steps 500 --per_device_train_batch_size 2");
+  for (std::string w; words >> w;) argv.push_back(w);
+  const std::string log = dir_ + "/sigterm.log";
+  const pid_t mpirun = spawn(argv, log);
+  ASSERT_GT(mpirun, 0);
+  // Step 2 logged: both ranks are in the step loop with their stop handlers installed.
+  const auto t0 = Clock::now();
+  while (read_text(log).find("\"step\":2}") == std::string::npos &&
+         std::chrono::duration<double>(Clock::now() - t0).count() < 60)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  std::vector<pid_t> ranks = children_of(mpirun);
+  pid_t victim = -1;
+  for (pid_t r : ranks)
+    if (world_rank_of(r) == 1) victim = r;
+  if (victim >= 0) kill(victim, SIGTERM);
+  const int st = wait_for(mpirun, 60);
+  if (st == -1 || victim < 0) {
+    kill(mpirun, SIGKILL);
+    for (pid_t r : ranks) kill(r, SIGKILL);
+    wait_for(mpirun, 10);
+  }
+  const std::string output = read_text(log);
+  ASSERT_GE(victim, 0) << "no rank 1 among mpirun's children; log:\n" << output;
+  ASSERT_NE(st, -1) << "mpirun still running 60 s after SIGTERM to rank 1:\n" << output;
+  EXPECT_NE(output.find("cpuft: warning: stopped by SIGTERM after step "), std::string::npos) << output;
+  EXPECT_EQ(output.find("stopped by  after"), std::string::npos) << output;
+  EXPECT_EQ(output.find("step 500/500"), std::string::npos) << "the run finished before the signal:\n" << output;
+}
+
+// The collective watchdog's timeout was fixed at 300 s; --collective_timeout sets it. A rank that stops
+// (SIGSTOP: alive, silent) leaves the other waiting in a collective until the watchdog ends the job.
+TEST_F(TrainFailure, CollectiveTimeoutFlagSetsTheWatchdog) {
+  const std::string out = dir_ + "/watched";
+  std::vector<std::string> argv = {"mpirun", "--oversubscribe", "--bind-to", "none", "-np", "2", CPUFT_BINARY, "train"};
+  std::istringstream words(cpuft_test::common_train_flags(model_) + " --output_dir " + out +
+                           " --max_train_samples 30 --max_steps 500 --per_device_train_batch_size 2"
+                           " --collective_timeout 3");
+  for (std::string w; words >> w;) argv.push_back(w);
+  const std::string log = dir_ + "/watchdog.log";
+  const pid_t mpirun = spawn(argv, log);
+  ASSERT_GT(mpirun, 0);
+  const auto t0 = Clock::now();
+  while (read_text(log).find("\"step\":2}") == std::string::npos &&
+         std::chrono::duration<double>(Clock::now() - t0).count() < 60)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  std::vector<pid_t> ranks = children_of(mpirun);
+  pid_t victim = -1;
+  for (pid_t r : ranks)
+    if (world_rank_of(r) == 1) victim = r;
+  if (victim >= 0) kill(victim, SIGSTOP);
+  const int st = wait_for(mpirun, 60);  // the default timeout would keep it waiting 300 s
+  if (victim >= 0) {
+    kill(victim, SIGKILL);
+    kill(victim, SIGCONT);
+  }
+  if (st == -1 || victim < 0) {
+    kill(mpirun, SIGKILL);
+    for (pid_t r : ranks) kill(r, SIGKILL);
+    wait_for(mpirun, 10);
+  }
+  const std::string output = read_text(log);
+  ASSERT_GE(victim, 0) << "no rank 1 among mpirun's children; log:\n" << output;
+  ASSERT_NE(st, -1) << "mpirun still running 60 s after rank 1 stopped:\n" << output;
+  EXPECT_NE(output.find("has not completed within 3 s"), std::string::npos) << output;
+}
+
 }  // namespace

@@ -5,7 +5,7 @@
 
 #include <cstdlib>
 
-#include "cpuft/util/atomic_file.h"
+#include "cpuft/util/read_file.h"
 #include "cpuft/util/error.h"
 #include "cpuft/util/py_json.h"
 #include "eval/fixture.h"

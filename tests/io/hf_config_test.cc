@@ -93,7 +93,7 @@ TEST(HfConfig, RejectsBadConfigs) {
     std::vector<std::string> pieces;
   };
   std::vector<Case> cases = {
-      {"{\"model_type\": \"bert\",\n \"hidden_size\": 32,,}", {"invalid JSON", "line 2, column"}},
+      {"{\"model_type\": \"bert\",\n \"hidden_size\": 32,,}", {"not valid JSON", "line 2, column"}},
       {"[1]", {"top level is array; expected a JSON object"}},
       {R"({"dim": 768})", {"missing \"model_type\"; expected \"distilbert\" or \"bert\""}},
       {R"({"model_type": 7})", {"\"model_type\" is 7; expected a string"}},
@@ -123,6 +123,14 @@ TEST(HfConfig, RejectsBadConfigs) {
        {"\"pad_token_id\" is 30522; expected a token id in [0, 30522)"}},
       {R"({"model_type": "distilbert", "dim": 768, "hidden_size": 384})",
        {"\"dim\" is 768 but its alias \"hidden_size\" is 384; expected one value"}},
+      // Sizes that would have the model allocated for minutes before anything else is checked.
+      {R"({"model_type": "bert", "num_hidden_layers": 1000000000})",
+       {"\"num_hidden_layers\" is 1000000000; expected a positive integer up to 512"}},
+      {R"({"model_type": "distilbert", "dim": 1048576, "n_heads": 1})",
+       {"\"dim\" is 1048576; expected a positive integer up to 65536"}},
+      {R"({"model_type": "bert", "vocab_size": 100000000})", {"\"vocab_size\" is 100000000; expected a positive"}},
+      {R"({"model_type": "bert", "max_position_embeddings": 18446744073709551615})",
+       {"\"max_position_embeddings\" is 18446744073709551615; expected an integer"}},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.text);
@@ -132,7 +140,27 @@ TEST(HfConfig, RejectsBadConfigs) {
     expect_error([&] { cpuft::load_model_config(path); }, pieces);
   }
   expect_error([] { cpuft::load_model_config("/nonexistent/config.json"); },
-               {"/nonexistent/config.json: cannot open"});
+               {"/nonexistent/config.json: missing, expected a regular file"});
+}
+
+// A value nested 100,000 deep crashed the error message that printed it; values in messages are
+// short previews, and nesting is refused before anything is built.
+TEST(HfConfig, HostileValuesAndFiles) {
+  const std::string deep = std::string(100000, '[') + std::string(100000, ']');
+  const std::string path = config_file("{\"model_type\": " + deep + "}");
+  expect_error([&] { cpuft::load_model_config(path); }, {path + ": nested deeper than 64 levels at byte 79"});
+  const std::string wide = config_file("{\"model_type\": \"" + std::string(1 << 20, 'x') + "\"}");
+  try {
+    cpuft::load_model_config(wide);
+    ADD_FAILURE();
+  } catch (const cpuft::Error& e) {
+    EXPECT_LT(std::string(e.what()).size(), wide.size() + 200) << "the value is cut in the message";
+  }
+  const std::string shallow = config_file("{\"model_type\": [[[[1]]]]}");
+  expect_error([&] { cpuft::load_model_config(shallow); }, {"\"model_type\" is [[[[1]]]]; expected a string"});
+  expect_error([] { cpuft::load_model_config("/dev/zero"); }, {"/dev/zero: is a character device, expected a regular file"});
+  const std::string dir = io_test::temp_dir();
+  expect_error([&] { cpuft::load_model_config(dir); }, {dir + ": is a directory, expected a regular file"});
 }
 
 TEST(HfConfig, SaveSetsQaArchitectureAndKeepsTheRest) {

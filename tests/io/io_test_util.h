@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cpuft/util/atomic_file.h"
+#include "cpuft/util/read_file.h"
 #include "cpuft/util/error.h"
 
 namespace io_test {

@@ -180,8 +180,8 @@ TEST(Safetensors, RejectsBadFiles) {
       {"header past end", kGood, std::string(8, 0), {"header length 1000 runs past the end of the", "-byte file"}, 1000},
       {"not an object", R"(["a"])", "", {"header must be a JSON object starting with '{'", "0x5b"}},
       {"leading space", std::string(" ") + kGood, std::string(8, 0), {"starting with '{'", "0x20"}},
-      {"invalid JSON", R"({"a":{"dtype":"F32",)", "", {"header is not valid JSON", "parse error"}},
-      {"trailing garbage", std::string(kGood) + "x", std::string(8, 0), {"header is not valid JSON"}},
+      {"invalid JSON", R"({"a":{"dtype":"F32",)", "", {"header: not valid JSON", "syntax error"}},
+      {"trailing garbage", std::string(kGood) + "x", std::string(8, 0), {"header: not valid JSON"}},
       {"duplicate names", "{\"a\":{" + t + "[0,8]},\"a\":{" + t + "[8,16]}}", std::string(16, 0),
        {"duplicate key 'a'"}},
       {"unknown dtype", R"({"a":{"dtype":"F31","shape":[2],"data_offsets":[0,8]}})", std::string(8, 0),
@@ -215,6 +215,12 @@ TEST(Safetensors, RejectsBadFiles) {
       {"metadata value not a string", R"({"__metadata__":{"format":1}})", "",
        {"__metadata__.format is 1; expected a string"}},
       {"entry not an object", R"({"a":[1]})", "", {"tensor 'a': entry is [1]; expected an object"}},
+      {"deep shape", "{\"a\":{\"dtype\":\"F32\",\"shape\":" + std::string(100000, '[') + std::string(100000, ']') + "}}",
+       "", {"header: nested deeper than 64 levels at byte 91 (line 1, column 91)"}},
+      {"deep metadata", "{\"__metadata__\":" + std::string(70, '{') + std::string(70, '}') + "}", "",
+       {"header: nested deeper than 64 levels"}},
+      {"long name", "{\"" + std::string(100000, 'n') + "\":[1]}", "",
+       {"tensor '" + std::string(80, 'n') + "...': entry is [1]; expected an object"}},
   };
   for (const BadFile& c : cases) {
     SCOPED_TRACE(c.what);
@@ -228,13 +234,15 @@ TEST(Safetensors, RejectsBadFiles) {
 
 TEST(Safetensors, RejectsShortAndMissingFiles) {
   std::string dir = io_test::temp_dir();
-  expect_error([&] { SafetensorsReader r(dir + "/none.safetensors"); }, {dir + "/none.safetensors: cannot open"});
+  expect_error([&] { SafetensorsReader r(dir + "/none.safetensors"); }, {dir + "/none.safetensors: missing, expected a regular file"});
   cpuft::write_file_atomic(dir + "/short.safetensors", "abc");
   expect_error([&] { SafetensorsReader r(dir + "/short.safetensors"); },
                {"short.safetensors: file is 3 bytes; a safetensors file starts with an 8-byte header length"});
   craft(dir + "/empty_header.safetensors", "", "");
   expect_error([&] { SafetensorsReader r(dir + "/empty_header.safetensors"); }, {"found an empty header"});
-  expect_error([&] { SafetensorsReader r(dir); }, {dir, "not a regular file"});
+  expect_error([&] { SafetensorsReader r(dir); }, {dir + ": is a directory, expected a regular file"});
+  ASSERT_EQ(::mkfifo((dir + "/fifo.safetensors").c_str(), 0600), 0);  // must not block the open
+  expect_error([&] { SafetensorsReader r(dir + "/fifo.safetensors"); }, {"fifo.safetensors: is a FIFO, expected a regular file"});
 }
 
 TEST(Safetensors, WriterRejectsBadTensors) {

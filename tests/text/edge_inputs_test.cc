@@ -3,6 +3,7 @@
 // on the same vocab.txt).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -39,6 +40,37 @@ TEST(EdgeInputs, EncodeNamesTheByteOffsetOfInvalidUtf8) {
       EXPECT_EQ(std::string(e.what()),
                 "invalid UTF-8 at byte " + std::to_string(byte) + ": expected a valid UTF-8 sequence");
     }
+  }
+}
+
+// encode_prefix reads a long text in pieces cut at ASCII whitespace and stops after max_tokens + 1
+// tokens (a 50 MB question took 2 GB to tokenise before failing as too long): its tokens and offsets
+// are those of encode() over the whole text.
+TEST(EdgeInputs, EncodePrefixMatchesEncode) {
+  const Tokenizer tok = Tokenizer::load(testing::text_fixture(""));
+  std::string text;
+  const char* parts[] = {"Ærøskøbing liegt in Dänemark, ", "東京タワー\tnicht; ", "über [SEP] die Brücke\n", "e\xcc\x81 ",
+                         "naïve café ", "\x01\x7f ", "don't stop-believing. "};
+  for (int i = 0; text.size() < 300000; ++i) text += parts[(i * 7 + i / 3) % 7];
+  const Tokenizer::Encoding all = tok.encode(text);
+  const Tokenizer::Encoding same = tok.encode_prefix(text, all.ids.size() + 10);
+  ASSERT_EQ(same.ids, all.ids);
+  ASSERT_EQ(same.offsets.size(), all.offsets.size());
+  for (size_t i = 0; i < all.offsets.size(); ++i) {
+    ASSERT_EQ(same.offsets[i].begin, all.offsets[i].begin) << i;
+    ASSERT_EQ(same.offsets[i].end, all.offsets[i].end) << i;
+  }
+  const Tokenizer::Encoding some = tok.encode_prefix(text, 1000);
+  ASSERT_EQ(some.ids.size(), 1001u);
+  EXPECT_TRUE(std::equal(some.ids.begin(), some.ids.end(), all.ids.begin()));
+  // Malformed UTF-8 in a later piece is reported at its byte in the whole text.
+  const std::string bad = text + "\xC3";
+  try {
+    tok.encode_prefix(bad, bad.size());
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()), "invalid UTF-8 at byte " + std::to_string(text.size()) +
+                                         ": expected a valid UTF-8 sequence");
   }
 }
 

@@ -152,8 +152,9 @@ std::string long_question_error(int max_len, int stride) {
 
 TEST(FeatureBuilder, QuestionTooLongForAnyWindowFailsLikeHuggingFace) {
   EXPECT_EQ(long_question_error(50, 10),
-            "example 'long-question': the question has 60 tokens, which leaves 0 context tokens per window of "
-            "max_seq_length 50, expected more than doc_stride 10 (Hugging Face tokenizers fails on this example too)");
+            "example 'long-question': the question has more than 47 tokens, which leaves 0 context tokens per window "
+            "of max_seq_length 50, expected more than doc_stride 10 (Hugging Face tokenizers fails on this example "
+            "too)");
   EXPECT_EQ(long_question_error(96, 40),
             "example 'long-question': the question has 60 tokens, which leaves 33 context tokens per window of "
             "max_seq_length 96, expected more than doc_stride 40 (Hugging Face tokenizers fails on this example too)");

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "cpuft/util/atomic_file.h"
+#include "cpuft/util/read_file.h"
 
 namespace cpuft::testing {
 

@@ -1,6 +1,9 @@
 // Loading tokenizer directories: every bad input is one cpuft::Error naming the file and field.
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+
+#include <filesystem>
 #include <string>
 
 #include "cpuft/text/tokenizer.h"
@@ -70,7 +73,7 @@ TEST(TokenizerLoad, MalformedTokenizerJson) {
   ScratchDir dir("malformed");
   dir.write("tokenizer.json", "{\"model\": {\"type\": \"WordPiece\",");
   const std::string err = load_error(dir);
-  EXPECT_TRUE(contains(err, dir.path() + "/tokenizer.json: malformed JSON:")) << err;
+  EXPECT_TRUE(contains(err, dir.path() + "/tokenizer.json: not valid JSON at byte ")) << err;
 }
 
 TEST(TokenizerLoad, MalformedTokenizerConfig) {
@@ -177,6 +180,40 @@ TEST(TokenizerLoad, BadTokenizerConfigFields) {
     const std::string expected = *message ? dir.path() + "/tokenizer_config.json: " + message
                                           : dir.path() + "/vocab.txt: sep token '<s>' is not in the vocabulary";
     EXPECT_EQ(load_error(dir), expected);
+  }
+}
+
+// Hostile files: nesting beyond the reader's bound, long values (cut in messages), and names that
+// are not regular files, each one line naming the file.
+TEST(TokenizerLoad, HostileFiles) {
+  const std::string deep = std::string(100000, '[') + std::string(100000, ']');
+  {
+    ScratchDir dir("deep_tokenizer");
+    dir.write("tokenizer.json", "{\"model\": {\"type\": " + deep + "}}");
+    EXPECT_EQ(load_error(dir).rfind(dir.path() + "/tokenizer.json: nested deeper than 64 levels at byte ", 0), 0u);
+  }
+  {
+    ScratchDir dir("deep_config");
+    dir.copy_fixture("vocab.txt");
+    dir.write("tokenizer_config.json", "{\"cls_token\": " + deep + "}");
+    EXPECT_EQ(load_error(dir).rfind(dir.path() + "/tokenizer_config.json: nested deeper than 64 levels", 0), 0u);
+  }
+  {
+    ScratchDir dir("long_type");
+    write_edited_tokenizer_json(dir, [](json& j) { j["model"]["type"] = std::string(1 << 20, 'W'); });
+    EXPECT_EQ(load_error(dir), dir.path() + "/tokenizer.json: model.type is '" + std::string(48, 'W') +
+                                   "...': not supported, expected 'WordPiece'");
+  }
+  {
+    ScratchDir dir("dir_as_file");
+    std::filesystem::create_directories(dir.path() + "/tokenizer.json");
+    EXPECT_EQ(load_error(dir), dir.path() + "/tokenizer.json: is a directory, expected a regular file");
+  }
+  {
+    ScratchDir dir("fifo_config");
+    dir.copy_fixture("vocab.txt");
+    ASSERT_EQ(::mkfifo((dir.path() + "/tokenizer_config.json").c_str(), 0600), 0);
+    EXPECT_EQ(load_error(dir), dir.path() + "/tokenizer_config.json: is a FIFO, expected a regular file");
   }
 }
 

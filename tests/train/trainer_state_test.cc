@@ -2,8 +2,11 @@
 
 #include <gtest/gtest.h>
 #include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cpuft/util/atomic_file.h"
+#include "cpuft/util/read_file.h"
 #include "cpuft/util/error.h"
 
 // Expected bytes below were written by transformers 5.24 (TrainerState.save_to_json, speed_metrics,
@@ -93,7 +96,26 @@ TEST(TrainerState, CorruptJsonNamesFileAndKey) {
     cpuft::TrainerState::from_json("{trunc", "ck/trainer_state.json");
     FAIL();
   } catch (const cpuft::Error& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("ck/trainer_state.json: not valid JSON at byte 5 (line 1, column 5): ", 0), 0u)
+        << e.what();
+  }
+  try {
+    cpuft::TrainerState::from_json("[1]", "ck/trainer_state.json");
+    FAIL();
+  } catch (const cpuft::Error& e) {
     EXPECT_STREQ(e.what(), "ck/trainer_state.json: not a JSON object (expected trainer_state.json)");
+  }
+}
+
+// A log_history entry nested 100,000 deep was re-written with indentation per level (gigabytes, then a
+// crash); nesting is refused on read.
+TEST(TrainerState, DeepLogHistoryIsRefused) {
+  const std::string deep = std::string(100000, '[') + std::string(100000, ']');
+  try {
+    cpuft::TrainerState::from_json("{\"log_history\": [{\"loss\": " + deep + "}]}", "ck/trainer_state.json");
+    FAIL();
+  } catch (const cpuft::Error& e) {
+    EXPECT_EQ(std::string(e.what()), "ck/trainer_state.json: nested deeper than 64 levels at byte 88 (line 1, column 88)");
   }
 }
 
@@ -142,6 +164,25 @@ TEST(TrainerState, ZeroRuntimeGivesOnlyRuntime) {
   EXPECT_EQ(m["eval_runtime"].get<double>(), 0.0);
 }
 
+// A nested value in an existing all_results.json was merged and re-written level by level; now it is
+// refused on read and nothing is written.
+TEST(TrainerState, HostileAllResultsIsRefusedBeforeAnyWrite) {
+  std::string dir = temp_dir();
+  const std::string deep = "{\"x\": " + std::string(100000, '[') + std::string(100000, ']') + "}";
+  cpuft::write_file_atomic(dir + "/all_results.json", deep);
+  try {
+    cpuft::save_metrics(dir, "eval", {{"eval_f1", 1.0}});
+    FAIL();
+  } catch (const cpuft::Error& e) {
+    EXPECT_EQ(std::string(e.what()), dir + "/all_results.json: nested deeper than 64 levels at byte 70 (line 1, "
+                                           "column 70); remove it or choose another --output_dir");
+  }
+  EXPECT_EQ(cpuft::read_file(dir + "/all_results.json", 1 << 20), deep);
+  ::mkfifo((dir + "/fifo").c_str(), 0600);
+  ::rename((dir + "/fifo").c_str(), (dir + "/all_results.json").c_str());
+  EXPECT_THROW(cpuft::save_metrics(dir, "eval", {{"eval_f1", 1.0}}), cpuft::Error);  // not read, not blocked
+}
+
 TEST(TrainerState, CorruptAllResultsIsReported) {
   std::string dir = temp_dir();
   cpuft::write_file_atomic(dir + "/all_results.json", "[1, 2");
@@ -149,6 +190,6 @@ TEST(TrainerState, CorruptAllResultsIsReported) {
     cpuft::save_metrics(dir, "eval", {{"eval_f1", 1.0}});
     FAIL();
   } catch (const cpuft::Error& e) {
-    EXPECT_EQ(std::string(e.what()), dir + "/all_results.json: not a JSON object; remove it or choose another --output_dir");
+    EXPECT_EQ(std::string(e.what()).rfind(dir + "/all_results.json: not valid JSON at byte 6", 0), 0u) << e.what();
   }
 }

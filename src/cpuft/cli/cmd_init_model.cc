@@ -2,6 +2,7 @@
 // config.json and a tokenizer directory, written as a Hugging Face model directory. For training
 // from scratch, for tests, and for the demo when pretrained weights cannot be had.
 #include <cstdio>
+#include <filesystem>
 
 #include "cpuft/cli/commands.h"
 #include "cpuft/cli/flag_values.h"
@@ -23,7 +24,7 @@ int cmd_init_model(const Argv& argv) {
       std::fputs(
           "usage: cpuft init-model --config config.json --tokenizer DIR --output_dir OUT [--seed N]\n"
           "Writes OUT/config.json, OUT/model.safetensors (random weights, N(0, initializer_range)) and the\n"
-          "tokenizer files of DIR.\n",
+          "tokenizer files of DIR. OUT must not exist or be empty. --seed: 0..2147483647 (default 42).\n",
           stdout);
       return 0;
     }
@@ -32,11 +33,16 @@ int cmd_init_model(const Argv& argv) {
     if (f == "--config") config = v;
     else if (f == "--tokenizer") tokenizer_dir = v;
     else if (f == "--output_dir") output_dir = v;
-    else if (f == "--seed") seed = static_cast<uint64_t>(flag_int(f, v, 0));
+    else if (f == "--seed") seed = static_cast<uint64_t>(flag_int(f, v, 0, 2147483647));
     else fail("cpuft init-model: unknown flag '", f, "'");
   }
   if (config.empty() || tokenizer_dir.empty() || output_dir.empty())
     fail("cpuft init-model: --config, --tokenizer and --output_dir are required");
+  // A trained model directory is never overwritten by random weights.
+  std::error_code ec;
+  if (std::filesystem::exists(output_dir, ec) && !std::filesystem::is_empty(output_dir, ec))
+    fail("--output_dir: ", output_dir, " already exists and is not empty; init-model writes a new model directory "
+         "(remove it or choose another)");
   ModelConfig cfg = load_model_config(config);
   Tokenizer tok = Tokenizer::load(tokenizer_dir);
   if (tok.vocab_size() > cfg.vocab_size)

@@ -5,13 +5,12 @@
 // Each answer line is {"answer", "score", "start", "end"} (+ "id" when given): score is the n-best
 // probability of the answer, start/end its code-point span [start, end) in the context.
 #include <cstdio>
-#include <fstream>
-#include <iostream>
 
 #include <nlohmann/json.hpp>
 
 #include "cpuft/cli/commands.h"
 #include "cpuft/data/feature_builder.h"
+#include "cpuft/data/question_lines.h"
 #include "cpuft/train/args.h"
 #include "cpuft/train/evaluator.h"
 #include "cpuft/train/run_setup.h"
@@ -47,34 +46,9 @@ bool take_flag(Argv& argv, const std::string& name, std::string& value) {
   return false;
 }
 
-std::vector<Example> read_jsonl(std::istream& in, const std::string& source) {
-  std::vector<Example> out;
-  std::string line;
-  for (int64_t n = 1; std::getline(in, line); ++n) {
-    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-    nlohmann::json j;
-    try {
-      j = nlohmann::json::parse(line);
-    } catch (const nlohmann::json::parse_error& e) {
-      fail(source, ":", n, ": not valid JSON (", e.what(), ")");
-    }
-    Example ex;
-    for (const char* field : {"question", "context"}) {
-      if (!j.is_object() || !j.contains(field) || !j[field].is_string())
-        fail(source, ":", n, ": field '", field, "' missing or not a string, expected {\"question\": ..., \"context\": ...}");
-    }
-    ex.question = j["question"].get<std::string>();
-    ex.context = j["context"].get<std::string>();
-    ex.id = j.contains("id") && j["id"].is_string() ? j["id"].get<std::string>() : std::to_string(out.size());
-    out.push_back(std::move(ex));
-  }
-  if (in.bad()) fail(source, ": cannot read, expected a file of JSON lines");  // e.g. a directory
-  return out;
-}
-
 }  // namespace
 
-int cmd_predict(const Argv& argv_in, Communicator& comm) {
+int cmd_predict(const Argv& argv_in, Communicator& comm, const StartComm& start) {
   Argv argv = argv_in;
   std::string question, context, input;
   const bool has_q = take_flag(argv, "--question", question);
@@ -86,11 +60,16 @@ int cmd_predict(const Argv& argv_in, Communicator& comm) {
     std::fputs(kPredictExtraHelp, stdout);
     return 0;
   }
-  for (const std::string& n : parsed.notices) log_notice(n);
   TrainArgs args = parsed.args;
+  if (args.test_file.empty()) {
+    if (has_q != has_c)
+      fail(has_q ? "--question" : "--context", ": given without ", has_q ? "--context" : "--question");
+    if (!has_q && !has_input)
+      fail("cpuft predict: nothing to answer, expected --question/--context, --input FILE or --test_file FILE");
+  }
+  start(comm_options(args));
+  for (const std::string& n : parsed.notices) log_notice(n);
   if (!args.test_file.empty()) return run_evaluate(args, comm);
-  if (has_q != has_c) fail(has_q ? "--question" : "--context", ": given without ", has_q ? "--context" : "--question");
-  if (!has_q && !has_input) fail("cpuft predict: nothing to answer, expected --question/--context, --input FILE or --test_file FILE");
 
   QaData data;
   data.path = has_input ? input : "--question";
@@ -102,25 +81,18 @@ int cmd_predict(const Argv& argv_in, Communicator& comm) {
     data.examples.push_back(ex);
   }
   if (has_input) {
-    std::vector<Example> more;
-    if (input == "-") {
-      more = read_jsonl(std::cin, "<stdin>");
-    } else {
-      std::ifstream f(input);
-      if (!f) fail(input, ": cannot open");
-      more = read_jsonl(f, input);
-    }
+    std::vector<Example> more = read_question_lines(input);
     data.examples.insert(data.examples.end(), more.begin(), more.end());
   }
   // Empty input, empty output (as a filter in a pipeline should); the model is not even loaded.
   if (data.examples.empty()) return 0;
   configure_threads(static_cast<int>(args.threads), comm);
   LoadedModel loaded = load_model(args, comm);
+  reserve_activations(*loaded.model, args, args.per_device_eval_batch_size, false, "--per_device_eval_batch_size");
   FeatureOptions fo;
   fo.max_seq_length = static_cast<int>(args.max_seq_length);
   fo.doc_stride = static_cast<int>(args.doc_stride);
-  data.features = build_eval_features(data.examples, *loaded.tokenizer, fo);
-  loaded.model->reserve(static_cast<int>(args.per_device_eval_batch_size), fo.max_seq_length, /*training=*/false);
+  build_features_of(data, *loaded.tokenizer, fo, /*train=*/false);
   PostprocessOptions post;
   post.n_best_size = static_cast<int>(args.n_best_size);
   post.max_answer_length = static_cast<int>(args.max_answer_length);
@@ -144,8 +116,7 @@ int cmd_predict(const Argv& argv_in, Communicator& comm) {
     line["end"] = best ? best->end_char : -1;
     std::printf("%s\n", line.dump().c_str());
   }
-  std::fflush(stdout);
-  return 0;
+  return 0;  // main flushes stdout and reports a failed write
 }
 
 }  // namespace cpuft

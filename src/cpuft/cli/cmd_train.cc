@@ -9,13 +9,17 @@
 namespace cpuft {
 namespace {
 
-// Parses the flags; prints help or notices. Returns false when only help was asked for.
-bool parse(Command command, const Argv& argv, TrainArgs& out) {
+// Parses the flags, then joins MPI and prints the notices (on rank 0). Returns false when only help
+// was asked for.
+bool parse(Command command, const Argv& argv, const StartComm& start, TrainArgs& out) {
   ParsedArgs parsed = parse_train_args(command, argv);
   if (parsed.help) {
     std::fputs(train_args_help(command).c_str(), stdout);
     return false;
   }
+  if (command == Command::Train && !parsed.args.do_train && !parsed.args.do_eval)
+    fail("cpuft train: nothing to do, expected --do_train and/or --do_eval (as run_qa.py)");
+  start(comm_options(parsed.args));
   for (const std::string& n : parsed.notices) log_notice(n);
   out = parsed.args;
   return true;
@@ -23,17 +27,21 @@ bool parse(Command command, const Argv& argv, TrainArgs& out) {
 
 }  // namespace
 
-int cmd_train(const Argv& argv, Communicator& comm) {
+CommOptions comm_options(const TrainArgs& args) {
+  CommOptions o;
+  o.collective_timeout_s = args.collective_timeout;
+  return o;
+}
+
+int cmd_train(const Argv& argv, Communicator& comm, const StartComm& start) {
   TrainArgs args;
-  if (!parse(Command::Train, argv, args)) return 0;
-  if (!args.do_train && !args.do_eval)
-    fail("cpuft train: nothing to do, expected --do_train and/or --do_eval (as run_qa.py)");
+  if (!parse(Command::Train, argv, start, args)) return 0;
   return run_train(args, comm);
 }
 
-int cmd_evaluate(const Argv& argv, Communicator& comm) {
+int cmd_evaluate(const Argv& argv, Communicator& comm, const StartComm& start) {
   TrainArgs args;
-  if (!parse(Command::Evaluate, argv, args)) return 0;
+  if (!parse(Command::Evaluate, argv, start, args)) return 0;
   return run_evaluate(args, comm);
 }
 

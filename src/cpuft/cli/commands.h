@@ -2,18 +2,27 @@
 // process exit code; errors are thrown as cpuft::Error and reported by main().
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
 #include "cpuft/dist/communicator.h"
+#include "cpuft/train/train_args.h"
 
 namespace cpuft {
 
 using Argv = std::vector<std::string>;
 
-int cmd_train(const Argv& args, Communicator& comm);          // train [+ evaluate]
-int cmd_evaluate(const Argv& args, Communicator& comm);       // evaluate a model on SQuAD JSON
-int cmd_predict(const Argv& args, Communicator& comm);        // answer questions (JSON lines or flags)
+// Joins MPI (when launched by mpirun) with the options the flags chose. The commands that train or
+// answer call it once their flags are checked, so that a bad flag is reported before any work.
+using StartComm = std::function<void(const CommOptions&)>;
+
+// The communicator options of `cpuft train | evaluate | predict` flags (--collective_timeout).
+CommOptions comm_options(const TrainArgs& args);
+
+int cmd_train(const Argv& args, Communicator& comm, const StartComm& start);     // train [+ evaluate]
+int cmd_evaluate(const Argv& args, Communicator& comm, const StartComm& start);  // evaluate on SQuAD JSON
+int cmd_predict(const Argv& args, Communicator& comm, const StartComm& start);   // answer questions
 int cmd_doctor(const Argv& args);                             // what cpuft sees on this machine
 int cmd_bench(const Argv& args);                              // time training steps
 int cmd_launch(const Argv& args);                             // print and run the mpirun command

@@ -6,8 +6,10 @@
 
 namespace cpuft {
 
-// A whole number >= min written in full (no sign tricks, no trailing text); otherwise a one-line error
-// "FLAG: found 'VALUE', expected a positive integer" (min 1) or "... a non-negative integer" (min 0).
-int flag_int(const std::string& flag, const std::string& value, int min = 1);
+// A whole number in [min, max] written in full (no sign tricks, no trailing text); otherwise a one-line
+// error "FLAG: found 'VALUE', expected a positive integer" (min 1), "... a non-negative integer" (min
+// 0), or "... expected at most MAX". The default max keeps every count these commands take far from
+// overflowing what is computed from it.
+int flag_int(const std::string& flag, const std::string& value, int min = 1, int max = 1000000);
 
 }  // namespace cpuft

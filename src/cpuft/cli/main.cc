@@ -6,6 +6,7 @@
 #include <string>
 
 #include "cpuft/cli/commands.h"
+#include "cpuft/cli/standard_streams.h"
 #include "cpuft/util/error.h"
 #include "cpuft/util/log.h"
 
@@ -27,10 +28,8 @@ const char* kUsage =
     "\n"
     "Run several ranks with: mpirun -np N cpuft train ...\n";
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  cpuft::Communicator comm;
+// The command's exit status; errors are reported here, one line each.
+int run(int argc, char** argv, cpuft::Communicator& comm) {
   try {
     if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h")) {
       std::fputs(kUsage, argc < 2 ? stderr : stdout);
@@ -47,12 +46,19 @@ int main(int argc, char** argv) {
     if (cmd == "launch") return cpuft::cmd_launch(rest);
     if (cmd == "init-model") return cpuft::cmd_init_model(rest);
     if (cmd == "train" || cmd == "evaluate" || cmd == "predict" || cmd == "cluster-check") {
-      comm.init(&argc, &argv);
-      cpuft::set_log_rank(comm.rank(), comm.size());
-      int rc = cmd == "train"      ? cpuft::cmd_train(rest, comm)
-               : cmd == "evaluate" ? cpuft::cmd_evaluate(rest, comm)
-               : cmd == "predict"  ? cpuft::cmd_predict(rest, comm)
-                                   : cpuft::cmd_cluster_check(rest, comm);
+      const cpuft::StartComm start = [&](const cpuft::CommOptions& options) {
+        comm.init(&argc, &argv, options);
+        cpuft::set_log_rank(comm.rank(), comm.size());
+      };
+      int rc = 0;
+      if (cmd == "cluster-check") {
+        start({});
+        rc = cpuft::cmd_cluster_check(rest, comm);
+      } else {
+        rc = cmd == "train"      ? cpuft::cmd_train(rest, comm, start)
+             : cmd == "evaluate" ? cpuft::cmd_evaluate(rest, comm, start)
+                                 : cpuft::cmd_predict(rest, comm, start);
+      }
       comm.finalize();
       return rc;
     }
@@ -67,4 +73,12 @@ int main(int argc, char** argv) {
     if (comm.size() > 1) comm.abort(3, e.what());
     return 3;
   }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  cpuft::guard_standard_descriptors();
+  cpuft::Communicator comm;
+  return cpuft::finish_stdout(run(argc, argv, comm));
 }

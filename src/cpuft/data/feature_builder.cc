@@ -9,6 +9,7 @@
 #include "cpuft/text/unicode_class.h"
 #include "cpuft/text/utf8.h"
 #include "cpuft/util/error.h"
+#include "cpuft/util/json_read.h"
 
 namespace cpuft {
 namespace {
@@ -28,7 +29,9 @@ std::vector<Window> context_windows(const Example& example, size_t q, size_t c, 
   const size_t to_remove = q + c - budget;
   const auto stride = static_cast<size_t>(options.doc_stride);
   if (c <= to_remove || c - to_remove <= stride) {
-    fail("example '", example.id, "': the question has ", q, " tokens, which leaves ",
+    // A question longer than the budget was tokenised only that far (encode_prefix).
+    fail("example '", text_preview(example.id), "': the question has ",
+         q > budget ? str_cat("more than ", budget) : str_cat(q), " tokens, which leaves ",
          c > to_remove ? c - to_remove : 0, " context tokens per window of max_seq_length ", options.max_seq_length,
          ", expected more than doc_stride ", stride, " (Hugging Face tokenizers fails on this example too)");
   }
@@ -74,7 +77,8 @@ void set_train_labels(Feature& f, const Example& example, const Encoding& questi
   const Answer& answer = example.answers[0];
   const int64_t start_char = answer.answer_start;
   const int64_t end_char = start_char + static_cast<int64_t>(count_code_points(answer.text));
-  if (w.end == w.begin) fail("example '", example.id, "': the context has no tokens, expected at least one");
+  if (w.end == w.begin)
+    fail("example '", text_preview(example.id), "': the context has no tokens, expected at least one");
   int64_t token_start = static_cast<int64_t>(q + 2);
   int64_t token_end = static_cast<int64_t>(q + 2 + (w.end - w.begin)) - 1;
   if (!(offsets[token_start].begin <= start_char && offsets[token_end].end >= end_char)) return;
@@ -82,7 +86,7 @@ void set_train_labels(Feature& f, const Example& example, const Encoding& questi
   while (token_start < n && offsets[token_start].begin <= start_char) ++token_start;
   while (token_end >= 0 && offsets[token_end].end >= end_char) --token_end;
   if (token_end < 0) {  // run_qa would index offsets[-1] and fail
-    fail("example '", example.id, "': answer '", answer.text, "' at ", start_char,
+    fail("example '", text_preview(example.id), "': answer '", text_preview(answer.text), "' at ", start_char,
          " ends at or before the first token, expected a non-empty answer inside the context");
   }
   f.start_position = static_cast<int32_t>(token_start - 1);
@@ -115,11 +119,13 @@ void parallel_for(size_t n, Body body) {
   }
 }
 
-Encoding encode_field(const Tokenizer& tokenizer, std::string_view text, const Example& example, const char* field) {
+// The tokens of one field; `max_tokens` > 0 keeps at most that many + 1 (Tokenizer::encode_prefix).
+Encoding encode_field(const Tokenizer& tokenizer, std::string_view text, const Example& example, const char* field,
+                      size_t max_tokens = 0) {
   try {
-    return tokenizer.encode(text);
+    return max_tokens > 0 ? tokenizer.encode_prefix(text, max_tokens) : tokenizer.encode(text);
   } catch (const Error& e) {
-    fail("example '", example.id, "': ", field, ": ", e.what());
+    fail("example '", text_preview(example.id), "': ", field, ": ", e.what());
   }
 }
 
@@ -147,7 +153,10 @@ std::vector<Feature> build_features(const std::vector<Example>& examples, const 
   std::vector<std::vector<Feature>> per_example(examples.size());
   parallel_for(examples.size(), [&](size_t i) {
     const Example& ex = examples[i];
-    const Encoding question = encode_field(tokenizer, lstrip_python_space(ex.question), ex, "question");
+    // A question of more than max_seq_length - 3 tokens can never fit a window: tokenising the rest of
+    // it (a 50 MB question took 40 times its size in memory) would only lead to the same error.
+    const Encoding question = encode_field(tokenizer, lstrip_python_space(ex.question), ex, "question",
+                                           static_cast<size_t>(options.max_seq_length) - 3);
     const Encoding& context = contexts[context_of[i]];
     for (const Window& w : context_windows(ex, question.ids.size(), context.ids.size(), options)) {
       Feature f = make_feature(question, context, w, tokenizer, options);

@@ -5,21 +5,14 @@
 #include <unordered_map>
 
 #include "cpuft/text/utf8.h"
-#include "cpuft/util/atomic_file.h"
 #include "cpuft/util/error.h"
+#include "cpuft/util/json_read.h"
+#include "cpuft/util/read_file.h"
 
 namespace cpuft {
 namespace {
 
 using nlohmann::json;
-
-// Short description of a JSON value for error messages: its type and, for scalars, the value.
-std::string describe(const json& v) {
-  std::string text = v.dump();
-  if (text.size() > 60) text = text.substr(0, 57) + "...";
-  if (v.is_structured()) return std::string(v.type_name());
-  return std::string(v.type_name()) + " " + text;
-}
 
 // Walks the nested SQuAD layout, keeping the JSON path of the node being read for errors.
 class Reader {
@@ -38,26 +31,26 @@ class Reader {
 
   const json& array_member(const json& obj, const std::string& path, const char* key) {
     const json& v = member(obj, path, key, "an array");
-    if (!v.is_array()) bad(path.empty() ? key : path + "." + key, describe(v), "an array");
+    if (!v.is_array()) bad(path.empty() ? key : path + "." + key, json_describe(v), "an array");
     return v;
   }
 
   std::string string_member(const json& obj, const std::string& path, const char* key) {
     const json& v = member(obj, path, key, "a string");
-    if (!v.is_string()) bad(path + "." + key, describe(v), "a string");
+    if (!v.is_string()) bad(path + "." + key, json_describe(v), "a string");
     return v.get<std::string>();
   }
 
   void check_object(const json& v, const std::string& path) {
-    if (!v.is_object()) bad(path, describe(v), "an object");
+    if (!v.is_object()) bad(path, json_describe(v), "an object");
   }
 
   SquadDataset read(const json& root) {
     SquadDataset out;
-    if (!root.is_object()) bad("(top level)", describe(root), "an object with a \"data\" array");
+    if (!root.is_object()) bad("(top level)", json_describe(root), "an object with a \"data\" array");
     auto version = root.find("version");
     if (version != root.end()) {
-      if (!version->is_string()) bad("version", describe(*version), "a string such as \"1.1\" or \"v2.0\"");
+      if (!version->is_string()) bad("version", json_describe(*version), "a string such as \"1.1\" or \"v2.0\"");
       const std::string v = version->get<std::string>();
       if (v == "v2.0" || v == "2.0") out.version = 2;
     }
@@ -67,7 +60,7 @@ class Reader {
       check_object(data[a], apath);
       std::string title;
       if (auto t = data[a].find("title"); t != data[a].end()) {
-        if (!t->is_string()) bad(apath + ".title", describe(*t), "a string");
+        if (!t->is_string()) bad(apath + ".title", json_describe(*t), "a string");
         title = t->get<std::string>();
       }
       if (!data[a].contains("paragraphs") && data[a].contains("context")) {
@@ -98,7 +91,7 @@ class Reader {
       ex.context = context;
       ex.question = string_member(qas[q], qpath, "question");
       if (auto imp = qas[q].find("is_impossible"); imp != qas[q].end()) {
-        if (!imp->is_boolean()) bad(qpath + ".is_impossible", describe(*imp), "true or false");
+        if (!imp->is_boolean()) bad(qpath + ".is_impossible", json_describe(*imp), "true or false");
         ex.is_impossible = imp->get<bool>();
       }
       const json& answers = array_member(qas[q], qpath, "answers");
@@ -122,7 +115,8 @@ class Reader {
     ex.question = string_member(rec, path, "question");
     const std::vector<size_t> at = code_point_byte_offsets(ex.context);
     const json& answers = member(rec, path, "answers", "an object {\"text\": [...], \"answer_start\": [...]}");
-    if (!answers.is_object()) bad(path + ".answers", describe(answers), "an object {\"text\": [...], \"answer_start\": [...]}");
+    if (!answers.is_object())
+      bad(path + ".answers", json_describe(answers), "an object {\"text\": [...], \"answer_start\": [...]}");
     const json& texts = array_member(answers, path + ".answers", "text");
     const json& starts = array_member(answers, path + ".answers", "answer_start");
     if (texts.size() != starts.size()) {
@@ -131,7 +125,7 @@ class Reader {
     }
     for (size_t k = 0; k < texts.size(); ++k) {
       const std::string kpath = str_cat(path, ".answers.text[", k, "]");
-      if (!texts[k].is_string()) bad(kpath, describe(texts[k]), "a string");
+      if (!texts[k].is_string()) bad(kpath, json_describe(texts[k]), "a string");
       add_answer(texts[k].get<std::string>(), starts[k], str_cat(path, ".answers.answer_start[", k, "]"), at, ex, out);
     }
     add_example(std::move(ex), path, out);
@@ -141,10 +135,10 @@ class Reader {
   void add_answer(std::string text, const json& start, const std::string& spath, const std::vector<size_t>& at,
                   Example& ex, SquadDataset& out) {
     const int64_t context_len = static_cast<int64_t>(at.size()) - 1;
-    if (!start.is_number_integer()) bad(spath, describe(start), "an integer");
+    if (!start.is_number_integer()) bad(spath, json_describe(start), "an integer");
     if (start.is_number_unsigned() ? start.get<uint64_t>() > static_cast<uint64_t>(context_len)
                                    : start.get<int64_t>() < 0 || start.get<int64_t>() > context_len) {
-      bad(spath, describe(start),
+      bad(spath, json_describe(start),
           str_cat("a code-point index in [0, ", context_len, "] (the context has ", context_len, " code points)")
               .c_str());
     }
@@ -163,7 +157,7 @@ class Reader {
   void add_example(Example&& ex, const std::string& path, SquadDataset& out) {
     if (ex.is_impossible || ex.answers.empty()) out.version = 2;
     auto [it, inserted] = first_path_of_id_.emplace(ex.id, path);
-    if (!inserted) bad(path + ".id", str_cat("\"", ex.id, "\" (already used at ", it->second, ")"), "a unique id");
+    if (!inserted) bad(path + ".id", str_cat(json_preview(ex.id), " (already used at ", it->second, ")"), "a unique id");
     out.examples.push_back(std::move(ex));
   }
 
@@ -174,17 +168,11 @@ class Reader {
 }  // namespace
 
 SquadDataset parse_squad(std::string_view json_text, const std::string& source) {
-  json root;
-  try {
-    root = json::parse(json_text.begin(), json_text.end());
-  } catch (const json::parse_error& e) {
-    fail(source, ": not valid JSON at byte ", e.byte, " (", e.what(), "), expected a SQuAD JSON document");
-  } catch (const json::out_of_range& e) {  // a number too large for a double, e.g. 1E400 (found by make fuzz)
-    fail(source, ": not valid JSON (", e.what(), "), expected a SQuAD JSON document with numbers a double holds");
-  }
-  return Reader(source).read(root);
+  JsonReadOptions options;
+  options.expected = "a SQuAD JSON document";
+  return Reader(source).read(parse_json(json_text, source, options));
 }
 
-SquadDataset read_squad(const std::string& path) { return parse_squad(read_file(path), path); }
+SquadDataset read_squad(const std::string& path) { return parse_squad(read_file(path, kMaxDatasetBytes), path); }
 
 }  // namespace cpuft

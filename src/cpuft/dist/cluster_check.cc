@@ -18,6 +18,7 @@
 #include "cpuft/cpu/topology.h"
 #include "cpuft/dist/launcher.h"
 #include "cpuft/util/error.h"
+#include "cpuft/util/json_read.h"
 
 namespace cpuft {
 namespace {
@@ -194,8 +195,10 @@ std::vector<HostReachability> check_hosts_reachable(const std::vector<std::strin
                                                     const std::string& rsh_agent, int timeout_s) {
   std::vector<HostReachability> out;
   for (const std::string& host : hosts) {
+    if (!is_valid_host_name(host)) fail("host name '", text_preview(host), "' is not valid; not passed to ", rsh_agent);
+    // "--" ends the agent's options: nothing after it is read as one, whatever the host list holds.
     std::string cmd = shell_join({"timeout", std::to_string(timeout_s + 5), rsh_agent, "-o", "BatchMode=yes", "-o",
-                                  "ConnectTimeout=" + std::to_string(timeout_s), host, "true"}) +
+                                  "ConnectTimeout=" + std::to_string(timeout_s), "--", host, "true"}) +
                       " </dev/null 2>&1";
     HostReachability r;
     r.host = host;

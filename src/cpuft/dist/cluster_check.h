@@ -69,8 +69,9 @@ struct HostReachability {
   std::string detail;  // the agent's output when it failed
 };
 
-// Runs `<rsh_agent> -o BatchMode=yes -o ConnectTimeout=T HOST true` for every host (never prompts: stdin
-// is /dev/null and the whole call is limited to timeout_s + 5 s).
+// Runs `<rsh_agent> -o BatchMode=yes -o ConnectTimeout=T -- HOST true` for every host (never prompts:
+// stdin is /dev/null and the whole call is limited to timeout_s + 5 s). A host that is_valid_host_name
+// refuses is an error, never passed to the agent.
 std::vector<HostReachability> check_hosts_reachable(const std::vector<std::string>& hosts,
                                                     const std::string& rsh_agent, int timeout_s);
 

@@ -4,14 +4,16 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <climits>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <sstream>
 
 #include "cpuft/util/error.h"
+#include "cpuft/util/json_read.h"
+#include "cpuft/util/read_file.h"
 
 namespace cpuft {
 
@@ -49,17 +51,26 @@ std::string mpirun_version_output(const std::string& mpirun) {
   return out;
 }
 
+bool is_valid_host_name(const std::string& host) {
+  if (host.empty() || host.size() > 253 || !std::isalnum(static_cast<unsigned char>(host[0]))) return false;
+  for (char c : host)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '-') return false;
+  return true;
+}
+
 std::vector<std::string> read_hostfile_hosts(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) fail(path, ": cannot open hostfile: ", std::strerror(errno));
+  std::istringstream in(read_file(path, uint64_t{1} << 20));
   std::vector<std::string> hosts;
   std::string line;
-  while (std::getline(in, line)) {
+  for (int n = 1; std::getline(in, line); ++n) {
     line = line.substr(0, line.find('#'));
     std::istringstream ss(line);
     std::string host;
     if (!(ss >> host)) continue;
     host = host.substr(0, host.find(':'));  // MPICH "host:slots"
+    if (!is_valid_host_name(host))
+      fail(path, ":", n, ": host name '", text_preview(host), "' is not valid; expected letters, digits, dots and "
+           "hyphens, starting with a letter or digit");
     hosts.push_back(host);
   }
   if (hosts.empty()) fail(path, ": no host found, expected lines such as 'node1 slots=4'");
@@ -70,7 +81,10 @@ std::vector<std::string> build_mpirun_command(MpiFlavour flavour, const LaunchOp
   if (o.nproc_per_node < 1) fail("--nproc_per_node: found ", o.nproc_per_node, ", expected at least 1");
   if (o.nodes < 1) fail("number of nodes: found ", o.nodes, ", expected at least 1");
   if (o.program.empty()) fail("launch: no program given, expected '-- train ...'");
-  const std::string np = std::to_string(o.nodes * o.nproc_per_node);
+  const int64_t ranks = int64_t{o.nodes} * o.nproc_per_node;
+  if (ranks > INT32_MAX)
+    fail("launch: ", o.nodes, " nodes x ", o.nproc_per_node, " ranks per node, expected at most ", INT32_MAX, " ranks");
+  const std::string np = std::to_string(ranks);
   const std::string k = std::to_string(o.nproc_per_node);
   const std::string threads = std::to_string(o.threads_per_rank);
   std::vector<std::string> cmd{o.mpirun};
@@ -137,7 +151,10 @@ void exec_command(const std::vector<std::string>& argv) {
   std::vector<char*> args;
   for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
-  std::fflush(stdout);
+  // What was printed (the command itself) must have been written before this process is replaced.
+  errno = 0;
+  if (std::fflush(stdout) != 0 || std::ferror(stdout))
+    fail("standard output: write failed", errno != 0 ? std::string(": ") + std::strerror(errno) : std::string());
   std::fflush(stderr);
   execvp(args[0], args.data());
   fail("cannot run '", argv[0], "': ", std::strerror(errno));

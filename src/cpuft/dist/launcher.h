@@ -19,8 +19,14 @@ MpiFlavour detect_mpi_flavour(const std::string& version_output);
 std::string mpirun_version_output(const std::string& mpirun);
 
 // Host names of a hostfile: "host", "host slots=K", "host:K"; '#' starts a comment. Throws naming
-// the file when it cannot be read or lists no host.
+// the file when it cannot be read (a regular file of at most 1 MiB), lists no host, or names a host
+// that is_valid_host_name refuses (naming the line).
 std::vector<std::string> read_hostfile_hosts(const std::string& path);
+
+// A host name cpuft hands to ssh / mpirun: 1-253 letters, digits, dots and hyphens, starting with a
+// letter or digit. Anything else (a leading '-' would be read as an option: "-oProxyCommand=...") is
+// refused.
+bool is_valid_host_name(const std::string& host);
 
 struct LaunchOptions {
   std::string mpirun = "mpirun";

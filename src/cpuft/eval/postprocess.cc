@@ -78,7 +78,7 @@ float numpy_expf(float x) {
 std::vector<int> top_k_indices(const float* v, int n, int k) {
   std::vector<int> idx(static_cast<size_t>(n));
   for (int i = 0; i < n; ++i) idx[i] = i;
-  k = std::min(k, n);
+  k = std::clamp(k, 0, n);  // a negative k would make partial_sort's middle precede its start
   // Descending value, NaN first (numpy sorts NaN last ascending), equal values: larger index first.
   auto before = [v](int a, int b) {
     const bool na = std::isnan(v[a]), nb = std::isnan(v[b]);

@@ -7,11 +7,24 @@
 
 #include "cpuft/util/atomic_file.h"
 #include "cpuft/util/error.h"
+#include "cpuft/util/json_read.h"
+#include "cpuft/util/read_file.h"
 
 namespace cpuft {
 namespace {
 
 using json = nlohmann::json;
+
+// Largest sizes accepted, far above any BERT-family encoder (BERT-large: 1024 wide, 24 layers, 4096
+// intermediate; multilingual vocabularies: 250k), so that a mistyped or hostile config is refused
+// before anything is sized from it. What fits in memory is checked later (model/qa_model.h).
+constexpr int64_t kMaxHidden = 65536;
+constexpr int64_t kMaxLayers = 512;
+constexpr int64_t kMaxHeads = 1024;
+constexpr int64_t kMaxIntermediate = 262144;
+constexpr int64_t kMaxVocab = int64_t{1} << 24;
+constexpr int64_t kMaxPositions = 131072;
+constexpr int64_t kMaxTypeVocab = 1024;
 
 // Reads typed fields of one config object; each accessor takes the field's names (canonical first,
 // then attribute_map aliases) and the default transformers uses when none is present.
@@ -23,13 +36,15 @@ class Fields {
     const char* name = nullptr;
     const json* v = find(names, &name);
     if (!v) return fallback;
-    if (!v->is_number_integer()) fail(path_, ": \"", name, "\" is ", v->dump(), "; expected an integer");
+    if (!v->is_number_integer() || (v->is_number_unsigned() && v->get<uint64_t>() > INT64_MAX))
+      fail(path_, ": \"", name, "\" is ", json_preview(*v), "; expected an integer");
     return v->get<int64_t>();
   }
 
-  int64_t positive(std::initializer_list<const char*> names, int64_t fallback) const {
+  int64_t positive(std::initializer_list<const char*> names, int64_t fallback, int64_t max) const {
     int64_t value = integer(names, fallback);
-    if (value <= 0) fail(path_, ": \"", *names.begin(), "\" is ", value, "; expected a positive integer");
+    if (value <= 0 || value > max)
+      fail(path_, ": \"", *names.begin(), "\" is ", value, "; expected a positive integer up to ", max);
     return value;
   }
 
@@ -37,10 +52,10 @@ class Fields {
     const char* found = nullptr;
     const json* v = find({name}, &found);
     if (!v) return fallback;
-    if (!v->is_number()) fail(path_, ": \"", name, "\" is ", v->dump(), "; expected a number");
+    if (!v->is_number()) fail(path_, ": \"", name, "\" is ", json_preview(*v), "; expected a number");
     double value = v->get<double>();
     if (!(value >= lo && value <= hi)) {
-      fail(path_, ": \"", name, "\" is ", v->dump(), "; expected a number in [", lo, ", ", hi, "]");
+      fail(path_, ": \"", name, "\" is ", json_preview(*v), "; expected a number in [", lo, ", ", hi, "]");
     }
     return static_cast<float>(value);
   }
@@ -49,7 +64,7 @@ class Fields {
     const char* found = nullptr;
     const json* v = find({name}, &found);
     if (!v) return fallback;
-    if (!v->is_boolean()) fail(path_, ": \"", name, "\" is ", v->dump(), "; expected true or false");
+    if (!v->is_boolean()) fail(path_, ": \"", name, "\" is ", json_preview(*v), "; expected true or false");
     return v->get<bool>();
   }
 
@@ -57,7 +72,7 @@ class Fields {
     const char* found = nullptr;
     const json* v = find({name}, &found);
     if (!v) return fallback;
-    if (!v->is_string()) fail(path_, ": \"", name, "\" is ", v->dump(), "; expected a string");
+    if (!v->is_string()) fail(path_, ": \"", name, "\" is ", json_preview(*v), "; expected a string");
     return v->get<std::string>();
   }
 
@@ -74,8 +89,8 @@ class Fields {
       auto it = root_.find(name);
       if (it == root_.end()) continue;
       if (value && *value != *it) {
-        fail(path_, ": \"", *found, "\" is ", value->dump(), " but its alias \"", name, "\" is ", it->dump(),
-             "; expected one value");
+        fail(path_, ": \"", *found, "\" is ", json_preview(*value), " but its alias \"", name, "\" is ",
+             json_preview(*it), "; expected one value");
       }
       if (!value) value = &*it, *found = name;
     }
@@ -88,10 +103,10 @@ class Fields {
 
 void read_distilbert(const std::string& path, const Fields& f, ModelConfig* c) {
   c->family = ModelFamily::distilbert;
-  c->hidden = f.positive({"dim", "hidden_size"}, 768);
-  c->layers = f.positive({"n_layers", "num_hidden_layers"}, 6);
-  c->heads = f.positive({"n_heads", "num_attention_heads"}, 12);
-  c->intermediate = f.positive({"hidden_dim"}, 4 * 768);
+  c->hidden = f.positive({"dim", "hidden_size"}, 768, kMaxHidden);
+  c->layers = f.positive({"n_layers", "num_hidden_layers"}, 6, kMaxLayers);
+  c->heads = f.positive({"n_heads", "num_attention_heads"}, 12, kMaxHeads);
+  c->intermediate = f.positive({"hidden_dim"}, 4 * 768, kMaxIntermediate);
   c->hidden_dropout = f.number("dropout", 0.1f, 0, 1);
   c->attention_dropout = f.number("attention_dropout", 0.1f, 0, 1);
   c->qa_dropout = f.number("qa_dropout", 0.1f, 0, 1);
@@ -100,29 +115,29 @@ void read_distilbert(const std::string& path, const Fields& f, ModelConfig* c) {
   c->sinusoidal_pos_embds = f.boolean("sinusoidal_pos_embds", false);
   c->activation = f.string("activation", "gelu");
   if (c->activation != "gelu") {
-    fail(path, ": \"activation\" is \"", c->activation, "\"; cpuft supports only \"gelu\"");
+    fail(path, ": \"activation\" is ", json_preview(c->activation), "; cpuft supports only \"gelu\"");
   }
 }
 
 void read_bert(const std::string& path, const Fields& f, ModelConfig* c) {
   c->family = ModelFamily::bert;
-  c->hidden = f.positive({"hidden_size"}, 768);
-  c->layers = f.positive({"num_hidden_layers"}, 12);
-  c->heads = f.positive({"num_attention_heads"}, 12);
-  c->intermediate = f.positive({"intermediate_size"}, 3072);
+  c->hidden = f.positive({"hidden_size"}, 768, kMaxHidden);
+  c->layers = f.positive({"num_hidden_layers"}, 12, kMaxLayers);
+  c->heads = f.positive({"num_attention_heads"}, 12, kMaxHeads);
+  c->intermediate = f.positive({"intermediate_size"}, 3072, kMaxIntermediate);
   c->hidden_dropout = f.number("hidden_dropout_prob", 0.1f, 0, 1);
   c->attention_dropout = f.number("attention_probs_dropout_prob", 0.1f, 0, 1);
   c->qa_dropout = 0;  // BertForQuestionAnswering has no dropout before qa_outputs
   c->layer_norm_eps = f.number("layer_norm_eps", 1e-12f, std::numeric_limits<float>::min(), 1);
-  c->type_vocab_size = f.positive({"type_vocab_size"}, 2);
+  c->type_vocab_size = f.positive({"type_vocab_size"}, 2, kMaxTypeVocab);
   c->sinusoidal_pos_embds = false;
   c->activation = f.string("hidden_act", "gelu");
   if (c->activation != "gelu") {
-    fail(path, ": \"hidden_act\" is \"", c->activation, "\"; cpuft supports only \"gelu\"");
+    fail(path, ": \"hidden_act\" is ", json_preview(c->activation), "; cpuft supports only \"gelu\"");
   }
   std::string positions = f.string("position_embedding_type", "absolute");
   if (positions != "absolute") {
-    fail(path, ": \"position_embedding_type\" is \"", positions, "\"; cpuft supports only \"absolute\"");
+    fail(path, ": \"position_embedding_type\" is ", json_preview(positions), "; cpuft supports only \"absolute\"");
   }
 }
 
@@ -161,17 +176,16 @@ json fields_of(const ModelConfig& c) {
 }  // namespace
 
 ModelConfig load_model_config(const std::string& path) {
-  std::string text = read_file(path);
+  return parse_model_config(read_file(path, kMaxSmallJsonBytes), path);
+}
+
+ModelConfig parse_model_config(std::string_view text, const std::string& path) {
   ModelConfig c;
-  try {
-    c.raw = json::parse(text);
-  } catch (const json::parse_error& e) {
-    fail(path, ": invalid JSON: ", e.what());
-  }
+  c.raw = parse_json(text, path);
   if (!c.raw.is_object()) fail(path, ": top level is ", c.raw.type_name(), "; expected a JSON object");
   auto type = c.raw.find("model_type");
   if (type == c.raw.end()) fail(path, ": missing \"model_type\"; expected \"distilbert\" or \"bert\"");
-  if (!type->is_string()) fail(path, ": \"model_type\" is ", type->dump(), "; expected a string");
+  if (!type->is_string()) fail(path, ": \"model_type\" is ", json_preview(*type), "; expected a string");
   std::string model_type = type->get<std::string>();
 
   Fields f(path, c.raw);
@@ -180,10 +194,10 @@ ModelConfig load_model_config(const std::string& path) {
   } else if (model_type == "bert") {
     read_bert(path, f, &c);
   } else {
-    fail(path, ": model_type \"", model_type, "\" is not supported; supported: \"distilbert\", \"bert\"");
+    fail(path, ": model_type ", json_preview(model_type), " is not supported; supported: \"distilbert\", \"bert\"");
   }
-  c.vocab_size = f.positive({"vocab_size"}, 30522);
-  c.max_position_embeddings = f.positive({"max_position_embeddings"}, 512);
+  c.vocab_size = f.positive({"vocab_size"}, 30522, kMaxVocab);
+  c.max_position_embeddings = f.positive({"max_position_embeddings"}, 512, kMaxPositions);
   c.initializer_range = f.number("initializer_range", 0.02f, 0, 1e3f);
   c.pad_token_id = f.is_null("pad_token_id") ? 0 : f.integer({"pad_token_id"}, 0);
   if (c.pad_token_id < 0 || c.pad_token_id >= c.vocab_size) {

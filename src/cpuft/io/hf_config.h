@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
@@ -39,8 +40,14 @@ struct ModelConfig {
 // also accepts hidden_size, num_attention_heads, num_hidden_layers). A null pad_token_id reads as 0.
 // Rejected: invalid JSON (line/column), missing or unsupported model_type, wrong JSON types,
 // non-positive sizes, dropouts outside [0, 1], hidden not divisible by heads, activation other than
-// "gelu", position_embedding_type other than "absolute".
+// "gelu", position_embedding_type other than "absolute", sizes beyond generous bounds (hidden 65536,
+// 512 layers, 1024 heads, intermediate 262144, vocabulary 2^24, 131072 positions, 1024 token types).
+// The file must be a regular file of at most 16 MiB with JSON nested at most 64 deep
+// (util/json_read.h); values in messages are short previews.
 ModelConfig load_model_config(const std::string& path);
+
+// The same from the text of a config.json; `path` names it in errors.
+ModelConfig parse_model_config(std::string_view text, const std::string& path);
 
 // Writes config.json for a fine-tuned QA model, atomically, indent 2, keys sorted, ASCII-escaped
 // like transformers: `raw` (or, when raw is not an object, the fields of `config` under

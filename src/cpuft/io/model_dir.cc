@@ -9,8 +9,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cpuft/util/atomic_file.h"
 #include "cpuft/util/error.h"
+#include "cpuft/util/json_read.h"
+#include "cpuft/util/read_file.h"
 
 namespace cpuft {
 namespace {
@@ -20,9 +21,13 @@ bool is_dir(const std::string& path) {
   return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
 }
 
+// True for a regular file, false when nothing is there; anything else at `path` (a directory, a FIFO,
+// a device, a dangling link) is an error that says what it is, rather than "no such file".
 bool is_file(const std::string& path) {
-  struct stat st;
-  return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+  const std::string kind = non_regular_kind(path);
+  if (kind.empty()) return true;
+  if (kind == "missing") return false;
+  fail(path, ": is ", kind, ", expected a regular file");
 }
 
 std::string env(const char* name) {
@@ -50,7 +55,7 @@ bool looks_like_repo_id(const std::string& id) {
 std::string pick_snapshot(const std::string& repo_dir) {
   const std::string snapshots = repo_dir + "/snapshots";
   if (is_file(repo_dir + "/refs/main")) {
-    std::string rev = read_file(repo_dir + "/refs/main");
+    std::string rev = read_file(repo_dir + "/refs/main", 4096);
     rev.erase(rev.find_last_not_of(" \t\r\n") + 1);
     if (!rev.empty() && rev.find('/') == std::string::npos && is_dir(snapshots + "/" + rev)) {
       return snapshots + "/" + rev;
@@ -76,21 +81,19 @@ std::string pick_snapshot(const std::string& repo_dir) {
 
 // weight_map of model.safetensors.index.json: tensor key -> shard file name.
 std::map<std::string, std::string> read_shard_index(const std::string& index_path) {
-  nlohmann::json index;
-  try {
-    index = nlohmann::json::parse(read_file(index_path));
-  } catch (const nlohmann::json::parse_error& e) {
-    fail(index_path, ": invalid JSON: ", e.what());
-  }
-  if (!index.is_object() || !index.contains("weight_map") || !index["weight_map"].is_object()) {
+  const nlohmann::json index = read_json_file(index_path, kMaxSmallJsonBytes);
+  if (!index.is_object() || !index.contains("weight_map") || !index.at("weight_map").is_object()) {
     fail(index_path, ": expected an object with a \"weight_map\" object (tensor name -> shard file)");
   }
   std::map<std::string, std::string> map;
-  for (auto it = index["weight_map"].begin(); it != index["weight_map"].end(); ++it) {
-    if (!it->is_string()) fail(index_path, ": weight_map.", it.key(), " is ", it->dump(), "; expected a file name");
+  const nlohmann::json& weight_map = index.at("weight_map");
+  for (auto it = weight_map.begin(); it != weight_map.end(); ++it) {
+    const std::string key = text_preview(it.key());
+    if (!it->is_string()) fail(index_path, ": weight_map.", key, " is ", json_preview(*it), "; expected a file name");
     std::string file = it->get<std::string>();
     if (file.empty() || file[0] == '/' || file.find("..") != std::string::npos) {
-      fail(index_path, ": weight_map.", it.key(), " is \"", file, "\"; expected a file name inside the directory");
+      fail(index_path, ": weight_map.", key, " is \"", text_preview(file),
+           "\"; expected a file name inside the directory");
     }
     map[it.key()] = file;
   }
@@ -139,7 +142,8 @@ std::vector<std::string> find_weight_files(const std::string& dir) {
     for (const auto& [key, file] : read_shard_index(index_path)) shards.insert(file);
     std::vector<std::string> files;
     for (const std::string& shard : shards) {
-      if (!is_file(dir + "/" + shard)) fail(index_path, ": names shard \"", shard, "\", which is not in ", dir);
+      if (!is_file(dir + "/" + shard))
+        fail(index_path, ": names shard \"", text_preview(shard), "\", which is not in ", dir);
       files.push_back(dir + "/" + shard);
     }
     return files;
@@ -186,8 +190,8 @@ Checkpoint::Checkpoint(const std::string& dir, ModelFamily family) : files_(find
       }
       auto [it, inserted] = tensors_.emplace(name, CheckpointTensor{reader, &t});
       if (!inserted) {
-        fail(dir, ": keys '", it->second.info->name, "' (", it->second.reader->path(), ") and '", t.name, "' (",
-             file, ") both map to parameter '", name, "'; expected one");
+        fail(dir, ": keys '", text_preview(it->second.info->name), "' (", it->second.reader->path(), ") and '",
+             text_preview(t.name), "' (", file, ") both map to parameter '", name, "'; expected one");
       }
     }
   }
@@ -197,7 +201,8 @@ Checkpoint::Checkpoint(const std::string& dir, ModelFamily family) : files_(find
     const std::string path = dir + "/" + shard;
     auto reader = std::find_if(readers_.begin(), readers_.end(), [&](const auto& r) { return r->path() == path; });
     if ((*reader)->find(key) == nullptr) {
-      fail(index_path, ": weight_map puts '", key, "' in ", shard, ", which holds no such tensor");
+      fail(index_path, ": weight_map puts '", text_preview(key), "' in ", text_preview(shard),
+           ", which holds no such tensor");
     }
   }
 }

@@ -9,7 +9,6 @@
 #include <cerrno>
 #include <cmath>
 #include <cstring>
-#include <set>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -18,6 +17,8 @@
 #include "cpuft/io/st_dtype.h"
 #include "cpuft/tensor/bf16.h"
 #include "cpuft/util/error.h"
+#include "cpuft/util/json_read.h"
+#include "cpuft/util/read_file.h"
 
 namespace cpuft {
 namespace {
@@ -26,58 +27,43 @@ constexpr uint64_t kMaxHeader = 100000000;  // the limit of the reference reader
 
 using json = nlohmann::json;
 
-// Parses the header, rejecting duplicate keys in any object (nlohmann keeps the last silently).
-json parse_header(const std::string& path, const char* begin, const char* end) {
-  std::vector<std::set<std::string>> open_objects;
-  auto check_duplicates = [&](int, json::parse_event_t event, json& parsed) {
-    if (event == json::parse_event_t::object_start) {
-      open_objects.emplace_back();
-    } else if (event == json::parse_event_t::object_end) {
-      open_objects.pop_back();
-    } else if (event == json::parse_event_t::key) {
-      const std::string& key = parsed.get_ref<const std::string&>();
-      if (!open_objects.back().insert(key).second) fail(path, ": header: duplicate key '", key, "'");
-    }
-    return true;
-  };
-  try {
-    return json::parse(begin, end, check_duplicates);
-  } catch (const json::exception& e) {
-    fail(path, ": header is not valid JSON: ", e.what());
-  }
-}
+// A tensor name as messages show it: quoted, and cut when long (names come from the file).
+std::string quoted(const std::string& name) { return "'" + text_preview(name, 80) + "'"; }
 
 uint64_t offset_value(const std::string& path, const std::string& name, const json& v) {
   if (!v.is_number_unsigned()) {
-    fail(path, ": tensor '", name, "': data_offsets holds ", v.dump(), "; expected non-negative integers");
+    fail(path, ": tensor ", quoted(name), ": data_offsets holds ", json_preview(v), "; expected non-negative integers");
   }
   return v.get<uint64_t>();
 }
 
 StTensorInfo parse_tensor(const std::string& path, const std::string& name, const json& entry) {
-  if (!entry.is_object()) fail(path, ": tensor '", name, "': entry is ", entry.dump(), "; expected an object");
+  if (!entry.is_object())
+    fail(path, ": tensor ", quoted(name), ": entry is ", json_preview(entry), "; expected an object");
   for (const char* field : {"dtype", "shape", "data_offsets"}) {
-    if (!entry.contains(field)) fail(path, ": tensor '", name, "': missing \"", field, "\"");
+    if (!entry.contains(field)) fail(path, ": tensor ", quoted(name), ": missing \"", field, "\"");
   }
   StTensorInfo t;
   t.name = name;
   const json& dtype = entry["dtype"];
-  if (!dtype.is_string()) fail(path, ": tensor '", name, "': dtype is ", dtype.dump(), "; expected a string");
+  if (!dtype.is_string())
+    fail(path, ": tensor ", quoted(name), ": dtype is ", json_preview(dtype), "; expected a string");
   t.dtype_name = dtype.get<std::string>();
   StDtypeInfo info;
   if (!lookup_st_dtype(t.dtype_name, &info)) {
-    fail(path, ": tensor '", name, "': dtype \"", t.dtype_name, "\" is not a safetensors dtype; expected one of ",
-         st_dtype_list());
+    fail(path, ": tensor ", quoted(name), ": dtype ", json_preview(t.dtype_name),
+         " is not a safetensors dtype; expected one of ", st_dtype_list());
   }
   t.dtype = info.dtype;
 
   const json& shape = entry["shape"];
-  if (!shape.is_array()) fail(path, ": tensor '", name, "': shape is ", shape.dump(), "; expected an array");
+  if (!shape.is_array())
+    fail(path, ": tensor ", quoted(name), ": shape is ", json_preview(shape), "; expected an array");
   uint64_t numel = 1;
   bool overflow = false;
   for (const json& d : shape) {
     if (!d.is_number_unsigned() || d.get<uint64_t>() > static_cast<uint64_t>(INT64_MAX)) {
-      fail(path, ": tensor '", name, "': shape ", shape.dump(), " holds ", d.dump(),
+      fail(path, ": tensor ", quoted(name), ": shape ", json_preview(shape), " holds ", json_preview(d),
            "; expected non-negative integers");
     }
     t.shape.push_back(d.get<int64_t>());
@@ -86,18 +72,18 @@ StTensorInfo parse_tensor(const std::string& path, const std::string& name, cons
 
   const json& offsets = entry["data_offsets"];
   if (!offsets.is_array() || offsets.size() != 2) {
-    fail(path, ": tensor '", name, "': data_offsets is ", offsets.dump(), "; expected [BEGIN, END]");
+    fail(path, ": tensor ", quoted(name), ": data_offsets is ", json_preview(offsets), "; expected [BEGIN, END]");
   }
   t.begin = offset_value(path, name, offsets[0]);
   t.end = offset_value(path, name, offsets[1]);
   if (t.end < t.begin) {
-    fail(path, ": tensor '", name, "': data_offsets [", t.begin, ",", t.end, "] end before they begin");
+    fail(path, ": tensor ", quoted(name), ": data_offsets [", t.begin, ",", t.end, "] end before they begin");
   }
   uint64_t bits = 0;
   overflow |= __builtin_mul_overflow(numel, static_cast<uint64_t>(info.bits), &bits);
   if (overflow || bits % 8 != 0 || bits / 8 != t.end - t.begin) {
-    fail(path, ": tensor '", name, "': data_offsets [", t.begin, ",", t.end, "] hold ", t.end - t.begin,
-         " bytes; shape ", shape.dump(), " of ", t.dtype_name, " needs ",
+    fail(path, ": tensor ", quoted(name), ": data_offsets [", t.begin, ",", t.end, "] hold ", t.end - t.begin,
+         " bytes; shape ", json_preview(shape), " of ", t.dtype_name, " needs ",
          overflow ? std::string("more than 2^64 bits") : str_cat(bits / 8.0, " bytes"));
   }
   return t;
@@ -112,17 +98,17 @@ void check_coverage(const std::string& path, std::vector<StTensorInfo>& tensors,
   const StTensorInfo* previous = nullptr;
   for (const StTensorInfo& t : tensors) {
     if (t.end > data_size) {
-      fail(path, ": tensor '", t.name, "': data_offsets [", t.begin, ",", t.end, "] run past the data buffer of ",
+      fail(path, ": tensor ", quoted(t.name), ": data_offsets [", t.begin, ",", t.end, "] run past the data buffer of ",
            data_size, " bytes");
     }
     if (t.begin < covered) {
-      fail(path, ": tensor '", t.name, "': data_offsets [", t.begin, ",", t.end, "] overlap previous tensor '",
-           previous->name, "' ending at ", covered);
+      fail(path, ": tensor ", quoted(t.name), ": data_offsets [", t.begin, ",", t.end, "] overlap previous tensor ",
+           quoted(previous->name), " ending at ", covered);
     }
     if (t.begin > covered) {
-      fail(path, ": tensor '", t.name, "': data_offsets [", t.begin, ",", t.end, "] leave a hole of ",
+      fail(path, ": tensor ", quoted(t.name), ": data_offsets [", t.begin, ",", t.end, "] leave a hole of ",
            t.begin - covered, " bytes after ",
-           previous ? str_cat("previous tensor '", previous->name, "' ending at ", covered)
+           previous ? str_cat("previous tensor ", quoted(previous->name), " ending at ", covered)
                     : std::string("the start of the data buffer"));
     }
     covered = t.end;
@@ -165,11 +151,17 @@ int64_t StTensorInfo::numel() const {
 }
 
 SafetensorsReader::SafetensorsReader(const std::string& path) : path_(path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) fail(path, ": cannot open: ", std::strerror(errno));
+  // O_NONBLOCK: a FIFO must not block the open; the type check refuses it.
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) {
+    const int err = errno;
+    if (err == ENOENT) require_regular_file(path);  // "missing" or "a dangling symbolic link"
+    fail(path, ": cannot open: ", std::strerror(err));
+  }
   struct stat st;
   if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
     ::close(fd);
+    require_regular_file(path);
     fail(path, ": not a regular file");
   }
   map_size_ = static_cast<size_t>(st.st_size);
@@ -199,13 +191,16 @@ SafetensorsReader::SafetensorsReader(const std::string& path) : path_(path) {
       fail(path, ": header must be a JSON object starting with '{'; found ",
            header_size == 0 ? std::string("an empty header") : str_cat("byte 0x", std::hex, int(bytes[8])));
     }
-    json root = parse_header(path, header, header + header_size);
+    JsonReadOptions strict;
+    strict.reject_duplicate_keys = true;  // nlohmann would keep the last value silently
+    json root = parse_json(std::string_view(header, header_size), path + ": header", strict);
     for (auto it = root.begin(); it != root.end(); ++it) {
       if (it.key() == "__metadata__") {
-        if (!it->is_object()) fail(path, ": __metadata__ is ", it->dump(), "; expected a string-to-string map");
+        if (!it->is_object())
+          fail(path, ": __metadata__ is ", json_preview(*it), "; expected a string-to-string map");
         for (auto m = it->begin(); m != it->end(); ++m) {
           if (!m->is_string()) {
-            fail(path, ": __metadata__.", m.key(), " is ", m->dump(), "; expected a string");
+            fail(path, ": __metadata__.", text_preview(m.key()), " is ", json_preview(*m), "; expected a string");
           }
           metadata_[m.key()] = m->get<std::string>();
         }
@@ -257,14 +252,14 @@ void SafetensorsReader::read_f32(const StTensorInfo& t, float* out) const {
       }
       return;
     default:
-      fail(path_, ": tensor '", t.name, "' has dtype ", t.dtype_name,
+      fail(path_, ": tensor ", quoted(t.name), " has dtype ", t.dtype_name,
            "; expected a floating-point dtype (F32, BF16, F16 or F64)");
   }
 }
 
 std::vector<float> SafetensorsReader::read_f32(const std::string& name) const {
   const StTensorInfo* t = find(name);
-  if (!t) fail(path_, ": no tensor named '", name, "'");
+  if (!t) fail(path_, ": no tensor named ", quoted(name));
   std::vector<float> out(static_cast<size_t>(t->numel()));
   read_f32(*t, out.data());
   return out;

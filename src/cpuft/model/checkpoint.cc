@@ -1,5 +1,6 @@
 // QaModel::from_pretrained / save_pretrained: Hugging Face model directories in and out.
 #include <algorithm>
+#include <cmath>
 #include <ostream>
 #include <random>
 #include <sstream>
@@ -8,6 +9,8 @@
 #include "cpuft/io/safetensors.h"
 #include "cpuft/model/qa_model.h"
 #include "cpuft/util/error.h"
+#include "cpuft/util/json_read.h"
+#include "cpuft/util/memory.h"
 
 namespace cpuft {
 namespace {
@@ -25,11 +28,12 @@ bool is_qa_head(const std::string& name) { return name.rfind("qa_outputs.", 0) =
 }  // namespace
 
 QaModel QaModel::from_pretrained(const std::string& dir, bool bf16, uint64_t seed, std::ostream& notices) {
-  ModelConfig config = load_model_config(dir + "/config.json");
-  QaModel model(config, bf16, seed);
+  const std::string config_path = dir + "/config.json";
+  ModelConfig config = load_model_config(config_path);
+  // Everything the config implies is checked against the safetensors header before the model is
+  // allocated: a config that disagrees with its weights costs an error line, not gigabytes.
+  const ParamTable table(config);
   Checkpoint ckpt(dir, config.family);
-  const ParamTable& table = model.table();
-
   std::vector<std::string> missing_head;
   for (const ParamEntry& e : table.entries()) {
     const CheckpointTensor* t = ckpt.find(e.name);
@@ -39,12 +43,24 @@ QaModel QaModel::from_pretrained(const std::string& dir, bool bf16, uint64_t see
         continue;
       }
       fail(ckpt.files().empty() ? dir : ckpt.files().front(), ": tensor ", e.name, " is missing; expected shape ",
-           shape_str(e.shape));
+           shape_str(e.shape), " (", config_path, ")");
     }
     if (t->info->shape != e.shape)
-      fail(t->reader->path(), ": tensor ", t->info->name, " has shape ", shape_str(t->info->shape),
-           ", expected ", shape_str(e.shape));
-    t->reader->read_f32(*t->info, model.params() + e.offset);
+      fail(t->reader->path(), ": tensor ", t->info->name, " has shape ", shape_str(t->info->shape), ", expected ",
+           shape_str(e.shape), " as ", config_path, " says");
+  }
+  check_fits_in_memory(weight_bytes(config, bf16), str_cat(config_path, ": ", config.layers, " layers of width ",
+                                                           config.hidden, " (", table.total(), " parameters)"));
+  QaModel model(config, bf16, seed);
+  for (const ParamEntry& e : table.entries()) {
+    const CheckpointTensor* t = ckpt.find(e.name);
+    if (!t) continue;
+    float* p = model.params() + e.offset;
+    t->reader->read_f32(*t->info, p);
+    const size_t bad = static_cast<size_t>(std::count_if(p, p + e.numel, [](float x) { return !std::isfinite(x); }));
+    if (bad > 0)
+      notices << "warning: " << t->reader->path() << ": tensor " << t->info->name << " holds " << bad
+              << " NaN or infinite value(s) of " << e.numel << "; training and answers will not be meaningful\n";
   }
   // Tensors of the checkpoint that the QA model has no use for: pooler, pre-training heads, ...
   std::vector<std::string> extra = ckpt.ignored_keys();
@@ -52,7 +68,7 @@ QaModel QaModel::from_pretrained(const std::string& dir, bool bf16, uint64_t see
     if (!table.find(name)) extra.push_back(t.info->name);
   if (!extra.empty())
     notices << "cpuft: ignored " << extra.size() << " checkpoint tensor(s) the QA model does not use (first: "
-            << extra.front() << ")\n";
+            << text_preview(extra.front(), 80) << ")\n";
   if (!missing_head.empty()) {
     // A fresh head as transformers' _init_weights makes it: weight ~ N(0, initializer_range), bias 0.
     std::mt19937_64 rng(seed);

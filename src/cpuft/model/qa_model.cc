@@ -12,13 +12,25 @@
 #include "cpuft/model/activations.h"
 #include "cpuft/tensor/bf16.h"
 #include "cpuft/util/error.h"
+#include "cpuft/util/memory.h"
 
 namespace cpuft {
+
+uint64_t QaModel::weight_bytes(const ModelConfig& config, bool bf16) {
+  const ParamTable table(config);
+  uint64_t bytes = table.total() * sizeof(float);
+  if (bf16)
+    for (const ParamEntry& e : table.entries()) bytes += e.gemm_weight ? e.numel * sizeof(uint16_t) : 0;
+  return bytes;
+}
 
 QaModel::QaModel(ModelConfig config, bool bf16, uint64_t seed)
     : config_(std::move(config)), table_(config_), bf16_(bf16) {
   if (config_.hidden % config_.heads != 0)
     fail("model config: hidden size ", config_.hidden, " is not a multiple of the head count ", config_.heads);
+  check_fits_in_memory(weight_bytes(config_, bf16_),
+                       str_cat("model config: ", config_.layers, " layers of width ", config_.hidden, " (",
+                               table_.total(), " parameters)"));
   params_.assign(table_.total(), 0.f);
   std::mt19937_64 rng(seed);
   std::normal_distribution<float> normal(0.f, config_.initializer_range);

@@ -39,8 +39,11 @@ class QaModel {
  public:
   // A model with every parameter initialised as transformers' _init_weights does (spec 1.4):
   // Linear and embedding weights ~ N(0, initializer_range) from `seed`, pad row and biases 0,
-  // LayerNorm weight 1 and bias 0.
+  // LayerNorm weight 1 and bias 0. Throws before allocating when the weights would not fit in this
+  // machine's memory (saying how much the config asks for).
   QaModel(ModelConfig config, bool bf16, uint64_t seed = 42);
+  // Bytes of the weights (f32 masters, plus the bf16 copies in bf16 mode) of a model of `config`.
+  static uint64_t weight_bytes(const ModelConfig& config, bool bf16);
   // Move-only: the activation layout points into this model's own arena.
   QaModel(QaModel&&) = default;
   QaModel& operator=(QaModel&&) = default;
@@ -51,7 +54,9 @@ class QaModel {
   // missing base-model prefix are accepted; pooler, cls.*, vocab_*, position_ids and other extra
   // tensors are dropped with one notice line; a missing qa_outputs is initialised N(0, range) from
   // `seed` (bias 0) with one notice line; any other missing tensor or a wrong shape throws
-  // cpuft::Error naming the file, the tensor, the shape found and the shape expected.
+  // cpuft::Error naming the file, the tensor, the shape found and the shape expected. Every shape is
+  // checked against the safetensors header before anything is allocated. A tensor holding NaN or
+  // infinite values gets one "warning: " line naming it.
   static QaModel from_pretrained(const std::string& dir, bool bf16, uint64_t seed, std::ostream& notices);
   // Writes dir/model.safetensors (HF names, F32) and dir/config.json (architectures
   // *ForQuestionAnswering), each atomically. The directory must exist.

@@ -5,12 +5,13 @@
 #include "cpuft/text/pre_tokenizer.h"
 #include "cpuft/text/utf8.h"
 #include "cpuft/util/error.h"
+#include "cpuft/util/json_read.h"
 
 namespace cpuft {
 
 static int32_t required_id(const Vocab& vocab, const std::string& token, const char* role, const std::string& source) {
   const int32_t id = vocab.find(token);
-  if (id < 0) fail(source, ": ", role, " token '", token, "' is not in the vocabulary");
+  if (id < 0) fail(source, ": ", role, " token '", text_preview(token), "' is not in the vocabulary");
   return id;
 }
 
@@ -30,6 +31,8 @@ Tokenizer::Tokenizer(std::shared_ptr<const Vocab> vocab, NormalizerOptions norma
   // Longest first, so the first match at a position is the longest (leftmost-longest matching).
   std::stable_sort(added_.begin(), added_.end(),
                    [](const AddedToken& a, const AddedToken& b) { return a.content.size() > b.content.size(); });
+  for (const AddedToken& t : added_)
+    for (char32_t c : t.content) added_has_ascii_space_ |= c == U' ' || c == U'\t' || c == U'\n' || c == U'\r';
 }
 
 const AddedToken* Tokenizer::match_added(const std::u32string& text, size_t at) const {
@@ -53,11 +56,11 @@ void Tokenizer::encode_segment(const std::u32string& text, size_t begin, size_t 
   }
 }
 
-Tokenizer::Encoding Tokenizer::encode(std::string_view utf8) const {
-  const std::u32string text = decode_utf8(utf8);
-  Encoding out;
-  out.ids.reserve(text.size() / 4 + 4);
-  out.offsets.reserve(text.size() / 4 + 4);
+void Tokenizer::encode_piece(std::string_view utf8, size_t byte_base, int64_t cp_base, Encoding& out) const {
+  const std::u32string text = decode_utf8(utf8, byte_base);
+  const size_t first_new = out.ids.size();
+  out.ids.reserve(out.ids.size() + text.size() / 4 + 4);
+  out.offsets.reserve(out.offsets.size() + text.size() / 4 + 4);
   size_t segment = 0;
   size_t i = 0;
   while (i < text.size()) {
@@ -73,6 +76,36 @@ Tokenizer::Encoding Tokenizer::encode(std::string_view utf8) const {
     segment = i;
   }
   encode_segment(text, segment, text.size(), out);
+  for (size_t k = first_new; k < out.offsets.size(); ++k) out.offsets[k].begin += cp_base, out.offsets[k].end += cp_base;
+}
+
+Tokenizer::Encoding Tokenizer::encode(std::string_view utf8) const {
+  Encoding out;
+  encode_piece(utf8, 0, 0, out);
+  return out;
+}
+
+Tokenizer::Encoding Tokenizer::encode_prefix(std::string_view utf8, size_t max_tokens) const {
+  constexpr size_t kPieceBytes = size_t{1} << 16;
+  Encoding out;
+  size_t pos = 0;
+  int64_t cp_base = 0;
+  while (pos < utf8.size() && out.ids.size() <= max_tokens) {
+    size_t cut = utf8.size();
+    if (!added_has_ascii_space_ && utf8.size() - pos > kPieceBytes) {
+      // ASCII whitespace bytes never occur inside a multi-byte UTF-8 sequence.
+      const size_t space = utf8.find_first_of(" \t\n\r", pos + kPieceBytes);
+      if (space != std::string_view::npos) cut = space;
+    }
+    const std::string_view piece = utf8.substr(pos, cut - pos);
+    encode_piece(piece, pos, cp_base, out);
+    cp_base += static_cast<int64_t>(count_code_points(piece));
+    pos = cut;
+  }
+  if (out.ids.size() > max_tokens + 1) {
+    out.ids.resize(max_tokens + 1);
+    out.offsets.resize(max_tokens + 1);
+  }
   return out;
 }
 

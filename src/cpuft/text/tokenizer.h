@@ -56,6 +56,12 @@ class Tokenizer {
   // Tokens of `utf8` without special tokens. Throws cpuft::Error on malformed UTF-8.
   Encoding encode(std::string_view utf8) const;
 
+  // The first tokens of encode(utf8), stopping once there are more than max_tokens (the result then
+  // holds max_tokens + 1): for text that must fit a window, so that a huge input (a 50 MB question)
+  // costs memory in proportion to what is kept. The text is read in pieces cut at ASCII whitespace,
+  // which no word, added token or normalisation step spans, so the tokens are those of encode().
+  Encoding encode_prefix(std::string_view utf8, size_t max_tokens) const;
+
   int32_t cls_id() const { return cls_id_; }
   int32_t sep_id() const { return sep_id_; }
   int32_t pad_id() const { return pad_id_; }
@@ -68,12 +74,16 @@ class Tokenizer {
 
  private:
   void encode_segment(const std::u32string& text, size_t begin, size_t end, Encoding& out) const;
+  // Appends the tokens of utf8, a piece of a longer text starting at byte byte_base and code point
+  // cp_base of it (offsets and errors are counted in the whole text).
+  void encode_piece(std::string_view utf8, size_t byte_base, int64_t cp_base, Encoding& out) const;
   // The longest added token starting at text[at], or nullptr.
   const AddedToken* match_added(const std::u32string& text, size_t at) const;
 
   NormalizerOptions normalizer_;
   WordPiece model_;
   std::vector<AddedToken> added_;
+  bool added_has_ascii_space_ = false;  // then a text cannot be cut at whitespace (encode_prefix)
   std::vector<std::string> source_files_;
   int32_t cls_id_ = -1;
   int32_t sep_id_ = -1;

@@ -5,24 +5,17 @@
 #include <optional>
 
 #include "cpuft/text/tokenizer.h"
+#include "cpuft/text/tokenizer_files.h"
 #include "cpuft/text/utf8.h"
-#include "cpuft/util/atomic_file.h"
 #include "cpuft/util/error.h"
+#include "cpuft/util/json_read.h"
+#include "cpuft/util/read_file.h"
 
 namespace cpuft {
 namespace {
 
 using nlohmann::json;
 namespace fs = std::filesystem;
-
-json parse_json_file(const std::string& path) {
-  const std::string text = read_file(path);
-  try {
-    return json::parse(text);
-  } catch (const json::exception& e) {
-    fail(path, ": malformed JSON: ", e.what());
-  }
-}
 
 std::string type_name(const json& j) { return j.type_name(); }
 
@@ -32,7 +25,7 @@ T field(const json& obj, const char* key, T fallback, Check check, const char* e
         const std::string& path) {
   const auto it = obj.find(key);
   if (it == obj.end() || it->is_null()) return fallback;
-  if (!check(*it)) fail(file, ": ", path, key, ": found ", type_name(*it), " ", it->dump(), ", expected ", expected);
+  if (!check(*it)) fail(file, ": ", path, key, ": found ", json_describe(*it), ", expected ", expected);
   return it->template get<T>();
 }
 
@@ -76,7 +69,7 @@ void require_type(const json& root, const char* component, std::initializer_list
   }
   std::string list;
   for (const char* s : supported) list += (list.empty() ? "'" : ", '") + std::string(s) + "'";
-  fail(file, ": ", component, ".type is '", type, "': not supported, expected ", list);
+  fail(file, ": ", component, ".type is '", text_preview(type), "': not supported, expected ", list);
 }
 
 // tokenizer_config.json token names may be strings or {"content": ...} objects.
@@ -86,22 +79,6 @@ std::string token_name(const json& config, const char* key, const std::string& f
   if (it->is_string()) return it->get<std::string>();
   if (it->is_object()) return string_field(*it, "content", fallback, file, std::string(key) + ".");
   fail(file, ": ", key, ": found ", type_name(*it), ", expected a string or an object with \"content\"");
-}
-
-// Special token names and normaliser flag overrides from tokenizer_config.json.
-void apply_tokenizer_config(const std::string& path, NormalizerOptions& normalizer, SpecialTokenNames& names) {
-  const json config = parse_json_file(path);
-  if (!config.is_object()) fail(path, ": found ", type_name(config), ", expected a JSON object");
-  normalizer.lowercase = bool_field(config, "do_lower_case", normalizer.lowercase, path, "");
-  if (config.contains("strip_accents"))
-    normalizer.strip_accents = optional_bool_field(config, "strip_accents", path, "");
-  normalizer.handle_chinese_chars =
-      bool_field(config, "tokenize_chinese_chars", normalizer.handle_chinese_chars, path, "");
-  names.cls = token_name(config, "cls_token", names.cls, path);
-  names.sep = token_name(config, "sep_token", names.sep, path);
-  names.pad = token_name(config, "pad_token", names.pad, path);
-  names.unk = token_name(config, "unk_token", names.unk, path);
-  names.mask = token_name(config, "mask_token", names.mask, path);
 }
 
 std::vector<AddedToken> read_added_tokens(const json& root, const std::string& file) {
@@ -123,7 +100,8 @@ std::vector<AddedToken> read_added_tokens(const json& root, const std::string& f
     const auto id = field<int64_t>(
         t, "id", -1, [](const json& j) { return j.is_number_integer(); }, "an integer", file, path);
     if (content.empty() || id < 0 || id > INT32_MAX) {
-      fail(file, ": ", where, ": content '", content, "' id ", id, ", expected a non-empty content and an id >= 0");
+      fail(file, ": ", where, ": content '", text_preview(content), "' id ", id,
+           ", expected a non-empty content and an id >= 0");
     }
     added.push_back({decode_utf8(content), static_cast<int32_t>(id)});
   }
@@ -136,24 +114,80 @@ std::shared_ptr<const Vocab> read_json_vocab(const json& model, const std::strin
   entries.reserve(vocab.size());
   for (auto it = vocab.begin(); it != vocab.end(); ++it) {
     if (!it->is_number_integer() || it->get<int64_t>() < 0 || it->get<int64_t>() > INT32_MAX) {
-      fail(file, ": model.vocab[\"", it.key(), "\"]: found ", it->dump(), ", expected a non-negative integer id");
+      fail(file, ": model.vocab[\"", text_preview(it.key()), "\"]: found ", json_preview(*it),
+           ", expected a non-negative integer id");
     }
     entries.emplace_back(it.key(), it->get<int32_t>());
   }
   return Vocab::from_entries(std::move(entries), file + ": model.vocab");
 }
 
+// True for a regular file, false when nothing is there; anything else (a directory, a FIFO, a
+// device) under a tokenizer file's name is an error saying what it is.
+bool optional_file(const std::string& path) {
+  const std::string kind = non_regular_kind(path);
+  if (kind == "missing") return false;
+  if (!kind.empty()) require_regular_file(path);
+  return true;
+}
+
 std::vector<std::string> existing_files(const fs::path& dir) {
   std::vector<std::string> files;
   for (const char* name : {"tokenizer.json", "vocab.txt", "tokenizer_config.json", "special_tokens_map.json"}) {
-    if (fs::is_regular_file(dir / name)) files.push_back((dir / name).string());
+    if (optional_file((dir / name).string())) files.push_back((dir / name).string());
   }
   return files;
 }
 
 Tokenizer load_tokenizer_json(const fs::path& dir) {
   const std::string file = (dir / "tokenizer.json").string();
-  const json root = parse_json_file(file);
+  const std::string config = (dir / "tokenizer_config.json").string();
+  const std::string tokenizer_text = read_file(file, kMaxTokenizerBytes);
+  std::string config_text;
+  if (optional_file(config)) config_text = read_file(config, kMaxSmallJsonBytes);
+  return tokenizer_from_json(tokenizer_text, file, optional_file(config) ? &config_text : nullptr, config,
+                             existing_files(dir));
+}
+
+Tokenizer load_vocab_txt(const fs::path& dir) {
+  const std::string file = (dir / "vocab.txt").string();
+  NormalizerOptions normalizer;  // BertTokenizerFast defaults: uncased
+  SpecialTokenNames names;
+  const std::string config = (dir / "tokenizer_config.json").string();
+  if (optional_file(config)) apply_tokenizer_config(read_file(config, kMaxSmallJsonBytes), config, normalizer, names);
+  auto vocab = Vocab::from_vocab_txt(file);
+  WordPieceOptions wordpiece;
+  wordpiece.unk_token = names.unk;
+  // The special tokens transformers registers as added tokens (matched verbatim in raw text).
+  std::vector<AddedToken> added;
+  for (const std::string* name : {&names.pad, &names.unk, &names.cls, &names.sep, &names.mask}) {
+    const int32_t id = vocab->find(*name);
+    if (id >= 0) added.push_back({decode_utf8(*name), id});
+  }
+  return Tokenizer(std::move(vocab), normalizer, wordpiece, names, std::move(added), existing_files(dir), file);
+}
+
+}  // namespace
+
+void apply_tokenizer_config(std::string_view text, const std::string& path, NormalizerOptions& normalizer,
+                            SpecialTokenNames& names) {
+  const json config = parse_json(text, path);
+  if (!config.is_object()) fail(path, ": found ", type_name(config), ", expected a JSON object");
+  normalizer.lowercase = bool_field(config, "do_lower_case", normalizer.lowercase, path, "");
+  if (config.contains("strip_accents"))
+    normalizer.strip_accents = optional_bool_field(config, "strip_accents", path, "");
+  normalizer.handle_chinese_chars =
+      bool_field(config, "tokenize_chinese_chars", normalizer.handle_chinese_chars, path, "");
+  names.cls = token_name(config, "cls_token", names.cls, path);
+  names.sep = token_name(config, "sep_token", names.sep, path);
+  names.pad = token_name(config, "pad_token", names.pad, path);
+  names.unk = token_name(config, "unk_token", names.unk, path);
+  names.mask = token_name(config, "mask_token", names.mask, path);
+}
+
+Tokenizer tokenizer_from_json(std::string_view text, const std::string& file, const std::string* config_text,
+                              const std::string& config_file, std::vector<std::string> source_files) {
+  const json root = parse_json(text, file);
   if (!root.is_object()) fail(file, ": found ", type_name(root), ", expected a JSON object");
 
   require_type(root, "model", {"WordPiece"}, false, file);
@@ -180,36 +214,15 @@ Tokenizer load_tokenizer_json(const fs::path& dir) {
       "model.");
   SpecialTokenNames names;
   names.unk = wordpiece.unk_token;
-  const fs::path config = dir / "tokenizer_config.json";
-  if (fs::is_regular_file(config)) apply_tokenizer_config(config.string(), normalizer, names);
+  if (config_text) apply_tokenizer_config(*config_text, config_file, normalizer, names);
   return Tokenizer(read_json_vocab(model, file), normalizer, wordpiece, names, read_added_tokens(root, file),
-                   existing_files(dir), file);
+                   std::move(source_files), file);
 }
-
-Tokenizer load_vocab_txt(const fs::path& dir) {
-  const std::string file = (dir / "vocab.txt").string();
-  NormalizerOptions normalizer;  // BertTokenizerFast defaults: uncased
-  SpecialTokenNames names;
-  const fs::path config = dir / "tokenizer_config.json";
-  if (fs::is_regular_file(config)) apply_tokenizer_config(config.string(), normalizer, names);
-  auto vocab = Vocab::from_vocab_txt(file);
-  WordPieceOptions wordpiece;
-  wordpiece.unk_token = names.unk;
-  // The special tokens transformers registers as added tokens (matched verbatim in raw text).
-  std::vector<AddedToken> added;
-  for (const std::string* name : {&names.pad, &names.unk, &names.cls, &names.sep, &names.mask}) {
-    const int32_t id = vocab->find(*name);
-    if (id >= 0) added.push_back({decode_utf8(*name), id});
-  }
-  return Tokenizer(std::move(vocab), normalizer, wordpiece, names, std::move(added), existing_files(dir), file);
-}
-
-}  // namespace
 
 Tokenizer Tokenizer::load(const std::string& model_dir) {
   const fs::path dir(model_dir);
-  if (fs::is_regular_file(dir / "tokenizer.json")) return load_tokenizer_json(dir);
-  if (fs::is_regular_file(dir / "vocab.txt")) return load_vocab_txt(dir);
+  if (optional_file((dir / "tokenizer.json").string())) return load_tokenizer_json(dir);
+  if (optional_file((dir / "vocab.txt").string())) return load_vocab_txt(dir);
   fail(model_dir, ": no tokenizer.json or vocab.txt, expected a Hugging Face tokenizer directory");
 }
 

@@ -6,7 +6,7 @@
 
 namespace cpuft {
 
-std::u32string decode_utf8(std::string_view utf8) {
+std::u32string decode_utf8(std::string_view utf8, size_t byte_base) {
   std::u32string out;
   out.reserve(utf8.size());
   const auto* bytes = reinterpret_cast<const utf8proc_uint8_t*>(utf8.data());
@@ -19,7 +19,8 @@ std::u32string decode_utf8(std::string_view utf8) {
     }
     utf8proc_int32_t cp = 0;
     const utf8proc_ssize_t len = utf8proc_iterate(bytes + i, n - i, &cp);
-    if (len <= 0) fail("invalid UTF-8 at byte ", i, ": expected a valid UTF-8 sequence");
+    if (len <= 0)
+      fail("invalid UTF-8 at byte ", byte_base + static_cast<size_t>(i), ": expected a valid UTF-8 sequence");
     out.push_back(static_cast<char32_t>(cp));
     i += len;
   }

@@ -10,8 +10,9 @@
 
 namespace cpuft {
 
-// Decodes UTF-8 into code points; throws cpuft::Error "invalid UTF-8 at byte N" on malformed input.
-std::u32string decode_utf8(std::string_view utf8);
+// Decodes UTF-8 into code points; throws cpuft::Error "invalid UTF-8 at byte N" on malformed input
+// (N counted from byte_base: utf8 may be a piece of a longer text).
+std::u32string decode_utf8(std::string_view utf8, size_t byte_base = 0);
 
 // Appends the UTF-8 encoding of code point `cp` to `out`.
 void append_utf8(char32_t cp, std::string& out);

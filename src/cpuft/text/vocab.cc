@@ -2,8 +2,9 @@
 
 #include <algorithm>
 
-#include "cpuft/util/atomic_file.h"
 #include "cpuft/util/error.h"
+#include "cpuft/util/json_read.h"
+#include "cpuft/util/read_file.h"
 
 namespace cpuft {
 
@@ -13,7 +14,11 @@ std::shared_ptr<const Vocab> Vocab::from_entries(std::vector<std::pair<std::stri
   std::shared_ptr<Vocab> vocab(new Vocab());
   vocab->tokens_.reserve(entries.size());
   for (auto& [token, id] : entries) {
-    if (id < 0) fail(source, ": token '", token, "' has id ", id, ", expected a non-negative id");
+    if (id < 0) fail(source, ": token '", text_preview(token), "' has id ", id, ", expected a non-negative id");
+    // Code points counted by their lead bytes (a token that is not valid UTF-8 never matches a word).
+    const size_t chars = static_cast<size_t>(std::count_if(
+        token.begin(), token.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
+    vocab->max_token_chars_ = std::max(vocab->max_token_chars_, chars);
     vocab->tokens_.push_back(std::move(token));
     vocab->size_ = std::max<int64_t>(vocab->size_, int64_t{id} + 1);
   }
@@ -24,7 +29,7 @@ std::shared_ptr<const Vocab> Vocab::from_entries(std::vector<std::pair<std::stri
 }
 
 std::shared_ptr<const Vocab> Vocab::from_vocab_txt(const std::string& path) {
-  const std::string text = read_file(path);
+  const std::string text = read_file(path, kMaxTokenizerBytes);
   std::vector<std::pair<std::string, int32_t>> entries;
   size_t pos = 0;
   while (pos < text.size()) {

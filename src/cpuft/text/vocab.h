@@ -27,6 +27,8 @@ class Vocab {
   }
   // One past the largest id (the embedding rows a model needs).
   int64_t size() const { return size_; }
+  // Code points of the longest token: no longer piece of a word can be in the vocabulary.
+  size_t max_token_chars() const { return max_token_chars_; }
 
   Vocab(const Vocab&) = delete;
   Vocab& operator=(const Vocab&) = delete;
@@ -36,6 +38,7 @@ class Vocab {
   std::vector<std::string> tokens_;  // owns the bytes the keys of ids_ view
   std::unordered_map<std::string_view, int32_t> ids_;
   int64_t size_ = 0;
+  size_t max_token_chars_ = 0;
 };
 
 }  // namespace cpuft

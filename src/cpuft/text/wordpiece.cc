@@ -1,14 +1,17 @@
 #include "cpuft/text/wordpiece.h"
 
+#include <algorithm>
+
 #include "cpuft/text/utf8.h"
 #include "cpuft/util/error.h"
+#include "cpuft/util/json_read.h"
 
 namespace cpuft {
 
 WordPiece::WordPiece(std::shared_ptr<const Vocab> vocab, WordPieceOptions options, const std::string& source)
     : vocab_(std::move(vocab)), options_(std::move(options)) {
   unk_id_ = vocab_->find(options_.unk_token);
-  if (unk_id_ < 0) fail(source, ": unk token '", options_.unk_token, "' is not in the vocabulary");
+  if (unk_id_ < 0) fail(source, ": unk token '", text_preview(options_.unk_token), "' is not in the vocabulary");
 }
 
 void WordPiece::tokenize(const std::u32string& chars, size_t begin, size_t end, std::vector<Piece>& out) const {
@@ -30,10 +33,13 @@ void WordPiece::tokenize(const std::u32string& chars, size_t begin, size_t end, 
 
   const size_t first_piece = out.size();
   const size_t n = end - begin;
+  // Greedy longest match, but never trying a piece longer than the longest vocabulary token: the same
+  // pieces, in time linear in the word (a hostile max_input_chars_per_word made it quadratic).
+  const size_t longest = vocab_->max_token_chars();
   size_t start = 0;
   while (start < n) {
     int32_t found = -1;
-    size_t stop = n;
+    size_t stop = std::min(n, start + longest);
     for (; stop > start; --stop) {
       const std::string_view bytes(word.data() + byte_at[start], byte_at[stop] - byte_at[start]);
       if (start == 0) {

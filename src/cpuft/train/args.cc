@@ -6,6 +6,7 @@
 
 #include "cpuft/train/flag_table.h"
 #include "cpuft/util/error.h"
+#include "cpuft/util/json_read.h"
 
 namespace cpuft {
 
@@ -24,6 +25,7 @@ const IgnoredFlag* find_ignored(const std::string& name) {
 }
 
 std::string closest_flag(const std::string& name) {
+  if (name.size() > 64) return "";  // no flag is that long; edit distances to it would only cost time
   std::string best;
   size_t best_d = std::string::npos;
   std::vector<std::string> names = train_flag_names();
@@ -45,7 +47,7 @@ void apply_environment(ParsedArgs* r, const EnvLookup& env) {
     std::string value = v;
     if (f.arity == FlagArity::Bool) {
       bool b = false;
-      if (!parse_bool_word(value, &b)) fail(f.env, ": found '", value, "', expected true or false");
+      if (!parse_bool_word(value, &b)) fail(f.env, ": found '", text_preview(value), "', expected true or false");
       value = b ? "true" : "false";
     }
     f.set(r->args, value, f.env);
@@ -84,7 +86,7 @@ void check_combination(const ParsedArgs& r, const std::set<std::string>& given) 
 Command parse_command(const std::string& word) {
   for (Command c : {Command::Train, Command::Evaluate, Command::Predict})
     if (word == command_name(c)) return c;
-  fail("command: found '", word, "', expected one of train evaluate predict");
+  fail("command: found '", text_preview(word), "', expected one of train evaluate predict");
 }
 
 size_t edit_distance(const std::string& a, const std::string& b) {
@@ -127,7 +129,8 @@ ParsedArgs parse_train_args(Command command, const std::vector<std::string>& fla
       continue;
     }
     if (!is_flag_token(tok))
-      fail("unexpected argument '", tok, "'; flags start with -- (see `cpuft ", command_name(command), " --help`)");
+      fail("unexpected argument '", text_preview(tok), "'; flags start with -- (see `cpuft ", command_name(command),
+           " --help`)");
     std::string name = tok.substr(2);
     std::optional<std::string> inline_value;
     if (size_t eq = name.find('='); eq != std::string::npos) {
@@ -145,7 +148,7 @@ ParsedArgs parse_train_args(Command command, const std::vector<std::string>& fla
     }
     if (!spec && !ignored) {
       std::string hint = closest_flag(name);
-      fail("unknown flag ", who, hint.empty() ? "" : "; did you mean --" + hint + "?",
+      fail("unknown flag ", text_preview(who), hint.empty() ? "" : "; did you mean --" + hint + "?",
            " (`cpuft ", command_name(command), " --help` lists every flag)");
     }
     const FlagArity arity = spec ? spec->arity : ignored->arity;
@@ -155,7 +158,7 @@ ParsedArgs parse_train_args(Command command, const std::vector<std::string>& fla
       bool b = !negated;
       if (inline_value) {
         if (!parse_bool_word(*inline_value, &b))
-          fail(who, ": found '", *inline_value, "', expected true or false");
+          fail(who, ": found '", text_preview(*inline_value), "', expected true or false");
       } else if (!negated && i + 1 < flags.size() && parse_bool_word(flags[i + 1], &b)) {
         ++i;
       }
@@ -194,7 +197,7 @@ std::string train_args_help(Command command) {
       std::string left = "  --" + f.name + (f.placeholder.empty() ? "" : " " + f.placeholder);
       if (left.size() < 44) left.resize(44, ' ');
       else left += "\n" + std::string(44, ' ');
-      out += left + f.help + " (default: " + f.show(defaults);
+      out += left + f.help + " (" + (f.range.empty() ? "" : "range " + f.range + ", ") + "default: " + f.show(defaults);
       if (!f.env.empty()) out += "; env " + f.env;
       out += ")\n";
     }

@@ -12,7 +12,9 @@
 #include "cpuft/train/trainer_state.h"
 #include "cpuft/util/atomic_file.h"
 #include "cpuft/util/error.h"
+#include "cpuft/util/json_read.h"
 #include "cpuft/util/py_json.h"
+#include "cpuft/util/read_file.h"
 
 namespace cpuft {
 
@@ -52,7 +54,8 @@ json state_to_json(const CheckpointState& s) {
               {"last_logged_step", s.last_logged_step},
               {"total_flos", s.total_flos},
               {"world_size", s.world_size},
-              {"args_hash", s.args_hash}};
+              {"args_hash", s.args_hash},
+              {"flags", s.flags}};
 }
 
 // Typed access to cpuft_state.json with errors naming the file and the JSON path.
@@ -65,17 +68,18 @@ struct Reader {
   }
   int64_t integer(const json& obj, const char* key, const std::string& where = "") const {
     const json& v = get(obj, key, where);
-    if (!v.is_number_integer()) fail(path, ": ", where, key, ": found ", v.dump(), ", expected an integer");
+    if (!v.is_number_integer() || (v.is_number_unsigned() && v.get<uint64_t>() > INT64_MAX))
+      fail(path, ": ", where, key, ": found ", json_preview(v), ", expected an integer");
     return v.get<int64_t>();
   }
   double number(const json& obj, const char* key, const std::string& where = "") const {
     const json& v = get(obj, key, where);
-    if (!v.is_number()) fail(path, ": ", where, key, ": found ", v.dump(), ", expected a number");
+    if (!v.is_number()) fail(path, ": ", where, key, ": found ", json_preview(v), ", expected a number");
     return v.get<double>();
   }
   std::string text(const json& obj, const char* key, const std::string& where = "") const {
     const json& v = get(obj, key, where);
-    if (!v.is_string()) fail(path, ": ", where, key, ": found ", v.dump(), ", expected a string");
+    if (!v.is_string()) fail(path, ": ", where, key, ": found ", json_preview(v), ", expected a string");
     return v.get<std::string>();
   }
 };
@@ -131,14 +135,15 @@ void read_optimizer(const std::string& path, const MutableNamedArrays& m, const 
     fail(path, ": tensor 'step': missing or not I64 [1]");
   int64_t stored = 0;
   std::memcpy(&stored, st.data(*step), sizeof stored);
-  if (stored != adam_step) fail(path, ": tensor 'step': found ", stored, ", expected ", adam_step, " (cpuft_state.json adam_step)");
+  if (stored != adam_step)
+    fail(path, ": tensor 'step': found ", stored, ", expected ", adam_step, " (cpuft_state.json adam_step)");
   if (st.tensors().size() != expected) {
     for (const auto& t : st.tensors()) {
       bool known = t.name == "step";
       for (const auto* group : {&m, &v})
         for (const auto& a : *group)
           known = known || t.name == (group == &m ? "exp_avg." : "exp_avg_sq.") + a.name;
-      if (!known) fail(path, ": tensor '", t.name, "': not a moment of any parameter of this model");
+      if (!known) fail(path, ": tensor '", text_preview(t.name), "': not a moment of any parameter of this model");
     }
   }
 }
@@ -149,25 +154,6 @@ void require_file(const std::string& path) {
 }
 
 }  // namespace
-
-std::string training_args_hash(const TrainArgs& a) {
-  auto opt = [](const std::optional<int64_t>& v) { return v ? std::to_string(*v) : std::string("none"); };
-  const std::string canon = str_cat(
-      "max_seq_length=", a.max_seq_length, "\ndoc_stride=", a.doc_stride, "\npad=", a.pad_to_max_length,
-      "\nmax_train_samples=", opt(a.max_train_samples), "\nbatch=", a.per_device_train_batch_size,
-      "\ngrad_accum=", a.gradient_accumulation_steps, "\nlr=", py_float_repr(a.learning_rate),
-      "\nwd=", py_float_repr(a.weight_decay), "\nb1=", py_float_repr(a.adam_beta1),
-      "\nb2=", py_float_repr(a.adam_beta2), "\neps=", py_float_repr(a.adam_epsilon),
-      "\nclip=", py_float_repr(a.max_grad_norm), "\nepochs=", py_float_repr(a.num_train_epochs),
-      "\nmax_steps=", a.max_steps, "\nwarmup_ratio=", py_float_repr(a.warmup_ratio),
-      "\nwarmup_steps=", py_float_repr(a.warmup_steps), "\nsched=", lr_scheduler_name(a.lr_scheduler_type),
-      "\nseed=", a.seed, "\ndata_seed=", a.effective_data_seed(), "\nbf16=", a.bf16, "\n");
-  uint64_t h = 1469598103934665603ull;  // FNV-1a 64
-  for (unsigned char c : canon) h = (h ^ c) * 1099511628211ull;
-  char buf[17];
-  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
-  return buf;
-}
 
 std::string save_checkpoint(const std::string& output_dir, int64_t step, const CheckpointState& state,
                             const std::function<void(const std::string& dir)>& write_model,
@@ -211,7 +197,11 @@ std::string save_checkpoint(const std::string& output_dir, int64_t step, const C
 CheckpointState load_checkpoint_state(const std::string& dir) {
   const std::string path = dir + "/" + kStateFile;
   require_file(path);
-  json j = json::parse(read_file(path), nullptr, /*allow_exceptions=*/false);
+  return parse_checkpoint_state(read_file(path, kMaxSmallJsonBytes), path);
+}
+
+CheckpointState parse_checkpoint_state(std::string_view text, const std::string& path) {
+  json j = parse_json(text, path);
   if (!j.is_object()) fail(path, ": not a JSON object; the checkpoint is corrupt");
   Reader r{path};
   CheckpointState s;
@@ -225,7 +215,7 @@ CheckpointState load_checkpoint_state(const std::string& dir) {
   s.samples_seen = r.integer(j, "samples_seen");
   s.adam_step = r.integer(j, "adam_step");
   const json& sched = r.get(j, "scheduler", "");
-  if (!sched.is_object()) fail(path, ": scheduler: found ", sched.dump(), ", expected an object");
+  if (!sched.is_object()) fail(path, ": scheduler: found ", json_preview(sched), ", expected an object");
   s.scheduler_step = r.integer(sched, "step", "scheduler.");
   s.lr_scheduler_type = r.text(sched, "type", "scheduler.");
   s.base_lr = r.number(sched, "base_lr", "scheduler.");
@@ -234,10 +224,10 @@ CheckpointState load_checkpoint_state(const std::string& dir) {
   s.seed = r.integer(j, "seed");
   s.data_seed = r.integer(j, "data_seed");
   const json& rng = r.get(j, "rng", "");
-  if (!rng.is_object()) fail(path, ": rng: found ", rng.dump(), ", expected an object");
+  if (!rng.is_object()) fail(path, ": rng: found ", json_preview(rng), ", expected an object");
   for (auto it = rng.begin(); it != rng.end(); ++it) {
     if (!it->is_number_unsigned() && !(it->is_number_integer() && it->get<int64_t>() >= 0))
-      fail(path, ": rng.", it.key(), ": found ", it->dump(), ", expected an integer >= 0");
+      fail(path, ": rng.", text_preview(it.key()), ": found ", json_preview(*it), ", expected an integer >= 0");
     s.rng[it.key()] = it->get<uint64_t>();
   }
   s.loss_sum = r.number(j, "loss_sum");
@@ -246,6 +236,11 @@ CheckpointState load_checkpoint_state(const std::string& dir) {
   s.total_flos = r.number(j, "total_flos");
   s.world_size = r.integer(j, "world_size");
   s.args_hash = r.text(j, "args_hash");
+  if (auto flags = j.find("flags"); flags != j.end()) {
+    if (!flags->is_object()) fail(path, ": flags: found ", json_preview(*flags), ", expected an object");
+    for (auto it = flags->begin(); it != flags->end(); ++it)
+      s.flags[it.key()] = r.text(*flags, it.key().c_str(), "flags.");
+  }
   if (s.global_step < 0 || s.world_size < 1 || s.epoch < 0 || s.batches_in_epoch < 0)
     fail(path, ": global_step ", s.global_step, ", epoch ", s.epoch, ", batches_in_epoch ", s.batches_in_epoch,
          ", world_size ", s.world_size, ": expected non-negative counts and world_size >= 1");
@@ -268,7 +263,7 @@ LoadedCheckpoint load_checkpoint(const std::string& dir, const MutableNamedArray
   require_file(dir + "/config.json");
   const std::string ts_path = dir + "/trainer_state.json";
   require_file(ts_path);
-  out.trainer_state_json = read_file(ts_path);
+  out.trainer_state_json = read_file(ts_path, kMaxTrainerStateBytes);
   TrainerState ts = TrainerState::from_json(out.trainer_state_json, ts_path);
   if (ts.global_step != out.state.global_step)
     fail(ts_path, ": global_step: found ", ts.global_step, ", expected ", out.state.global_step,
@@ -277,16 +272,6 @@ LoadedCheckpoint load_checkpoint(const std::string& dir, const MutableNamedArray
   require_file(opt_path);
   read_optimizer(opt_path, adam_m, adam_v, out.state.adam_step);
   return out;
-}
-
-std::string resume_mismatch(const CheckpointState& state, const std::string& args_hash, int64_t world_size) {
-  if (state.world_size != world_size)
-    return str_cat("the checkpoint was written by ", state.world_size, " processes and this run has ",
-                   world_size, "; the data order would differ");
-  if (state.args_hash != args_hash)
-    return str_cat("the training flags differ from those the checkpoint was written with (args hash ",
-                   state.args_hash, " vs ", args_hash, ")");
-  return "";
 }
 
 }  // namespace cpuft

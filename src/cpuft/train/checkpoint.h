@@ -11,6 +11,7 @@
 #include <functional>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "cpuft/train/train_args.h"
@@ -56,6 +57,9 @@ struct CheckpointState {
   double total_flos = 0;
   int64_t world_size = 1;
   std::string args_hash;  // training_args_hash() of the run that wrote it
+  // The trajectory flags of that run (train/resume_check.h: training_flags); empty in checkpoints
+  // written before they were recorded.
+  std::map<std::string, std::string> flags;
 };
 
 struct LoadedCheckpoint {
@@ -64,10 +68,6 @@ struct LoadedCheckpoint {
   std::string trainer_state_json;  // as stored (parse with TrainerState::from_json)
   std::string model_file;          // dir + "/model.safetensors" (checked to exist)
 };
-
-// Hash (16 hex digits) of the flags that change the training trajectory: batch sizes, optimizer and
-// schedule settings, seeds, epochs/steps, window geometry, sample limits, bf16.
-std::string training_args_hash(const TrainArgs& args);
 
 // Writes output_dir/checkpoint-<step>/ (replacing an existing one). adam_m and adam_v must list the
 // same names and shapes. Returns the checkpoint directory. On failure no checkpoint-<step>/ is left
@@ -79,6 +79,8 @@ std::string save_checkpoint(const std::string& output_dir, int64_t step, const C
 
 // Reads and validates cpuft_state.json alone (format version and every field's type).
 CheckpointState load_checkpoint_state(const std::string& dir);
+// The same from the file's text; `path` names it in errors.
+CheckpointState parse_checkpoint_state(std::string_view text, const std::string& path);
 
 // Validates the whole checkpoint and fills adam_m / adam_v (whose names and shapes are the
 // expectation): missing files, truncated or corrupt safetensors, missing, extra or misshapen tensors,
@@ -86,16 +88,14 @@ CheckpointState load_checkpoint_state(const std::string& dir);
 LoadedCheckpoint load_checkpoint(const std::string& dir, const MutableNamedArrays& adam_m,
                                  const MutableNamedArrays& adam_v);
 
-// Empty when the checkpoint can continue this run; else a sentence saying what differs
-// (world size or training flags).
-std::string resume_mismatch(const CheckpointState& state, const std::string& args_hash, int64_t world_size);
-
 // The highest-numbered complete output_dir/checkpoint-N/ (a directory named exactly so, holding
 // cpuft_state.json); temporary directories are ignored. Empty when there is none.
 std::string find_last_checkpoint(const std::string& output_dir);
 
 // Removes what an interrupted run left in output_dir: checkpoint-N.tmp-PID/ (a save that never
-// committed), checkpoint-N.old-PID/ and checkpoint-N.deleting-PID/. save_checkpoint calls it first.
+// committed), checkpoint-N.old-PID/, checkpoint-N.deleting-PID/ and the temporaries of
+// write_file_atomic (NAME.tmp-XXXXXXXXXXXX). save_checkpoint calls it first, and training calls it
+// on the output directory before the first step.
 void remove_checkpoint_leftovers(const std::string& output_dir);
 
 // Deletes the oldest checkpoints until at most `limit` remain, never deleting `keep` (a path, may be
@@ -104,10 +104,12 @@ void rotate_checkpoints(const std::string& output_dir, int64_t limit, const std:
 
 // The checkpoint to resume from, as run_qa.py decides: --resume_from_checkpoint PATH or "last";
 // otherwise, when training into an existing output_dir without --overwrite_output_dir, its last
-// checkpoint, and an error if it has none but is not empty. Empty: start afresh.
+// checkpoint, and an error if it has none but is not empty (the leftovers of an interrupted run do not
+// count). Empty: start afresh.
 std::string resolve_resume_checkpoint(const TrainArgs& args);
 
-// mkdir -p for an output directory; a one-line error naming --output_dir when it cannot be made.
+// mkdir -p for an output directory; a one-line error naming --output_dir when it cannot be made or
+// nothing can be written in it (checked before any work, not at the first save).
 void create_output_dir(const std::string& dir);
 
 }  // namespace cpuft

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "cpuft/train/checkpoint.h"
+#include "cpuft/util/atomic_file.h"
 #include "cpuft/util/error.h"
 
 namespace cpuft {
@@ -43,6 +44,27 @@ std::vector<std::pair<int64_t, fs::path>> list_checkpoints(const std::string& ou
   return out;
 }
 
+// Names an interrupted run leaves in an output directory: checkpoint-N.tmp-*/ (a save that never
+// committed), checkpoint-N.old-*/ and checkpoint-N.deleting-*/, and write_file_atomic's temporaries.
+bool is_interrupted_write(const std::string& name) {
+  if (is_atomic_temporary_name(name)) return true;
+  const size_t dot = name.find('.');
+  if (dot == std::string::npos || checkpoint_number(name.substr(0, dot)) < 0) return false;
+  const std::string suffix = name.substr(dot);
+  for (const char* kind : {".tmp-", ".old-", ".deleting-"})
+    if (suffix.compare(0, std::char_traits<char>::length(kind), kind) == 0) return true;
+  return false;
+}
+
+// True when `dir` holds nothing but what an interrupted cpuft run leaves (remove_checkpoint_leftovers
+// removes it): such a directory is as good as empty.
+bool only_interrupted_writes(const std::string& dir) {
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(dir, ec))
+    if (!is_interrupted_write(entry.path().filename().string())) return false;
+  return !ec;
+}
+
 bool same_path(const fs::path& a, const std::string& b) {
   if (b.empty()) return false;
   std::error_code ec;
@@ -55,14 +77,8 @@ void remove_checkpoint_leftovers(const std::string& output_dir) {
   std::error_code ec;
   if (!fs::is_directory(output_dir, ec)) return;
   std::vector<fs::path> doomed;
-  for (const auto& entry : fs::directory_iterator(output_dir, ec)) {
-    const std::string name = entry.path().filename().string();
-    const size_t dot = name.find('.');
-    if (dot == std::string::npos || checkpoint_number(name.substr(0, dot)) < 0) continue;
-    const std::string suffix = name.substr(dot);
-    for (const char* kind : {".tmp-", ".old-", ".deleting-"})
-      if (suffix.compare(0, std::char_traits<char>::length(kind), kind) == 0) doomed.push_back(entry.path());
-  }
+  for (const auto& entry : fs::directory_iterator(output_dir, ec))
+    if (is_interrupted_write(entry.path().filename().string())) doomed.push_back(entry.path());
   for (const auto& path : doomed) fs::remove_all(path, ec);
 }
 
@@ -93,6 +109,11 @@ void create_output_dir(const std::string& dir) {
   fs::create_directories(dir, ec);
   if (ec || !fs::is_directory(dir, ec))
     fail("--output_dir: cannot create directory ", dir, ec ? ": " + ec.message() : std::string(" (a file is in the way)"));
+  try {
+    check_directory_writable(dir);
+  } catch (const Error& e) {
+    fail("--output_dir: ", e.what());
+  }
 }
 
 std::string resolve_resume_checkpoint(const TrainArgs& args) {
@@ -111,7 +132,7 @@ std::string resolve_resume_checkpoint(const TrainArgs& args) {
   }
   if (!args.do_train || args.overwrite_output_dir || !fs::is_directory(args.output_dir, ec)) return "";
   std::string last = find_last_checkpoint(args.output_dir);
-  if (last.empty() && !fs::is_empty(args.output_dir, ec))
+  if (last.empty() && !only_interrupted_writes(args.output_dir))
     fail("--output_dir: ", args.output_dir, " already exists and is not empty; use --overwrite_output_dir "
          "to train into it, or --resume_from_checkpoint PATH to continue from a checkpoint elsewhere");
   return last;

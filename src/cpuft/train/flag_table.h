@@ -21,7 +21,8 @@ struct FlagSpec {
   std::string placeholder;  // shown in --help ("N", "FLOAT", "PATH"); empty for booleans
   std::string group;        // Model, Data, Training, Evaluation, Output, Distributed
   std::string help;
-  std::string env;  // CPUFT_* variable that sets the flag, or empty
+  std::string range;  // the values accepted, as --help shows them ("[1, 4096]", "(0, 10]"); empty: any
+  std::string env;    // CPUFT_* variable that sets the flag, or empty
   FlagArity arity = FlagArity::One;
   // Validates `value` and stores it; `who` ("--learning_rate" or "CPUFT_THREADS") starts errors.
   // Booleans receive "true" or "false".

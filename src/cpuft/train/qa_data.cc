@@ -29,10 +29,24 @@ void cap_features(QaData& d, std::optional<int64_t> max_samples) {
 
 }  // namespace
 
+void build_features_of(QaData& d, const Tokenizer& tokenizer, const FeatureOptions& options, bool train) {
+  try {
+    d.features = train ? build_train_features(d.examples, tokenizer, options)
+                       : build_eval_features(d.examples, tokenizer, options);
+  } catch (const Error& e) {
+    fail(d.path, ": ", e.what());
+  }
+}
+
+void warn_if_v2_without_flag(const QaData& d, bool version_2_with_negative) {
+  if (d.version == 2 && !version_2_with_negative)
+    log_warn(d.path, " has unanswerable questions (SQuAD v2.0) but --version_2_with_negative is not set");
+}
+
 QaData load_train_data(const std::string& path, const Tokenizer& tokenizer, const FeatureOptions& options,
                        std::optional<int64_t> max_samples) {
   QaData d = read_examples(path, max_samples);
-  d.features = build_train_features(d.examples, tokenizer, options);
+  build_features_of(d, tokenizer, options, true);
   cap_features(d, max_samples);
   return d;
 }
@@ -40,7 +54,7 @@ QaData load_train_data(const std::string& path, const Tokenizer& tokenizer, cons
 QaData load_eval_data(const std::string& path, const Tokenizer& tokenizer, const FeatureOptions& options,
                       std::optional<int64_t> max_samples) {
   QaData d = read_examples(path, max_samples);
-  d.features = build_eval_features(d.examples, tokenizer, options);
+  build_features_of(d, tokenizer, options, false);
   cap_features(d, max_samples);
   return d;
 }

@@ -28,4 +28,12 @@ QaData load_train_data(const std::string& path, const Tokenizer& tokenizer, cons
 QaData load_eval_data(const std::string& path, const Tokenizer& tokenizer, const FeatureOptions& options,
                       std::optional<int64_t> max_samples);
 
+// Features of d.examples (train: with labels, else with offsets) into d.features; errors of one
+// example name d.path ("dev.json: example 'x': ...").
+void build_features_of(QaData& d, const Tokenizer& tokenizer, const FeatureOptions& options, bool train);
+
+// A warning when `d` has unanswerable questions (SQuAD v2.0) and --version_2_with_negative is not set:
+// every answer would then be scored as v1.1.
+void warn_if_v2_without_flag(const QaData& d, bool version_2_with_negative);
+
 }  // namespace cpuft

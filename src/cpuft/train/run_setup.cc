@@ -3,17 +3,23 @@
 #include <omp.h>
 
 #include <sstream>
+#include <thread>
 
 #include "cpuft/cpu/placement.h"
 #include "cpuft/dist/rank_placement.h"
 #include "cpuft/io/model_dir.h"
 #include "cpuft/kernels/gemm.h"
 #include "cpuft/util/atomic_file.h"
+#include "cpuft/util/read_file.h"
 #include "cpuft/util/log.h"
+#include "cpuft/util/memory.h"
 
 namespace cpuft {
 
 int configure_threads(int threads, Communicator& comm) {
+  const unsigned logical = std::thread::hardware_concurrency();
+  if (logical > 0 && threads > static_cast<int>(logical))
+    fail("--threads: found ", threads, ", expected at most ", logical, " (the logical CPUs of this machine)");
   PlacementOptions po;
   po.omp_threads = threads;
   LocalPlacement place = place_this_rank(comm, po, /*pin=*/true);
@@ -40,10 +46,19 @@ LoadedModel load_model(const TrainArgs& args, Communicator& comm, const std::str
   if (args.max_seq_length > m.model->config().max_position_embeddings)
     fail("--max_seq_length: found ", args.max_seq_length, ", expected at most the model's max_position_embeddings (",
          m.model->config().max_position_embeddings, ")");
+  // Ids beyond the embedding table would fail only at the first batch, naming neither file.
+  if (m.tokenizer->vocab_size() > m.model->config().vocab_size)
+    fail(m.tokenizer_dir, ": the tokenizer has token ids up to ", m.tokenizer->vocab_size() - 1, " but ", dir,
+         "/config.json has vocab_size ", m.model->config().vocab_size,
+         "; expected the tokenizer the model was trained with");
   std::istringstream lines(notices.str());
   for (std::string line; std::getline(lines, line);) {
     if (line.rfind("cpuft: ", 0) == 0) line.erase(0, 7);
-    if (!line.empty()) log_notice(line);
+    if (line.rfind("warning: ", 0) == 0) {
+      log_warn(line.substr(9));
+    } else if (!line.empty()) {
+      log_notice(line);
+    }
   }
   if (args.bf16 && !gemm_bf16_native())
     log_notice("--bf16: oneDNN has no bf16 matrix product on this CPU (", describe_gemm(),
@@ -56,11 +71,25 @@ LoadedModel load_model(const TrainArgs& args, Communicator& comm, const std::str
   return m;
 }
 
+size_t reserve_activations(QaModel& model, const TrainArgs& args, int64_t batch, bool training,
+                           const char* batch_flag) {
+  const int seq = static_cast<int>(args.max_seq_length);
+  const uint64_t activations =
+      QaModel::activation_bytes(model.config(), model.bf16(), static_cast<int>(batch), seq, training);
+  // Training also holds a gradient and two AdamW moments per parameter.
+  const uint64_t state = training ? uint64_t{3} * model.num_params() * sizeof(float) : 0;
+  check_fits_in_memory(QaModel::weight_bytes(model.config(), model.bf16()) + state + activations,
+                       str_cat(batch_flag, " ", batch, " with --max_seq_length ", seq, ": ",
+                               training ? "training" : "running", " this model (", format_bytes(activations),
+                               " of activations)"));
+  return model.reserve(static_cast<int>(batch), seq, training);
+}
+
 void copy_tokenizer_files(const Tokenizer& tokenizer, const std::string& dir) {
   for (const std::string& src : tokenizer.source_files()) {
     const size_t slash = src.find_last_of('/');
     const std::string name = slash == std::string::npos ? src : src.substr(slash + 1);
-    write_file_atomic(dir + "/" + name, read_file(src));
+    write_file_atomic(dir + "/" + name, read_file(src, kMaxTokenizerBytes));
   }
 }
 

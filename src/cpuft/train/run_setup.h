@@ -13,7 +13,8 @@
 namespace cpuft {
 
 // Plans and pins this rank's OpenMP threads (cpu/placement.h); returns the thread count. `threads`
-// 0 means one per physical core of this rank's share of the node (or OMP_NUM_THREADS when set).
+// 0 means one per physical core of this rank's share of the node (or OMP_NUM_THREADS when set); more
+// than the machine's logical CPUs is an error naming --threads.
 int configure_threads(int threads, Communicator& comm);
 
 struct LoadedModel {
@@ -24,8 +25,16 @@ struct LoadedModel {
 };
 
 // Loads tokenizer and model; `weights_dir` (a checkpoint being resumed) replaces the model's weights.
-// Notices (ignored tensors, a freshly initialised qa_outputs) are printed by rank 0 only.
+// Notices (ignored tensors, a freshly initialised qa_outputs) and warnings (NaN / infinite weights)
+// are printed by rank 0 only. A tokenizer with ids beyond the config's vocab_size is an error naming
+// both.
 LoadedModel load_model(const TrainArgs& args, Communicator& comm, const std::string& weights_dir = "");
+
+// Reserves the activation arena for batches of `batch` windows of --max_seq_length tokens, after
+// checking that the step (weights, activations and, when training, gradients and AdamW moments) fits
+// in this machine's memory; the error names `batch_flag` and the sizes. Returns the arena's bytes.
+size_t reserve_activations(QaModel& model, const TrainArgs& args, int64_t batch, bool training,
+                           const char* batch_flag);
 
 // Copies the tokenizer files into `dir` (so transformers loads the tokenizer from a cpuft output).
 void copy_tokenizer_files(const Tokenizer& tokenizer, const std::string& dir);

@@ -67,6 +67,7 @@ struct TrainArgs {
   // Distributed
   double bucket_size_mb = 25.0;  // gradient bucket size for the overlapped allreduce (DDP default)
   AllreduceDtype allreduce_dtype = AllreduceDtype::F32;
+  double collective_timeout = 300;  // seconds a collective may wait with none completing; 0: no watchdog
 
   int64_t effective_data_seed() const { return data_seed ? *data_seed : seed; }
 };

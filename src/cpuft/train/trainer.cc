@@ -14,6 +14,7 @@
 #include "cpuft/train/evaluator.h"
 #include "cpuft/train/lr_schedule.h"
 #include "cpuft/train/qa_data.h"
+#include "cpuft/train/resume_check.h"
 #include "cpuft/train/run_setup.h"
 #include "cpuft/train/step_plan.h"
 #include "cpuft/train/trainer_state.h"
@@ -77,6 +78,10 @@ class Trainer {
   NamedArrays named(const std::vector<float>& arena) const;
   MutableNamedArrays named_mut(std::vector<float>& arena) const;
   void save_final_model();
+  // The stop signal any rank has received (SIGINT or SIGTERM), the same on every rank; 0 for none.
+  // Remembered in stop_signal_ for the message and the exit status of every rank, including those
+  // that did not receive it themselves.
+  int agreed_stop_signal();
   void evaluate();
   double epoch_float() const;
 
@@ -95,6 +100,7 @@ class Trainer {
   std::string resume_dir_;
   int seq_len_ = 0;
 
+  int stop_signal_ = 0;
   int64_t global_step_ = 0;
   int64_t epoch_ = 0;           // current epoch (0-based)
   int64_t batch_in_epoch_ = 0;  // micro-batches of the current epoch already consumed
@@ -104,6 +110,13 @@ class Trainer {
   double total_flos_ = 0;
   nlohmann::json train_metrics_ = nlohmann::json::object();
 };
+
+int Trainer::agreed_stop_signal() {
+  double sig = stop_signal();
+  if (comm_.size() > 1) comm_.allreduce_max(&sig, 1);
+  stop_signal_ = static_cast<int>(sig);
+  return stop_signal_;
+}
 
 double Trainer::epoch_float() const {
   return epoch_progress(epoch_, batch_in_epoch_, plan_.batches_per_epoch);
@@ -126,30 +139,40 @@ void Trainer::setup() {
   if (args_.do_train && args_.train_file.empty()) fail("--do_train: needs --train_file (a SQuAD JSON file)");
   if (args_.do_eval && args_.validation_file.empty()) fail("--do_eval: needs --validation_file (a SQuAD JSON file)");
   if (args_.do_train) resume_dir_ = resume_point(args_);
+  if (!resume_dir_.empty()) {
+    // Before anything is loaded: a checkpoint whose position in the epoch would not carry over is refused.
+    const ResumeCheck check = check_resume(load_checkpoint_state(resume_dir_), args_, comm_.size());
+    if (!check.refusal.empty()) fail(resume_dir_, ": ", check.refusal);
+    if (!check.changes.empty()) log_warn(resume_dir_, ": resuming with changed flags: ", check.changes);
+  }
   comm_.barrier();
-  if (comm_.is_root()) create_output_dir(args_.output_dir);
+  if (comm_.is_root()) {
+    create_output_dir(args_.output_dir);
+    if (args_.do_train) remove_checkpoint_leftovers(args_.output_dir);
+    check_results_file(args_.output_dir);
+  }
 
   loaded_ = load_model(args_, comm_, resume_dir_);
   model_ = loaded_.model.get();
   seq_len_ = static_cast<int>(args_.max_seq_length);
 
+  // Memory first: a batch that cannot fit is refused before the data is read and tokenised.
+  size_t bytes = 0;
+  if (args_.do_train)
+    bytes =
+        reserve_activations(*model_, args_, args_.per_device_train_batch_size, true, "--per_device_train_batch_size");
+  if (args_.do_eval)
+    bytes = reserve_activations(*model_, args_, args_.per_device_eval_batch_size, false, "--per_device_eval_batch_size");
+  log_info("activation memory: ", bytes >> 20, " MiB");
+
   const FeatureOptions fo = feature_options(args_);
   if (args_.do_train) train_ = load_train_data(args_.train_file, *loaded_.tokenizer, fo, args_.max_train_samples);
   if (args_.do_eval) eval_ = load_eval_data(args_.validation_file, *loaded_.tokenizer, fo, args_.max_eval_samples);
-  if (eval_.version == 2 && !args_.version_2_with_negative)
-    log_warn(args_.validation_file, " has unanswerable questions (SQuAD v2.0) but --version_2_with_negative is not set");
-
-  size_t bytes = 0;
-  if (args_.do_train) bytes = model_->reserve(static_cast<int>(args_.per_device_train_batch_size), seq_len_);
-  if (args_.do_eval)
-    bytes = model_->reserve(static_cast<int>(args_.per_device_eval_batch_size), seq_len_, /*training=*/false);
-  log_info("activation memory: ", bytes >> 20, " MiB");
+  if (args_.do_eval) warn_if_v2_without_flag(eval_, args_.version_2_with_negative);
 }
 
 void Trainer::restore(const std::string& dir) {
   LoadedCheckpoint ck = load_checkpoint(dir, named_mut(optimizer_->exp_avg()), named_mut(optimizer_->exp_avg_sq()));
-  std::string why = resume_mismatch(ck.state, training_args_hash(args_), comm_.size());
-  if (!why.empty()) log_warn(dir, ": ", why);
   const CheckpointState& s = ck.state;
   optimizer_->set_steps(s.adam_step);
   global_step_ = s.global_step;
@@ -188,6 +211,7 @@ CheckpointState Trainer::checkpoint_state() const {
   s.total_flos = total_flos_;
   s.world_size = comm_.size();
   s.args_hash = training_args_hash(args_);
+  s.flags = training_flags(args_);
   return s;
 }
 
@@ -288,8 +312,10 @@ bool Trainer::train_loop() {
     const double grad_norm = clip_grad_norm(*model_, args_.max_grad_norm);
     if (!std::isfinite(loss) || !std::isfinite(grad_norm))
       fail("step ", global_step_ + 1, ": the ", std::isfinite(loss) ? "gradient norm" : "loss", " is ",
-           std::isfinite(loss) ? grad_norm : loss,
-           "; stopping (try a lower --learning_rate, or --max_grad_norm 1.0); nothing was written for this step");
+           std::isfinite(loss) ? grad_norm : loss, "; stopping (",
+           global_step_ == start_step ? "before any update: the weights loaded give non-finite values"
+                                      : "try a lower --learning_rate, or --max_grad_norm 1.0",
+           "); nothing was written for this step");
     const double lr = schedule_->lr(global_step_);
     optimizer_->step(*model_, lr);
     model_->zero_grads();
@@ -301,8 +327,7 @@ bool Trainer::train_loop() {
       progress.update(global_step_, epoch_float(), loss, lr, global_step_ * plan_.total_train_batch_size);
 
     // A stop request on any rank stops every rank after the same step.
-    double stop = stop_requested() ? 1.0 : 0.0;
-    if (comm_.size() > 1) comm_.allreduce_max(&stop, 1);
+    const int stop = agreed_stop_signal();
     // A stop during the last step is no stop: the run is complete and run() writes the final model.
     stopped = stop > 0 && global_step_ < plan_.max_steps;
     const bool save_due = args_.save_strategy == SaveStrategy::Steps && global_step_ % plan_.save_steps == 0;
@@ -315,7 +340,8 @@ bool Trainer::train_loop() {
   const double runtime = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (stopped) {
     if (comm_.is_root())
-      log_warn("stopped by ", stop_signal_name(), " after step ", global_step_, "; resume with: --resume_from_checkpoint ",
+      log_warn("stopped by ", signal_name(stop_signal_), " after step ", global_step_,
+               "; resume with: --resume_from_checkpoint ",
                args_.output_dir, "/checkpoint-", global_step_, " (or --resume_from_checkpoint last)");
     return false;
   }
@@ -395,15 +421,13 @@ int Trainer::run() {
     log_info("  Gradient Accumulation steps = ", args_.gradient_accumulation_steps);
     log_info("  Total optimization steps = ", plan_.max_steps);
     log_info("  Number of trainable parameters = ", model_->num_params());
-    if (!train_loop()) return 128 + stop_signal();
+    if (!train_loop()) return 128 + stop_signal_;
     save_final_model();
-    double stop = stop_requested() ? 1.0 : 0.0;  // every rank skips evaluation, or none
-    if (comm_.size() > 1) comm_.allreduce_max(&stop, 1);
-    if (stop > 0) {
+    if (agreed_stop_signal() > 0) {  // every rank skips evaluation, or none
       if (comm_.is_root())
-        log_warn("stopped by ", stop_signal_name(), " after the last step; the model is written to ",
+        log_warn("stopped by ", signal_name(stop_signal_), " after the last step; the model is written to ",
                  args_.output_dir, args_.do_eval ? "; evaluation skipped" : "");
-      return 128 + stop_signal();
+      return 128 + stop_signal_;
     }
     // The trained model is on disk: from here a stop signal ends the process at once (the default
     // action) instead of after the whole evaluation, which does not poll the stop flag.
@@ -428,10 +452,17 @@ int run_evaluate(const TrainArgs& args, Communicator& comm) {
   const std::string& file = predict ? args.test_file : args.validation_file;
   if (file.empty()) fail(predict ? "--test_file" : "--validation_file", ": missing, expected a SQuAD JSON file");
   LoadedModel loaded = load_model(args, comm);
+  // Where the results go is checked before the work that produces them.
+  const std::string out_dir = args.output_dir.empty() ? loaded.model_dir : args.output_dir;
+  if (comm.is_root()) {
+    create_output_dir(out_dir);
+    check_results_file(out_dir);
+  }
+  reserve_activations(*loaded.model, args, args.per_device_eval_batch_size, false, "--per_device_eval_batch_size");
   QaData data = predict ? load_eval_data(file, *loaded.tokenizer, feature_options(args), args.max_predict_samples)
                         : load_eval_data(file, *loaded.tokenizer, feature_options(args), args.max_eval_samples);
+  warn_if_v2_without_flag(data, args.version_2_with_negative);
   const int seq = static_cast<int>(args.max_seq_length);
-  loaded.model->reserve(static_cast<int>(args.per_device_eval_batch_size), seq, /*training=*/false);
   const std::string split = predict ? "predict" : "eval";
   // A file without answers can still be answered; it just cannot be scored.
   bool has_answers = false;
@@ -439,8 +470,6 @@ int run_evaluate(const TrainArgs& args, Communicator& comm) {
   EvalOutcome out = evaluate_qa(*loaded.model, data, postprocess_options(args),
                                 static_cast<int>(args.per_device_eval_batch_size), seq, comm, split, has_answers);
   if (!comm.is_root()) return 0;
-  const std::string out_dir = args.output_dir.empty() ? loaded.model_dir : args.output_dir;
-  create_output_dir(out_dir);
   write_prediction_files(out_dir, out.predictions, args.version_2_with_negative, split);
   save_metrics(out_dir, split, out.metrics);
   log_info("***** ", split, " metrics *****");

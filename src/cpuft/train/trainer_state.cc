@@ -1,10 +1,10 @@
 #include "cpuft/train/trainer_state.h"
 
-#include <sys/stat.h>
-
 #include "cpuft/util/atomic_file.h"
 #include "cpuft/util/error.h"
+#include "cpuft/util/json_read.h"
 #include "cpuft/util/py_json.h"
+#include "cpuft/util/read_file.h"
 
 namespace cpuft {
 
@@ -75,20 +75,21 @@ const json& field(const json& j, const char* key, const std::string& path) {
 
 int64_t int_field(const json& j, const char* key, const std::string& path) {
   const json& v = field(j, key, path);
-  if (!v.is_number_integer()) fail(path, ": ", key, ": found ", v.dump(), ", expected an integer");
+  if (!v.is_number_integer() || (v.is_number_unsigned() && v.get<uint64_t>() > INT64_MAX))
+    fail(path, ": ", key, ": found ", json_preview(v), ", expected an integer");
   return v.get<int64_t>();
 }
 
 double number_field(const json& j, const char* key, const std::string& path) {
   const json& v = field(j, key, path);
-  if (!v.is_number()) fail(path, ": ", key, ": found ", v.dump(), ", expected a number");
+  if (!v.is_number()) fail(path, ": ", key, ": found ", json_preview(v), ", expected a number");
   return v.get<double>();
 }
 
 }  // namespace
 
 TrainerState TrainerState::from_json(const std::string& text, const std::string& path) {
-  json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  json j = parse_json(text, path);
   if (!j.is_object()) fail(path, ": not a JSON object (expected trainer_state.json)");
   TrainerState s;
   s.epoch = number_field(j, "epoch", path);
@@ -109,16 +110,31 @@ TrainerState TrainerState::from_json(const std::string& text, const std::string&
   return s;
 }
 
-void save_metrics(const std::string& output_dir, const std::string& split, const json& metrics) {
-  if (!metrics.is_object()) fail(split, " metrics: expected a JSON object");
-  write_file_atomic(output_dir + "/" + split + "_results.json", py_json_dumps(metrics, 4));
+namespace {
+
+// output_dir/all_results.json as an object to merge into (empty when there is none).
+json read_all_results(const std::string& output_dir) {
   const std::string all_path = output_dir + "/all_results.json";
   json all = json::object();
-  struct stat st;
-  if (::stat(all_path.c_str(), &st) == 0) {
-    all = json::parse(read_file(all_path), nullptr, /*allow_exceptions=*/false);
-    if (!all.is_object()) fail(all_path, ": not a JSON object; remove it or choose another --output_dir");
+  if (non_regular_kind(all_path) == "missing") return all;
+  try {
+    all = read_json_file(all_path, kMaxSmallJsonBytes);
+  } catch (const Error& e) {
+    fail(e.what(), "; remove it or choose another --output_dir");
   }
+  if (!all.is_object()) fail(all_path, ": not a JSON object; remove it or choose another --output_dir");
+  return all;
+}
+
+}  // namespace
+
+void check_results_file(const std::string& output_dir) { read_all_results(output_dir); }
+
+void save_metrics(const std::string& output_dir, const std::string& split, const json& metrics) {
+  if (!metrics.is_object()) fail(split, " metrics: expected a JSON object");
+  json all = read_all_results(output_dir);
+  write_file_atomic(output_dir + "/" + split + "_results.json", py_json_dumps(metrics, 4));
+  const std::string all_path = output_dir + "/all_results.json";
   all.update(metrics);
   write_file_atomic(all_path, py_json_dumps(all, 4));
 }

@@ -56,4 +56,9 @@ struct TrainerState {
 // (as Trainer.save_metrics(split, metrics, combined=True)). Atomic writes.
 void save_metrics(const std::string& output_dir, const std::string& split, const nlohmann::json& metrics);
 
+// Throws what save_metrics would when output_dir/all_results.json exists but cannot be merged into
+// (not a regular file, not JSON, nested too deep, not an object): called before the work whose
+// results it would receive.
+void check_results_file(const std::string& output_dir);
+
 }  // namespace cpuft

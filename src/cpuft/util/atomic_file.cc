@@ -2,13 +2,16 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cerrno>
+#include <cstdint>
+#include <cstdio>
 #include <cstring>
-#include <fstream>
-#include <sstream>
+#include <random>
 
 #include "cpuft/util/error.h"
 
@@ -29,11 +32,37 @@ void fsync_path(const std::string& path, int flags) {
   ::close(fd);
 }
 
+// Creates a new temporary file beside `path`; never opens an existing name (O_EXCL), a symbolic
+// link included (O_NOFOLLOW on top of O_EXCL, for the file systems that need it). Returns the
+// descriptor, or -1 with errno set (EEXIST when 16 random names were all taken).
+int create_temporary(const std::string& path, std::string* tmp) {
+  for (int attempt = 0; attempt < 16; ++attempt) {
+    uint64_t r = 0;
+    if (::getrandom(&r, sizeof r, 0) != static_cast<ssize_t>(sizeof r))
+      r = std::random_device{}() ^ (static_cast<uint64_t>(std::random_device{}()) << 32);
+    char suffix[16];
+    std::snprintf(suffix, sizeof suffix, "%012llx", static_cast<unsigned long long>(r & 0xffffffffffffull));
+    *tmp = path + ".tmp-" + suffix;
+    const int fd = ::open(tmp->c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd >= 0 || errno != EEXIST) return fd;
+  }
+  errno = EEXIST;
+  return -1;
+}
+
 }  // namespace
 
+bool is_atomic_temporary_name(const std::string& name) {
+  const size_t at = name.rfind(".tmp-");
+  if (at == std::string::npos || at == 0 || name.size() - at != 5 + 12) return false;
+  for (size_t i = at + 5; i < name.size(); ++i)
+    if (!std::isxdigit(static_cast<unsigned char>(name[i]))) return false;
+  return true;
+}
+
 void write_file_atomic(const std::string& path, std::string_view bytes) {
-  std::string tmp = path + ".tmp." + std::to_string(::getpid());
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  std::string tmp;
+  const int fd = create_temporary(path, &tmp);
   if (fd < 0) fail(path, ": cannot create: ", std::strerror(errno));
   size_t done = 0;
   while (done < bytes.size()) {
@@ -47,10 +76,16 @@ void write_file_atomic(const std::string& path, std::string_view bytes) {
     }
     done += static_cast<size_t>(n);
   }
-  if (::fsync(fd) != 0 || ::close(fd) != 0) {
+  if (::fsync(fd) != 0) {
+    int err = errno;
+    ::close(fd);
+    ::unlink(tmp.c_str());
+    fail(path, ": fsync failed: ", std::strerror(err));
+  }
+  if (::close(fd) != 0) {
     int err = errno;
     ::unlink(tmp.c_str());
-    fail(path, ": fsync/close failed: ", std::strerror(err));
+    fail(path, ": close failed: ", std::strerror(err));
   }
   if (::rename(tmp.c_str(), path.c_str()) != 0) {
     int err = errno;
@@ -58,6 +93,14 @@ void write_file_atomic(const std::string& path, std::string_view bytes) {
     fail(path, ": rename failed: ", std::strerror(err));
   }
   fsync_path(parent_of(path), O_RDONLY | O_DIRECTORY);
+}
+
+void check_directory_writable(const std::string& dir) {
+  std::string tmp;
+  const int fd = create_temporary(dir + "/.cpuft-write-check", &tmp);
+  if (fd < 0) fail(dir, ": not writable: ", std::strerror(errno));
+  ::close(fd);
+  ::unlink(tmp.c_str());
 }
 
 void commit_directory(const std::string& tmp_dir, const std::string& final_dir) {
@@ -72,14 +115,6 @@ void commit_directory(const std::string& tmp_dir, const std::string& final_dir) 
   if (::rename(tmp_dir.c_str(), final_dir.c_str()) != 0)
     fail(final_dir, ": cannot rename ", tmp_dir, " into place: ", std::strerror(errno));
   fsync_path(parent_of(final_dir), O_RDONLY | O_DIRECTORY);
-}
-
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) fail(path, ": cannot open: ", std::strerror(errno));
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
 }
 
 }  // namespace cpuft

@@ -1,5 +1,8 @@
-// Files that are either fully written or not there at all: write to "<path>.tmp.<pid>", fsync,
-// rename over <path>, fsync the directory. A crash or a signal never leaves a half-written file.
+// Files that are either fully written or not there at all: write to a fresh temporary file beside
+// <path>, fsync, rename over <path>, fsync the directory. A crash or a signal never leaves a
+// half-written file. The temporary is "<path>.tmp-" + 12 random hex digits, created with
+// O_EXCL | O_NOFOLLOW: its name cannot be guessed, and nothing already there (a link planted in a
+// shared output directory) is ever opened, written through or renamed into place.
 #pragma once
 
 #include <string>
@@ -14,7 +17,12 @@ void write_file_atomic(const std::string& path, std::string_view bytes);
 // file inside `tmp_dir`, then renames it to `final_dir` (which must not exist) and syncs the parent.
 void commit_directory(const std::string& tmp_dir, const std::string& final_dir);
 
-// Reads a whole file; throws cpuft::Error "PATH: cannot open: REASON" when it cannot.
-std::string read_file(const std::string& path);
+// Throws "DIR: not writable: REASON" unless a file can be created in `dir` (tried with a temporary
+// created and removed as write_file_atomic does): a read-only directory is found before any work.
+void check_directory_writable(const std::string& dir);
+
+// True for the names write_file_atomic gives its temporaries ("NAME.tmp-" + 12 hex digits): what a
+// killed writer leaves behind, safe to remove.
+bool is_atomic_temporary_name(const std::string& file_name);
 
 }  // namespace cpuft

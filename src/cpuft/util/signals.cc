@@ -40,11 +40,11 @@ bool stop_requested() { return g_signal.load(std::memory_order_relaxed) != 0; }
 
 int stop_signal() { return g_signal.load(std::memory_order_relaxed); }
 
-const char* stop_signal_name() {
-  switch (stop_signal()) {
+std::string signal_name(int sig) {
+  switch (sig) {
     case SIGINT: return "SIGINT";
     case SIGTERM: return "SIGTERM";
-    default: return "";
+    default: return "signal " + std::to_string(sig);
   }
 }
 

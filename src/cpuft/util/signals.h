@@ -3,6 +3,8 @@
 // a second SIGINT exits at once (status 130) for a user who will not wait.
 #pragma once
 
+#include <string>
+
 namespace cpuft {
 
 // Installs the handlers (idempotent). The handler only stores to a lock-free atomic and, on a second
@@ -15,8 +17,8 @@ bool stop_requested();
 // The signal that requested the stop (SIGINT or SIGTERM), 0 if none.
 int stop_signal();
 
-// Name for messages: "SIGINT", "SIGTERM" or "" when none.
-const char* stop_signal_name();
+// Name for messages: "SIGINT", "SIGTERM", else "signal N" (never empty).
+std::string signal_name(int sig);
 
 // Forgets a pending request (tests; a trainer that has handled the stop and continues).
 void clear_stop_request();

@@ -1,0 +1,42 @@
+#include "cpuft/data/question_lines.h"
+
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+
+#include "cpuft/util/error.h"
+#include "cpuft/util/json_read.h"
+#include "cpuft/util/read_file.h"
+
+namespace cpuft {
+
+std::vector<Example> parse_question_lines(std::string_view text, const std::string& source) {
+  std::vector<Example> out;
+  size_t pos = 0;
+  for (int64_t n = 1; pos < text.size(); ++n) {
+    size_t end = text.find('\n', pos);
+    if (end == std::string_view::npos) end = text.size();
+    const std::string_view line = text.substr(pos, end - pos);
+    pos = end + 1;
+    if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
+    const std::string where = str_cat(source, ":", n);
+    const nlohmann::json j = parse_json(line, where);
+    for (const char* field : {"question", "context"}) {
+      if (!j.is_object() || !j.contains(field) || !j[field].is_string())
+        fail(where, ": field '", field, "' missing or not a string, expected {\"question\": ..., \"context\": ...}");
+    }
+    Example ex;
+    ex.question = j["question"].get<std::string>();
+    ex.context = j["context"].get<std::string>();
+    ex.id = j.contains("id") && j["id"].is_string() ? j["id"].get<std::string>() : std::to_string(out.size());
+    out.push_back(std::move(ex));
+  }
+  return out;
+}
+
+std::vector<Example> read_question_lines(const std::string& path) {
+  if (path == "-") return parse_question_lines(read_descriptor(STDIN_FILENO, "<stdin>", kMaxDatasetBytes), "<stdin>");
+  return parse_question_lines(read_file(path, kMaxDatasetBytes), path);
+}
+
+}  // namespace cpuft

@@ -1,0 +1,102 @@
+// Hostile numbers given to the cpuft program: flags beyond their range are refused before any work
+// (no model is even looked for), and sizes that reach memory (a config, a batch) are checked against
+// the machine before anything of that size is allocated.
+#include <thread>
+
+#include "cli/e2e_fixture.h"
+
+namespace cpuft_e2e {
+namespace {
+
+using HostileFlags = E2eTest;
+
+// Each of these crashed, misbehaved or allocated for minutes; now one line, before the model is read.
+TEST_F(HostileFlags, OutOfRangeNumbersStopBeforeAnyWork) {
+  const std::string missing = path("no-model");
+  const std::vector<std::pair<Args, std::string>> cases = {
+      {{"--n_best_size", "2147483648"}, "--n_best_size: found '2147483648', expected an integer in [1, 1000]"},
+      {{"--n_best_size", "4294967295"}, "--n_best_size: found '4294967295'"},
+      {{"--max_answer_length", "3000000000"}, "--max_answer_length: found '3000000000'"},
+      {{"--per_device_eval_batch_size", "3e9"}, "--per_device_eval_batch_size: found '3e9'"},
+      {{"--learning_rate", "0x10"}, "--learning_rate: found '0x10', expected a number in (0, 10]"},
+      {{"--threads", "10000"}, "--threads: found '10000', expected an integer in [0, 1024]"},
+      {{"--bucket_size_mb", "1e-9"}, "--bucket_size_mb: found '1e-9', expected a number in [1, 4096]"},
+  };
+  for (const auto& [flags, says] : cases) {
+    SCOPED_TRACE(flags[0]);
+    ProcessResult r = cpuft(concat({"evaluate", "--model_name_or_path", missing, "--validation_file", path("none.json")},
+                                   flags));
+    EXPECT_ONE_LINE_ERROR(r, says);
+  }
+  ProcessResult r = cpuft({"train", "--model_name_or_path", missing, "--train_file", path("none.json"), "--output_dir",
+                           path("out"), "--num_train_epochs", "1e300"});
+  EXPECT_ONE_LINE_ERROR(r, "--num_train_epochs: found '1e300', expected a number in (0, 10000]");
+  EXPECT_FALSE(fs::exists(path("out")));
+}
+
+// The small commands' counts are bounded too (a count multiplied into mpirun's -np overflowed).
+TEST_F(HostileFlags, SmallCommandsBoundTheirCounts) {
+  EXPECT_ONE_LINE_ERROR(cpuft({"launch", "--nproc_per_node", "99999999999", "--dry-run", "--", "train"}),
+                        "--nproc_per_node: found '99999999999', expected at most 1000000");
+  EXPECT_ONE_LINE_ERROR(cpuft({"init-model", "--config", "c.json", "--tokenizer", "t", "--output_dir", path("m"),
+                               "--seed", "3000000000"}),
+                        "--seed: found '3000000000', expected at most 2147483647");
+}
+
+TEST_F(HostileFlags, ThreadsBeyondTheMachine) {
+  const unsigned cpus = std::thread::hardware_concurrency();
+  if (cpus == 0 || cpus >= 1024) GTEST_SKIP() << "needs a machine with fewer than 1024 logical CPUs";
+  const std::string model = tiny_model();
+  ProcessResult r = cpuft(concat({"evaluate", "--model_name_or_path", model, "--validation_file",
+                                  squad_file("dev.json", 2, 1), "--max_seq_length", "64", "--doc_stride", "16"},
+                                 {"--threads", "1024"}));
+  EXPECT_ONE_LINE_ERROR(r, "--threads: found 1024, expected at most " + std::to_string(cpus) +
+                               " (the logical CPUs of this machine)");
+}
+
+// A config.json that disagrees with its weights: hidden_size 8192 against the tiny model's 64 used to
+// allocate and initialise the 8192-wide model (3 GB) before the shape error. Under a 1.5 GB address
+// space that allocation fails; checked against the header first, it never happens.
+TEST_F(HostileFlags, ConfigIsCheckedAgainstTheWeightsBeforeAllocating) {
+  const std::string model = tiny_model();
+  nlohmann::json config = read_json(model + "/config.json");
+  config["hidden_size"] = 8192;
+  write_text(model + "/config.json", config.dump());
+  RunOptions small;
+  small.address_space_limit = uint64_t{1500} << 20;
+  ProcessResult r = cpuft_with(concat({"evaluate", "--model_name_or_path", model, "--validation_file",
+                                       squad_file("dev.json", 2, 1)},
+                                      tiny_flags()),
+                               small);
+  EXPECT_ONE_LINE_ERROR(r, model + "/model.safetensors: tensor ", "has shape [30522, 64], expected [30522, 8192] as " +
+                                                                       model + "/config.json says");
+}
+
+// Sizes within the config bounds that no machine holds: refused with what the config asks for.
+TEST_F(HostileFlags, ConfigBeyondTheMachinesMemory) {
+  const std::string config = path("huge.json");
+  write_text(config, R"({"model_type": "bert", "hidden_size": 65536, "num_hidden_layers": 512,
+                         "num_attention_heads": 64, "intermediate_size": 262144})");
+  ProcessResult r = cpuft({"init-model", "--config", config, "--tokenizer", CPUFT_TEST_DATA "/text", "--output_dir",
+                           path("m")});
+  EXPECT_ONE_LINE_ERROR(r, "model config: 512 layers of width 65536", "TiB of memory, more than the",
+                        "available to this process");
+  EXPECT_FALSE(fs::exists(path("m/model.safetensors")));
+}
+
+// A batch whose activations do not fit is refused before the data is read (here under a 4 GiB
+// address-space limit, which counts as what the process has).
+TEST_F(HostileFlags, BatchBeyondTheMachinesMemory) {
+  const std::string model = tiny_model();
+  RunOptions small;
+  small.address_space_limit = uint64_t{4} << 30;
+  ProcessResult r = cpuft_with({"train", "--model_name_or_path", model, "--train_file", path("not-read.json"),
+                                "--output_dir", path("out"), "--per_device_train_batch_size", "4096",
+                                "--max_seq_length", "128", "--doc_stride", "16", "--threads", "1"},
+                               small);
+  EXPECT_ONE_LINE_ERROR(r, "--per_device_train_batch_size 4096 with --max_seq_length 128: training this model",
+                        "of memory, more than the");
+}
+
+}  // namespace
+}  // namespace cpuft_e2e

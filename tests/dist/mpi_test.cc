@@ -41,6 +41,14 @@ TEST_F(Mpi, OverlappedBucketsEqualBlockingAllreduce) {
   EXPECT_NE(r.output.find("rank 3: 10 buckets, worst relative difference 0\n"), std::string::npos) << r.output;
 }
 
+TEST_F(Mpi, SparseRowsEqualBlockingAllreduceOfTheWholeTable) {
+  // 300 rows of 7; 3 ranks touch 40 random rows each but rank 1, which touches none. Sums of values
+  // exact in f32 (as in `buckets`), so the results must be equal bit for bit.
+  cpuft_test::RunResult r = mpirun(3, "sparse 300 7 40");
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("rank 1: sparse rows exchanged"), std::string::npos) << r.output;
+}
+
 TEST_F(Mpi, Bf16WireWithinBf16Precision) {
   cpuft_test::RunResult r = mpirun(3, "buckets 100000 40000 bf16");
   ASSERT_EQ(r.status, 0) << r.output;

@@ -3,6 +3,8 @@
 //   info                         print rank, size, local rank/size, node count, host
 //   collectives                  allreduce (f32, f64 sum/max), broadcast, allgather, barrier
 //   buckets N BYTES f32|bf16     overlapped GradBuckets == blocking allreduce (/ world size)
+//   sparse ROWS WIDTH IDS        a row-sparse table in the arena: each rank touches IDS random rows
+//                                (some ranks none); GradBuckets == blocking allreduce of the whole arena
 //   abort RANK                   RANK calls Communicator::abort while the others wait in allreduce
 //   exit RANK                    RANK exits with status 5 while the others wait in allreduce
 //   hang RANK TIMEOUT_S          RANK sleeps; the others' watchdog (TIMEOUT_S) must end the job
@@ -111,6 +113,39 @@ void buckets(cpuft::Communicator& comm, size_t n, size_t bucket_bytes, cpuft::Wi
   }
 }
 
+void sparse(cpuft::Communicator& comm, size_t rows, size_t width, size_t ids_per_rank) {
+  // Arena: 1000 dense values, the [rows, width] table, 500 dense values.
+  const size_t begin = 1000, n = begin + rows * width + 500;
+  std::mt19937 rng(99 + comm.rank());
+  std::vector<int32_t> ids(comm.rank() == 1 ? 0 : ids_per_rank);  // rank 1 has an empty batch
+  for (auto& id : ids) id = static_cast<int32_t>(rng() % rows);
+  std::vector<float> grads(n, 0.0f);
+  for (size_t i = 0; i < n; ++i)
+    if (i < begin || i >= begin + rows * width) grads[i] = contribution(comm.rank(), i);
+  for (int32_t id : ids)
+    for (size_t j = 0; j < width; ++j) grads[begin + id * width + j] += contribution(comm.rank(), id * width + j);
+  std::vector<float> want = grads;
+  comm.allreduce_sum(want.data(), n);
+  cpuft::GradBuckets gb(comm, grads.data(), n, 4096, cpuft::WireType::f32, {}, {begin, rows, width});
+  for (int step = 0; step < 2; ++step) {
+    std::vector<float> g = grads;
+    gb.begin_step(1.0f);
+    gb.note_rows(ids.data(), ids.size());
+    for (size_t end = n; end > 0;) {
+      size_t b = end > 333 ? end - 333 : 0;
+      gb.mark_ready(b, end);
+      end = b;
+    }
+    gb.wait_all();
+    size_t wrong = 0;
+    for (size_t i = 0; i < n; ++i) wrong += grads[i] != want[i];
+    expect(wrong == 0, comm, cpuft::str_cat("sparse step ", step, ": ", wrong, " of ", n, " values differ"));
+    if (step == 0)
+      std::printf("rank %d: sparse rows exchanged, %zu bytes on the wire\n", comm.rank(), gb.last_step().bytes);
+    grads = g;
+  }
+}
+
 void wait_in_allreduce(cpuft::Communicator& comm) {
   std::vector<float> v(16, 1.0f);
   comm.allreduce_sum(v.data(), v.size());
@@ -133,6 +168,8 @@ int main(int argc, char** argv) {
     } else if (scenario == "buckets" && argc > 4) {
       buckets(comm, std::stoul(argv[2]), std::stoul(argv[3]),
               std::string(argv[4]) == "bf16" ? cpuft::WireType::bf16 : cpuft::WireType::f32);
+    } else if (scenario == "sparse" && argc > 4) {
+      sparse(comm, std::stoul(argv[2]), std::stoul(argv[3]), std::stoul(argv[4]));
     } else if ((scenario == "abort" || scenario == "exit" || scenario == "hang") && argc > 2) {
       comm.barrier();
       if (comm.rank() == std::atoi(argv[2])) {

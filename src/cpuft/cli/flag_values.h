@@ -10,4 +10,7 @@ namespace cpuft {
 // "FLAG: found 'VALUE', expected a positive integer" (min 1) or "... a non-negative integer" (min 0).
 int flag_int(const std::string& flag, const std::string& value, int min = 1);
 
+// A finite number > 0 written in full; otherwise "FLAG: found 'VALUE', expected a number > 0".
+double flag_positive_number(const std::string& flag, const std::string& value);
+
 }  // namespace cpuft

@@ -19,7 +19,8 @@ const char* kUsage =
     "  evaluate       evaluate a model on a SQuAD JSON file: EM / F1 (v1.1) or the v2.0 metrics\n"
     "  predict        answer questions: --question/--context, JSON lines, or a SQuAD --test_file\n"
     "  doctor         what cpuft sees here: CPU features, AMX, oneDNN, cores, a rank/thread plan\n"
-    "  bench          time full training steps on random data: samples/s, GFLOP/s, share of peak\n"
+    "  bench          time full training steps on random data: samples/s, GFLOP/s, share of peak;\n"
+    "                 under mpirun the data-parallel step: allreduce hidden, scaling efficiency\n"
     "  launch         print and run the mpirun command for a hostfile (Open MPI, MPICH, Intel MPI)\n"
     "  cluster-check  check every host of a hostfile (run under mpirun)\n"
     "  init-model     write a randomly initialised model directory from a config.json\n"
@@ -43,15 +44,15 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (cmd == "doctor") return cpuft::cmd_doctor(rest);
-    if (cmd == "bench") return cpuft::cmd_bench(rest);
     if (cmd == "launch") return cpuft::cmd_launch(rest);
     if (cmd == "init-model") return cpuft::cmd_init_model(rest);
-    if (cmd == "train" || cmd == "evaluate" || cmd == "predict" || cmd == "cluster-check") {
+    if (cmd == "train" || cmd == "evaluate" || cmd == "predict" || cmd == "cluster-check" || cmd == "bench") {
       comm.init(&argc, &argv);
       cpuft::set_log_rank(comm.rank(), comm.size());
       int rc = cmd == "train"      ? cpuft::cmd_train(rest, comm)
                : cmd == "evaluate" ? cpuft::cmd_evaluate(rest, comm)
                : cmd == "predict"  ? cpuft::cmd_predict(rest, comm)
+               : cmd == "bench"    ? cpuft::cmd_bench(rest, comm)
                                    : cpuft::cmd_cluster_check(rest, comm);
       comm.finalize();
       return rc;

@@ -13,7 +13,7 @@
 
 namespace cpuft {
 
-int configure_threads(int threads, Communicator& comm) {
+RankPlacement configure_threads(int threads, Communicator& comm) {
   PlacementOptions po;
   po.omp_threads = threads;
   LocalPlacement place = place_this_rank(comm, po, /*pin=*/true);
@@ -22,7 +22,19 @@ int configure_threads(int threads, Communicator& comm) {
   log_message(LogLevel::Info, comm.size() > 1,
               str_cat(comm.size() > 1 ? str_cat("rank ", comm.rank(), " on ", comm.hostname(), ": ") : std::string(),
                       cpus.size(), " threads on cpus ", format_cpu_list(cpus)));
-  return static_cast<int>(cpus.size());
+  return place.mine();
+}
+
+std::vector<int> progress_cpus(const RankPlacement& placement) {
+  return placement.spare_cpus.empty() ? placement.thread_cpus : placement.spare_cpus;
+}
+
+SparseRegion word_embedding_rows(const QaModel& model) {
+  SparseRegion r;
+  r.begin = model.table().embeddings().word;
+  r.rows = static_cast<size_t>(model.config().vocab_size);
+  r.width = static_cast<size_t>(model.config().hidden);
+  return r;
 }
 
 LoadedModel load_model(const TrainArgs& args, Communicator& comm, const std::string& weights_dir) {

@@ -1,0 +1,75 @@
+#include "cpuft/cli/bench_data_parallel.h"
+
+#include <algorithm>
+#include <chrono>
+#include <vector>
+
+#include "cpuft/util/op_profile.h"
+
+namespace cpuft {
+namespace {
+
+double now_s() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v[v.size() / 2];
+}
+
+}  // namespace
+
+DataParallelFigures time_data_parallel(Communicator& comm, const GradBuckets& buckets,
+                                       const std::function<void(bool)>& step, const std::function<void()>& allreduce_only,
+                                       int warmup, int rounds) {
+  const bool profiling = op_profile_enabled();
+  std::vector<double> local, dp, allreduce, exposed;
+  for (int r = 0; r < warmup + rounds; ++r) {
+    if (r == warmup) op_profile_reset();
+    double t[2];
+    for (int with : {0, 1}) {
+      comm.barrier();
+      op_profile_enable(profiling && with == 1);  // the profile is the data-parallel step's
+      const double t0 = now_s();
+      step(with == 1);
+      t[with] = now_s() - t0;
+    }
+    op_profile_enable(false);
+    if (r < warmup) continue;
+    // [local sum, allreduce sum, exposed sum] over ranks, and the slowest data-parallel step.
+    double sums[3] = {t[0], buckets.last_step().allreduce_s, buckets.last_step().exposed_s};
+    double slowest = t[1];
+    comm.allreduce_sum(sums, 3);
+    comm.allreduce_max(&slowest, 1);
+    const double n = comm.size();
+    local.push_back(sums[0] / n);
+    allreduce.push_back(sums[1] / n);
+    exposed.push_back(sums[2] / n);
+    dp.push_back(slowest);
+  }
+  op_profile_enable(profiling);
+
+  // The same buckets with nothing to hide behind: every gradient ready at once.
+  std::vector<double> alone;
+  for (int r = 0; r < 3; ++r) {
+    comm.barrier();
+    const double t0 = now_s();
+    allreduce_only();
+    double t = now_s() - t0;
+    comm.allreduce_max(&t, 1);
+    alone.push_back(t);
+  }
+
+  DataParallelFigures f;
+  f.step_s = median(dp);
+  f.local_step_s = median(local);
+  f.allreduce_s = median(allreduce);
+  f.exposed_s = median(exposed);
+  f.alone_s = median(alone);
+  f.buckets = buckets.last_step().buckets;  // the buckets, and the word-embedding rows as one more
+  f.megabytes = static_cast<double>(buckets.last_step().bytes) / 1e6;
+  return f;
+}
+
+}  // namespace cpuft

@@ -1,0 +1,39 @@
+// The multi-rank part of `cpuft bench` (under mpirun): the real data-parallel step (the trainer's
+// gradient buckets, overlapped allreduce and wait before clipping) timed against the same step with
+// the allreduce left out, which is what one rank alone with the same per-rank batch runs.
+//
+// Each timed round runs, after a barrier, one step without and one step with the allreduce, so that
+// both see the same load on the machine. Figures are medians over the rounds; a step's time is the
+// slowest rank's (the job waits for it), the one-rank time and the communication figures are means
+// over the ranks (dist/comm_stats.h for what allreduce, exposed and hidden mean).
+#pragma once
+
+#include <functional>
+
+#include "cpuft/dist/communicator.h"
+#include "cpuft/dist/grad_buckets.h"
+
+namespace cpuft {
+
+struct DataParallelFigures {
+  double step_s = 0;        // data-parallel step
+  double local_step_s = 0;  // the same step without the allreduce
+  double allreduce_s = 0;   // per step: some bucket in flight
+  double exposed_s = 0;     // per step: the wait after backward
+  double alone_s = 0;       // the same buckets summed with nothing else running
+  int buckets = 0;
+  double megabytes = 0;     // per rank per step on the wire
+
+  double efficiency() const { return step_s > 0 ? local_step_s / step_s : 0; }
+  double hidden() const { return allreduce_s > 0 ? 1.0 - exposed_s / allreduce_s : 1.0; }
+};
+
+// step(true) runs one training step whose backward marks gradients ready into `buckets` (after its
+// begin_step) and waits for them before clipping; step(false) the same step without the buckets;
+// allreduce_only() the step's allreduce with every gradient ready at once. Runs `warmup` untimed
+// rounds, then `rounds` timed ones. Collective: every rank calls it.
+DataParallelFigures time_data_parallel(Communicator& comm, const GradBuckets& buckets,
+                                       const std::function<void(bool allreduce)>& step,
+                                       const std::function<void()>& allreduce_only, int warmup, int rounds);
+
+}  // namespace cpuft

@@ -307,7 +307,8 @@ int cmd_bench(const Argv& argv, Communicator& comm) {
     // The same figures as the text report, for scripts (bench/compare.sh); keys as the PyTorch bench's.
     nlohmann::json j = {
         {"side", "cpuft"}, {"mode", a.eval ? "eval" : "train"}, {"dtype", a.bf16 ? "bf16" : "fp32"},
-        {"layers", a.model.layers}, {"hidden", a.model.hidden}, {"batch", a.batch}, {"seq", a.seq},
+        {"layers", a.model.layers}, {"hidden", a.model.hidden}, {"params", model.num_params()}, {"batch", a.batch},
+        {"seq", a.seq},
         {"threads", omp_get_max_threads()}, {"steps", a.steps}, {"step_s", t},
         {"samples_per_s", comm.size() * a.batch / t}, {"tokens_per_s", comm.size() * a.batch * a.seq / t},
         {"gflops", achieved}, {"peak_gflops", peak}, {"mfu", achieved / peak}, {"peak_rss_mib", peak_rss_mib()},

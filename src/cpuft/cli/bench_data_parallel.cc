@@ -21,32 +21,34 @@ double median(std::vector<double> v) {
 }  // namespace
 
 DataParallelFigures time_data_parallel(Communicator& comm, const GradBuckets& buckets,
-                                       const std::function<void(bool)>& step, const std::function<void()>& allreduce_only,
+                                       const std::function<double(bool)>& step, const std::function<void()>& allreduce_only,
                                        int warmup, int rounds) {
   const bool profiling = op_profile_enabled();
-  std::vector<double> local, dp, allreduce, exposed;
+  std::vector<double> local, dp, allreduce, exposed, straggler;
   for (int r = 0; r < warmup + rounds; ++r) {
     if (r == warmup) op_profile_reset();
-    double t[2];
+    double t[2], backward_end = 0;
     for (int with : {0, 1}) {
       comm.barrier();
       op_profile_enable(profiling && with == 1);  // the profile is the data-parallel step's
       const double t0 = now_s();
-      step(with == 1);
+      backward_end = step(with == 1);
       t[with] = now_s() - t0;
     }
     op_profile_enable(false);
     if (r < warmup) continue;
-    // [local sum, allreduce sum, exposed sum] over ranks, and the slowest data-parallel step.
-    double sums[3] = {t[0], buckets.last_step().allreduce_s, buckets.last_step().exposed_s};
-    double slowest = t[1];
-    comm.allreduce_sum(sums, 3);
-    comm.allreduce_max(&slowest, 1);
+    // The slowest data-parallel step and end of backward; sums over ranks of the rest.
+    double slowest[2] = {t[1], backward_end};
+    comm.allreduce_max(slowest, 2);
+    const StepCommStats& c = buckets.last_step();
+    double sums[4] = {t[0], c.allreduce_s, c.exposed_s, std::min(c.exposed_s, slowest[1] - backward_end)};
+    comm.allreduce_sum(sums, 4);
     const double n = comm.size();
     local.push_back(sums[0] / n);
     allreduce.push_back(sums[1] / n);
     exposed.push_back(sums[2] / n);
-    dp.push_back(slowest);
+    straggler.push_back(sums[3] / n);
+    dp.push_back(slowest[0]);
   }
   op_profile_enable(profiling);
 
@@ -66,6 +68,7 @@ DataParallelFigures time_data_parallel(Communicator& comm, const GradBuckets& bu
   f.local_step_s = median(local);
   f.allreduce_s = median(allreduce);
   f.exposed_s = median(exposed);
+  f.straggler_s = median(straggler);
   f.alone_s = median(alone);
   f.buckets = buckets.last_step().buckets;  // the buckets, and the word-embedding rows as one more
   f.megabytes = static_cast<double>(buckets.last_step().bytes) / 1e6;

@@ -5,7 +5,9 @@
 // Each timed round runs, after a barrier, one step without and one step with the allreduce, so that
 // both see the same load on the machine. Figures are medians over the rounds; a step's time is the
 // slowest rank's (the job waits for it), the one-rank time and the communication figures are means
-// over the ranks (dist/comm_stats.h for what allreduce, exposed and hidden mean).
+// over the ranks (dist/comm_stats.h for what allreduce, exposed and hidden mean). The steps start
+// together (barrier), so a rank that ends backward before the slowest one waits for it in its
+// exposed time: that part (straggler) is reported apart, as it is not the network's.
 #pragma once
 
 #include <functional>
@@ -20,6 +22,7 @@ struct DataParallelFigures {
   double local_step_s = 0;  // the same step without the allreduce
   double allreduce_s = 0;   // per step: some bucket in flight
   double exposed_s = 0;     // per step: the wait after backward
+  double straggler_s = 0;   // per step: the part of that wait spent until the slowest rank ended backward
   double alone_s = 0;       // the same buckets summed with nothing else running
   int buckets = 0;
   double megabytes = 0;     // per rank per step on the wire
@@ -29,11 +32,12 @@ struct DataParallelFigures {
 };
 
 // step(true) runs one training step whose backward marks gradients ready into `buckets` (after its
-// begin_step) and waits for them before clipping; step(false) the same step without the buckets;
+// begin_step) and waits for them before clipping, and returns the seconds from its start to that wait
+// (the end of backward); step(false) the same step without the buckets;
 // allreduce_only() the step's allreduce with every gradient ready at once. Runs `warmup` untimed
 // rounds, then `rounds` timed ones. Collective: every rank calls it.
 DataParallelFigures time_data_parallel(Communicator& comm, const GradBuckets& buckets,
-                                       const std::function<void(bool allreduce)>& step,
+                                       const std::function<double(bool allreduce)>& step,
                                        const std::function<void()>& allreduce_only, int warmup, int rounds);
 
 }  // namespace cpuft

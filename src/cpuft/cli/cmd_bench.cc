@@ -204,6 +204,7 @@ void print_text(const BenchArgs& a, const Communicator& comm, double t, double a
     row("scaling efficiency", fmt("%.1f%% (one-rank step / data-parallel step)", 100.0 * dp->efficiency()));
     row("allreduce per step", fmt("%.1f ms (some bucket in flight)", 1e3 * dp->allreduce_s));
     row("allreduce exposed", fmt("%.1f ms (the wait after backward)", 1e3 * dp->exposed_s));
+    row("  of which the slowest rank", fmt("%.1f ms (ranks that ended backward first wait for it)", 1e3 * dp->straggler_s));
     row("allreduce alone", fmt("%.1f ms (the same buckets, nothing else running)", 1e3 * dp->alone_s));
     std::printf("  allreduce hidden %.1f%%\n", 100.0 * dp->hidden());
   }
@@ -256,7 +257,8 @@ int cmd_bench(const Argv& argv, Communicator& comm) {
   // One training step; with `allreduce`, the trainer's: each rank's loss weighs 1 / ranks and the
   // buckets sum the gradients while backward runs, waited for before clipping.
   uint64_t seed = 0;
-  auto train_step = [&](bool allreduce) {
+  auto train_step = [&](bool allreduce) -> double {
+    const double t0 = now_s();
     if (allreduce) {
       buckets->begin_step(1.0f);
       buckets->note_rows(ids.data(), ids.size());
@@ -265,10 +267,12 @@ int cmd_bench(const Argv& argv, Communicator& comm) {
       model.set_grad_ready_callback(nullptr);
     }
     model.forward_backward(batch, seed++, allreduce ? 1.0f / static_cast<float>(comm.size()) : 1.0f);
+    const double backward_end = now_s() - t0;
     if (allreduce) buckets->wait_all();
     clip_grad_norm(model, 1.0);
     opt->step(model, 5e-5);
     model.zero_grads();
+    return backward_end;
   };
 
   std::vector<double> times;
@@ -324,6 +328,7 @@ int cmd_bench(const Argv& argv, Communicator& comm) {
       j["scaling_efficiency"] = dp->efficiency();
       j["allreduce_s"] = dp->allreduce_s;
       j["allreduce_exposed_s"] = dp->exposed_s;
+      j["straggler_s"] = dp->straggler_s;
       j["allreduce_alone_s"] = dp->alone_s;
       j["allreduce_hidden"] = dp->hidden();
     }

@@ -13,6 +13,8 @@ pkgs=(
 )
 # `install-deps.sh fuzz` (make fuzz) adds clang and its libFuzzer runtime.
 if [ "${1:-}" = fuzz ]; then pkgs+=(clang libclang-rt-14-dev); fi
+# `install-deps.sh slurm` adds a one-machine Slurm (scripts/slurm-local.sh) for the Slurm tests.
+if [ "${1:-}" = slurm ]; then pkgs+=(slurmctld slurmd slurm-client munge); fi
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -144,7 +144,21 @@ void Communicator::check(int rc, const char* call) const {
 
 void Communicator::init(int* argc, char*** argv, const CommOptions& options) {
   if (using_mpi_) fail("Communicator::init called twice on ", where());
-  if (!launched_by_mpi()) return;
+  if (!launched_by_mpi()) {
+    // srun without MPI wire-up starts N copies that each think they are alone: N trainings writing
+    // one output directory. Refuse instead.
+    const char* tasks = std::getenv("SLURM_STEP_NUM_TASKS");
+    if (tasks && std::atoi(tasks) > 1) {
+#ifdef CPUFT_WITH_MPI
+      fail("started by srun as one of ", tasks, " tasks without MPI (no PMI or PMIx variables): each would train "
+           "alone; use srun --mpi=pmix, or mpirun inside the allocation");
+#else
+      fail("started by srun as one of ", tasks, " tasks, but this cpuft was built without MPI (CPUFT_WITH_MPI=OFF): "
+           "run one task");
+#endif
+    }
+    return;
+  }
 #ifdef CPUFT_WITH_MPI
   int provided = 0;
   if (MPI_Init_thread(argc, argv, MPI_THREAD_SERIALIZED, &provided) != MPI_SUCCESS)

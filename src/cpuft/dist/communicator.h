@@ -67,6 +67,8 @@ class Communicator {
   static bool launched_by_mpi();
 
   // Joins MPI_COMM_WORLD when launched_by_mpi(), else stays a world of one. Call once, early in main.
+  // Throws when srun started several tasks without MPI wire-up (srun without --mpi=pmix): each would
+  // otherwise run alone.
   void init(int* argc, char*** argv, const CommOptions& options = {});
   // Ends MPI (waits for nothing: every handle must be finished). Called by the destructor too.
   void finalize();

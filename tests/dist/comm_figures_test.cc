@@ -59,6 +59,7 @@ TEST_F(CommFigures, BenchJsonUnderMpi) {
   EXPECT_GE(straggler, 0);
   EXPECT_LE(straggler, exposed + 1e-12);  // a part of the exposed wait
   EXPECT_GT(j.at("allreduce_alone_s").get<double>(), 0);
+  EXPECT_GT(j.at("allreduce_8b_s").get<double>(), 0);
   // 2,621 floats per bucket: the 25,058 dense parameters make 10 buckets, the word rows one more.
   EXPECT_EQ(j.at("buckets"), 11);
   // bf16 on the wire: 2 bytes per dense parameter and per element of the touched word rows (at most all).
@@ -75,7 +76,8 @@ TEST_F(CommFigures, BenchTextReportUnderMpi) {
             std::string::npos)
       << r.output;
   for (const char* line : {"one-rank step (no allreduce)", "scaling efficiency", "allreduce per step",
-                           "allreduce exposed", "of which the slowest rank", "allreduce alone"})
+                           "allreduce exposed", "of which the slowest rank", "allreduce alone",
+                           "allreduce of 8 bytes"})
     EXPECT_NE(r.output.find(line), std::string::npos) << line << "\n" << r.output;
   EXPECT_TRUE(std::regex_search(r.output, std::regex("\n  allreduce hidden -?[0-9]+\\.[0-9]%\n"))) << r.output;
   // Exactly one report: only rank 0 prints.

@@ -24,6 +24,7 @@ struct DataParallelFigures {
   double exposed_s = 0;     // per step: the wait after backward
   double straggler_s = 0;   // per step: the part of that wait spent until the slowest rank ended backward
   double alone_s = 0;       // the same buckets summed with nothing else running
+  double latency_s = 0;     // a blocking allreduce of 8 bytes (the per-message cost of the link and MPI)
   int buckets = 0;
   double megabytes = 0;     // per rank per step on the wire
 

@@ -206,6 +206,7 @@ void print_text(const BenchArgs& a, const Communicator& comm, double t, double a
     row("allreduce exposed", fmt("%.1f ms (the wait after backward)", 1e3 * dp->exposed_s));
     row("  of which the slowest rank", fmt("%.1f ms (ranks that ended backward first wait for it)", 1e3 * dp->straggler_s));
     row("allreduce alone", fmt("%.1f ms (the same buckets, nothing else running)", 1e3 * dp->alone_s));
+    row("allreduce of 8 bytes", fmt("%.3f ms (blocking: the cost of one message)", 1e3 * dp->latency_s));
     std::printf("  allreduce hidden %.1f%%\n", 100.0 * dp->hidden());
   }
   if (a.profile) {
@@ -330,6 +331,7 @@ int cmd_bench(const Argv& argv, Communicator& comm) {
       j["allreduce_exposed_s"] = dp->exposed_s;
       j["straggler_s"] = dp->straggler_s;
       j["allreduce_alone_s"] = dp->alone_s;
+      j["allreduce_8b_s"] = dp->latency_s;
       j["allreduce_hidden"] = dp->hidden();
     }
     if (a.profile) {

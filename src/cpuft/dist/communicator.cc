@@ -160,6 +160,11 @@ void Communicator::init(int* argc, char*** argv, const CommOptions& options) {
     return;
   }
 #ifdef CPUFT_WITH_MPI
+  // Open MPI's non-blocking allreduce (libnbc) sums an in-place buffer with a binomial tree: up to the
+  // root and back down, the whole bucket log2(ranks) times each way, twice the time of a ring already
+  // on 2 ranks. Its ring moves 2 (ranks - 1) / ranks of a bucket per rank, as a blocking allreduce
+  // does. Asked for unless the user chose (other MPIs ignore the variable).
+  setenv("OMPI_MCA_coll_libnbc_iallreduce_algorithm", "1", /*overwrite=*/0);
   int provided = 0;
   if (MPI_Init_thread(argc, argv, MPI_THREAD_SERIALIZED, &provided) != MPI_SUCCESS)
     fail("MPI_Init_thread failed on host ", hostname_);

@@ -16,6 +16,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <random>
 #include <string>
 #include <vector>
@@ -107,6 +108,17 @@ void buckets(cpuft::Communicator& comm, size_t n, size_t bucket_bytes, cpuft::Wi
     expect(worst <= tol, comm, cpuft::str_cat("bucket result differs from blocking allreduce by ", worst));
     expect(gb.started().size() == gb.buckets().size() && gb.started().front() == 0, comm,
            "buckets start last-first");
+    // Every rank must hold the same bits (the ranks' weights would drift apart otherwise).
+    uint64_t h = 1469598103934665603ull;
+    for (float x : grads) {
+      uint32_t bits;
+      std::memcpy(&bits, &x, sizeof bits);
+      h = (h ^ bits) * 1099511628211ull;
+    }
+    double mine = static_cast<double>(h >> 11), lo = -mine, hi = mine;
+    comm.allreduce_max(&hi, 1);
+    comm.allreduce_max(&lo, 1);
+    expect(hi == mine && -lo == mine, comm, "the ranks' sums differ in their bits");
     if (step == 0) std::printf("rank %d: %zu buckets, worst relative difference %.3g\n", comm.rank(),
                                gb.buckets().size(), worst);
     grads = start;

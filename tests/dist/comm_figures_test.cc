@@ -60,6 +60,17 @@ TEST_F(CommFigures, BenchJsonUnderMpi) {
   EXPECT_LE(straggler, exposed + 1e-12);  // a part of the exposed wait
   EXPECT_GT(j.at("allreduce_alone_s").get<double>(), 0);
   EXPECT_GT(j.at("allreduce_8b_s").get<double>(), 0);
+  // Backward's profile: every gradient once, in order, within the step.
+  const nlohmann::json& p = j.at("ready_profile");
+  double floats = 0, last = 0;
+  for (const auto& mark : p.at("ready")) {
+    EXPECT_GE(mark[0].get<double>(), last);
+    last = mark[0];
+    floats += mark[1].get<double>();
+  }
+  EXPECT_EQ(floats, kTinyParams);
+  EXPECT_LE(last, p.at("backward_end_s").get<double>());
+  EXPECT_LE(p.at("backward_end_s").get<double>(), p.at("step_s").get<double>());
   // 2,621 floats per bucket: the 25,058 dense parameters make 10 buckets, the word rows one more.
   EXPECT_EQ(j.at("buckets"), 11);
   // bf16 on the wire: 2 bytes per dense parameter and per element of the touched word rows (at most all).

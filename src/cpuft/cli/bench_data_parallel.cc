@@ -25,16 +25,21 @@ DataParallelFigures time_data_parallel(Communicator& comm, const GradBuckets& bu
                                        int warmup, int rounds) {
   const bool profiling = op_profile_enabled();
   std::vector<double> local, dp, allreduce, exposed, straggler;
+  DataParallelFigures f;
   for (int r = 0; r < warmup + rounds; ++r) {
     if (r == warmup) op_profile_reset();
-    double t[2], backward_end = 0;
+    double t[2], backward_end = 0, t0 = 0;
     for (int with : {0, 1}) {
       comm.barrier();
       op_profile_enable(profiling && with == 1);  // the profile is the data-parallel step's
-      const double t0 = now_s();
+      t0 = now_s();
       backward_end = step(with == 1);
       t[with] = now_s() - t0;
     }
+    f.ready.clear();
+    for (const GradBuckets::ReadyMark& m : buckets.ready_marks()) f.ready.emplace_back(m.t - t0, m.end - m.begin);
+    f.backward_end_s = backward_end;
+    f.last_step_s = t[1];
     op_profile_enable(false);
     if (r < warmup) continue;
     // The slowest data-parallel step and end of backward; sums over ranks of the rest.
@@ -75,7 +80,6 @@ DataParallelFigures time_data_parallel(Communicator& comm, const GradBuckets& bu
     small.push_back(t);
   }
 
-  DataParallelFigures f;
   f.latency_s = median(small);
   f.step_s = median(dp);
   f.local_step_s = median(local);

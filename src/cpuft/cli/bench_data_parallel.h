@@ -11,6 +11,8 @@
 #pragma once
 
 #include <functional>
+#include <utility>
+#include <vector>
 
 #include "cpuft/dist/communicator.h"
 #include "cpuft/dist/grad_buckets.h"
@@ -27,6 +29,10 @@ struct DataParallelFigures {
   double latency_s = 0;     // a blocking allreduce of 8 bytes (the per-message cost of the link and MPI)
   int buckets = 0;
   double megabytes = 0;     // per rank per step on the wire
+  // Rank 0's last timed data-parallel step: when each gradient range was ready (seconds from the
+  // step's start, floats), when backward ended and when the step did.
+  std::vector<std::pair<double, size_t>> ready;
+  double backward_end_s = 0, last_step_s = 0;
 
   double efficiency() const { return step_s > 0 ? local_step_s / step_s : 0; }
   double hidden() const { return allreduce_s > 0 ? 1.0 - exposed_s / allreduce_s : 1.0; }

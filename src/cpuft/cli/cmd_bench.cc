@@ -333,6 +333,9 @@ int cmd_bench(const Argv& argv, Communicator& comm) {
       j["allreduce_alone_s"] = dp->alone_s;
       j["allreduce_8b_s"] = dp->latency_s;
       j["allreduce_hidden"] = dp->hidden();
+      nlohmann::json ready = nlohmann::json::array();
+      for (const auto& [t, floats] : dp->ready) ready.push_back({t, floats});
+      j["ready_profile"] = {{"step_s", dp->last_step_s}, {"backward_end_s", dp->backward_end_s}, {"ready", ready}};
     }
     if (a.profile) {
       nlohmann::json ops = nlohmann::json::object();

@@ -52,6 +52,7 @@ GradBuckets::GradBuckets(Communicator& comm, float* grads, size_t n, size_t buck
   handles_.resize(ranges_.size() + 1);
   start_s_.assign(ranges_.size() + 1, 0);
   done_s_.assign(ranges_.size() + 1, 0);
+  marks_.reserve(256);
   if (comm_.size() > 1) progress_ = std::make_unique<ProgressThread>([this] { return poll(); }, std::move(progress_cpus));
 }
 
@@ -67,6 +68,7 @@ void GradBuckets::begin_step(float scale) {
   std::fill(done_s_.begin(), done_s_.end(), 0.0);
   region_ready_ = region_rows_ = 0;
   started_.clear();
+  marks_.clear();
   in_step_ = true;
 }
 
@@ -130,6 +132,7 @@ void GradBuckets::mark_ready(size_t begin, size_t end) {
   if (begin > end || end > n_)
     fail("GradBuckets::mark_ready: range [", begin, ", ", end, ") is outside the gradient arena [0, ", n_, ")");
   if (begin == end) return;
+  if (marks_.size() < marks_.capacity()) marks_.push_back({now_s(), begin, end});
   if (rows_ && !flags_started_) {
     // Backward has begun: every batch of the step has noted its rows; agree on their union meanwhile.
     flags_started_ = true;

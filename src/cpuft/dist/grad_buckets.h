@@ -78,6 +78,15 @@ class GradBuckets {
   // The allreduce of the step finished by the last wait_all (all zero in a world of one).
   const StepCommStats& last_step() const { return last_; }
 
+  // When each range of the current (or last) step was marked ready: steady-clock seconds and the
+  // range, in call order (at most 256 per step are kept). What `cpuft bench` reports as the profile
+  // of backward that the scaling model of docs/scaling.md replays.
+  struct ReadyMark {
+    double t;
+    size_t begin, end;
+  };
+  const std::vector<ReadyMark>& ready_marks() const { return marks_; }
+
  private:
   int region_index() const { return static_cast<int>(ranges_.size()); }
   void start(int b);          // with mu_ held
@@ -108,6 +117,7 @@ class GradBuckets {
   std::mutex mu_;
   int in_flight_ = 0;
   std::vector<double> start_s_, done_s_;  // per bucket (and the region), this step
+  std::vector<ReadyMark> marks_;          // capacity fixed at construction
   StepCommStats last_;
   std::unique_ptr<ProgressThread> progress_;  // last: stopped before the members it polls go
 };

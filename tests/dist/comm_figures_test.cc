@@ -73,6 +73,7 @@ TEST_F(CommFigures, BenchJsonUnderMpi) {
   EXPECT_LE(p.at("backward_end_s").get<double>(), p.at("step_s").get<double>());
   // 2,621 floats per bucket: the 25,058 dense parameters make 10 buckets, the word rows one more.
   EXPECT_EQ(j.at("buckets"), 11);
+  EXPECT_TRUE(j.at("progress_thread").is_boolean());
   // bf16 on the wire: 2 bytes per dense parameter and per element of the touched word rows (at most all).
   const double mb = j.at("allreduce_mb_per_step");
   EXPECT_GT(mb, 2 * (kTinyParams - kTinyWordRows) / 1e6);

@@ -56,6 +56,13 @@ TEST_F(Mpi, Bf16WireWithinBf16Precision) {
   ASSERT_EQ(r.status, 0) << r.output;
 }
 
+TEST_F(Mpi, ProgressThreadMovesTheBuckets) {
+  for (const char* wire : {"f32", "bf16"}) {
+    cpuft_test::RunResult r = mpirun(3, std::string("buckets 100000 40000 ") + wire + " thread");
+    EXPECT_EQ(r.status, 0) << wire << ": " << r.output;
+  }
+}
+
 TEST_F(Mpi, AbortEndsEveryRankNamingTheRank) {
   cpuft_test::RunResult r = mpirun(3, "abort 1");
   EXPECT_NE(r.status, 0);

@@ -81,6 +81,7 @@ DataParallelFigures time_data_parallel(Communicator& comm, const GradBuckets& bu
   }
 
   f.latency_s = median(small);
+  f.progress_thread = buckets.has_progress_thread();
   f.step_s = median(dp);
   f.local_step_s = median(local);
   f.allreduce_s = median(allreduce);

@@ -27,6 +27,7 @@ struct DataParallelFigures {
   double straggler_s = 0;   // per step: the part of that wait spent until the slowest rank ended backward
   double alone_s = 0;       // the same buckets summed with nothing else running
   double latency_s = 0;     // a blocking allreduce of 8 bytes (the per-message cost of the link and MPI)
+  bool progress_thread = false;  // MPI progress: a thread on a spare CPU, or the marks of backward
   int buckets = 0;
   double megabytes = 0;     // per rank per step on the wire
   // Rank 0's last timed data-parallel step: when each gradient range was ready (seconds from the

@@ -188,9 +188,12 @@ void print_text(const BenchArgs& a, const Communicator& comm, double t, double a
               static_cast<long long>(a.model.hidden), a.batch, a.seq, omp_get_max_threads(),
               describe_gemm().c_str());
   if (dp)
-    std::printf("  %d ranks on %d node(s), batch %d per rank; %s gradients in %d buckets of %g MB (%.1f MB per step)\n",
+    std::printf("  %d ranks on %d node(s), batch %d per rank; %s gradients in %d buckets of %g MB (%.1f MB per step);\n"
+                "  MPI progress %s\n",
                 ranks, comm.node_count(), a.batch, a.wire == WireType::bf16 ? "bf16" : "f32", dp->buckets,
-                a.bucket_mb, dp->megabytes);
+                a.bucket_mb, dp->megabytes,
+                dp->progress_thread ? "by a thread on rank 0's spare CPUs"
+                                    : "at backward's gradient marks (rank 0 has no spare CPU for a thread)");
   const std::string all = dp ? " (all ranks)" : "";
   row("step time (median of " + std::to_string(a.steps) + ")", fmt("%.3f s", t));
   row("samples/s" + all, fmt("%.2f", ranks * a.batch / t));
@@ -233,7 +236,7 @@ int cmd_bench(const Argv& argv, Communicator& comm) {
   std::optional<GradBuckets> buckets;
   if (data_parallel)
     buckets.emplace(comm, model.grads(), model.num_params(), static_cast<size_t>(a.bucket_mb * 1024 * 1024), a.wire,
-                    progress_cpus(place), word_embedding_rows(model));
+                    place.spare_cpus, word_embedding_rows(model));
 
   std::mt19937 rng(1234 + static_cast<unsigned>(comm.rank()));  // each rank its own rows
   const size_t n = static_cast<size_t>(a.batch) * a.seq;
@@ -324,6 +327,7 @@ int cmd_bench(const Argv& argv, Communicator& comm) {
       j["allreduce_dtype"] = a.wire == WireType::bf16 ? "bf16" : "f32";
       j["bucket_size_mb"] = a.bucket_mb;
       j["buckets"] = dp->buckets;
+      j["progress_thread"] = dp->progress_thread;
       j["allreduce_mb_per_step"] = dp->megabytes;
       j["local_step_s"] = dp->local_step_s;
       j["scaling_efficiency"] = dp->efficiency();

@@ -53,7 +53,8 @@ GradBuckets::GradBuckets(Communicator& comm, float* grads, size_t n, size_t buck
   start_s_.assign(ranges_.size() + 1, 0);
   done_s_.assign(ranges_.size() + 1, 0);
   marks_.reserve(256);
-  if (comm_.size() > 1) progress_ = std::make_unique<ProgressThread>([this] { return poll(); }, std::move(progress_cpus));
+  if (comm_.size() > 1 && !progress_cpus.empty())
+    progress_ = std::make_unique<ProgressThread>([this] { return poll(); }, std::move(progress_cpus));
 }
 
 GradBuckets::~GradBuckets() { progress_.reset(); }
@@ -85,10 +86,14 @@ void GradBuckets::finished(int b) {
 
 bool GradBuckets::poll() {
   std::lock_guard<std::mutex> lock(mu_);
+  test_outstanding();
+  return in_flight_ > 0;
+}
+
+void GradBuckets::test_outstanding() {
   if (flags_.active() && flags_.test()) --in_flight_;
   for (int b : started_)
     if (handles_[b].active() && handles_[b].test()) finished(b);
-  return in_flight_ > 0;
 }
 
 void GradBuckets::start(int b) {
@@ -159,6 +164,7 @@ void GradBuckets::mark_ready(size_t begin, size_t end) {
            region_ready_, " elements, expected ", size, " (a range was marked twice)");
     if (region_ready_ == size) start_region();
   }
+  if (!progress_ && in_flight_ > 0) test_outstanding();  // no progress thread: move them along now
 }
 
 void GradBuckets::fail_incomplete(size_t begin, size_t end, size_t ready) const {

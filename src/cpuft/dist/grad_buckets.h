@@ -2,8 +2,10 @@
 // array with the parameters in forward order, so backward finishes it from the end: buckets are cut
 // from the END backward (bucket 0 is the last bucket_bytes of the arena). The model calls
 // mark_ready(begin, end) whenever a range of gradients is final; a bucket whose every element has been
-// marked starts its non-blocking allreduce at once, and a progress thread (dist/progress_thread.h)
-// tests the outstanding requests every 200 us so that MPI moves them while backward computes.
+// marked starts its non-blocking allreduce at once. MPI moves outstanding requests only inside MPI
+// calls: when the rank has a spare CPU (cpu/placement.h), a progress thread there (dist/progress_thread.h)
+// tests them every 200 us while backward computes; without one, each mark_ready tests them (a thread
+// sharing the compute cores slowed backward down more than it helped: measured in docs/scaling.md).
 // wait_all() (before clipping) completes them; last_step() then says what the allreduce cost and how
 // much of it backward hid (dist/comm_stats.h).
 //
@@ -48,8 +50,8 @@ class GradBuckets {
   };
 
   // Plans buckets of bucket_bytes (rounded down to whole floats, at least one) over grads[0, n),
-  // without the sparse region. progress_cpus: where the progress thread runs (empty: where the caller
-  // may); no thread in a world of one.
+  // without the sparse region. progress_cpus: the CPUs of a progress thread (the rank's spare CPUs);
+  // empty, or a world of one: no thread.
   GradBuckets(Communicator& comm, float* grads, size_t n, size_t bucket_bytes, WireType wire = WireType::f32,
               std::vector<int> progress_cpus = {}, SparseRegion sparse = {});
   ~GradBuckets();
@@ -75,6 +77,7 @@ class GradBuckets {
   // Buckets whose allreduce has started in this step, in start order (for tests and logging); the
   // sparse region, when it has started, is listed as buckets().size().
   const std::vector<int>& started() const { return started_; }
+  bool has_progress_thread() const { return progress_ != nullptr; }
   // The allreduce of the step finished by the last wait_all (all zero in a world of one).
   const StepCommStats& last_step() const { return last_; }
 
@@ -92,6 +95,7 @@ class GradBuckets {
   void start(int b);          // with mu_ held
   void start_region();        // with mu_ held: the sparse region is fully marked
   bool poll();                // the progress thread's work: tests outstanding requests; false when none
+  void test_outstanding();    // with mu_ held
   void finished(int b);       // with mu_ held: bucket b's sum is complete
   void fail_incomplete(size_t begin, size_t end, size_t ready) const;
 

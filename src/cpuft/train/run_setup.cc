@@ -25,10 +25,6 @@ RankPlacement configure_threads(int threads, Communicator& comm) {
   return place.mine();
 }
 
-std::vector<int> progress_cpus(const RankPlacement& placement) {
-  return placement.spare_cpus.empty() ? placement.thread_cpus : placement.spare_cpus;
-}
-
 SparseRegion word_embedding_rows(const QaModel& model) {
   SparseRegion r;
   r.begin = model.table().embeddings().word;

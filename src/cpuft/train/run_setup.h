@@ -20,9 +20,6 @@ namespace cpuft {
 // node (or OMP_NUM_THREADS when set).
 RankPlacement configure_threads(int threads, Communicator& comm);
 
-// Where this rank's MPI progress thread should run: its spare CPUs, or its compute CPUs when the
-// share has none (then the kernel fits it in between the compute threads).
-std::vector<int> progress_cpus(const RankPlacement& placement);
 
 // The model's word-embedding table as a row-sparse region of its gradient arena (dist/grad_buckets.h):
 // only the rows of the step's tokens are summed over ranks.

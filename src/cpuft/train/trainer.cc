@@ -398,7 +398,7 @@ int Trainer::run() {
     if (comm_.size() > 1)
       buckets_ = std::make_unique<GradBuckets>(
           comm_, model_->grads(), model_->num_params(), static_cast<size_t>(args_.bucket_size_mb * 1024 * 1024),
-          args_.allreduce_dtype == AllreduceDtype::BF16 ? WireType::bf16 : WireType::f32, progress_cpus(placement_),
+          args_.allreduce_dtype == AllreduceDtype::BF16 ? WireType::bf16 : WireType::f32, placement_.spare_cpus,
           word_embedding_rows(*model_));
     state_.max_steps = plan_.max_steps;
     state_.num_train_epochs = plan_.num_epochs;

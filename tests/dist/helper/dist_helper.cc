@@ -2,7 +2,8 @@
 // rank passed. Usage: cpuft_dist_helper SCENARIO [ARGS...]
 //   info                         print rank, size, local rank/size, node count, host
 //   collectives                  allreduce (f32, f64 sum/max), broadcast, allgather, barrier
-//   buckets N BYTES f32|bf16     overlapped GradBuckets == blocking allreduce (/ world size)
+//   buckets N BYTES f32|bf16 [thread]   overlapped GradBuckets == blocking allreduce (/ world size);
+//                                with `thread`, a progress thread on this rank's CPUs moves them
 //   sparse ROWS WIDTH IDS        a row-sparse table in the arena: each rank touches IDS random rows
 //                                (some ranks none); GradBuckets == blocking allreduce of the whole arena
 //   abort RANK                   RANK calls Communicator::abort while the others wait in allreduce
@@ -21,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "cpuft/cpu/topology.h"
 #include "cpuft/dist/bf16_wire.h"
 #include "cpuft/dist/cluster_check.h"
 #include "cpuft/dist/cluster_check_command.h"
@@ -74,7 +76,7 @@ void collectives(cpuft::Communicator& comm) {
   comm.barrier();
 }
 
-void buckets(cpuft::Communicator& comm, size_t n, size_t bucket_bytes, cpuft::WireType wire) {
+void buckets(cpuft::Communicator& comm, size_t n, size_t bucket_bytes, cpuft::WireType wire, bool thread) {
   std::mt19937 rng(1234 + comm.rank());
   std::normal_distribution<float> dist(0.0f, 1.0f);
   std::vector<float> grads(n);
@@ -87,7 +89,8 @@ void buckets(cpuft::Communicator& comm, size_t n, size_t bucket_bytes, cpuft::Wi
     for (float& w : want) w /= comm.size();
   comm.allreduce_sum(want.data(), n);
 
-  cpuft::GradBuckets gb(comm, grads.data(), n, bucket_bytes, wire);
+  cpuft::GradBuckets gb(comm, grads.data(), n, bucket_bytes, wire, thread ? cpuft::allowed_cpus() : std::vector<int>{});
+  expect(gb.has_progress_thread() == thread, comm, "progress thread as asked");
   for (int step = 0; step < 2; ++step) {
     std::vector<float> g = grads;
     std::vector<float> start = grads;
@@ -179,7 +182,8 @@ int main(int argc, char** argv) {
       collectives(comm);
     } else if (scenario == "buckets" && argc > 4) {
       buckets(comm, std::stoul(argv[2]), std::stoul(argv[3]),
-              std::string(argv[4]) == "bf16" ? cpuft::WireType::bf16 : cpuft::WireType::f32);
+              std::string(argv[4]) == "bf16" ? cpuft::WireType::bf16 : cpuft::WireType::f32,
+              argc > 5 && std::string(argv[5]) == "thread");
     } else if (scenario == "sparse" && argc > 4) {
       sparse(comm, std::stoul(argv[2]), std::stoul(argv[3]), std::stoul(argv[4]));
     } else if ((scenario == "abort" || scenario == "exit" || scenario == "hang") && argc > 2) {

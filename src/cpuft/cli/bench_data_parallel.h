@@ -7,7 +7,8 @@
 // slowest rank's (the job waits for it), the one-rank time and the communication figures are means
 // over the ranks (dist/comm_stats.h for what allreduce, exposed and hidden mean). The steps start
 // together (barrier), so a rank that ends backward before the slowest one waits for it in its
-// exposed time: that part (straggler) is reported apart, as it is not the network's.
+// exposed time: that part (straggler) is reported apart and left out of the share hidden, as it is
+// not the network's.
 #pragma once
 
 #include <functional>
@@ -36,7 +37,13 @@ struct DataParallelFigures {
   double backward_end_s = 0, last_step_s = 0;
 
   double efficiency() const { return step_s > 0 ? local_step_s / step_s : 0; }
-  double hidden() const { return allreduce_s > 0 ? 1.0 - exposed_s / allreduce_s : 1.0; }
+  // The share of the allreduce that backward covered: 1 - (exposed - straggler) / (allreduce -
+  // straggler). The wait for the slowest rank is left out of both (buckets are in flight during it,
+  // but it is a rank computing, not the network).
+  double hidden() const {
+    const double comm = allreduce_s - straggler_s;
+    return comm > 0 ? 1.0 - (exposed_s - straggler_s) / comm : 1.0;
+  }
 };
 
 // step(true) runs one training step whose backward marks gradients ready into `buckets` (after its

@@ -211,6 +211,7 @@ void print_text(const BenchArgs& a, const Communicator& comm, double t, double a
     row("allreduce alone", fmt("%.1f ms (the same buckets, nothing else running)", 1e3 * dp->alone_s));
     row("allreduce of 8 bytes", fmt("%.3f ms (blocking: the cost of one message)", 1e3 * dp->latency_s));
     std::printf("  allreduce hidden %.1f%%\n", 100.0 * dp->hidden());
+    std::printf("  (1 - exposed / allreduce per step, the wait for the slowest rank left out of both)\n");
   }
   if (a.profile) {
     std::printf("  profile (mean over the %d timed steps)\n", a.steps);

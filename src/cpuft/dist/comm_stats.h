@@ -3,9 +3,11 @@
 //   allreduce_s  wall time during which at least one bucket's allreduce was in flight, from the
 //                first bucket's start to the last one's completion, gaps with none in flight left out
 //   exposed_s    the part the step waited for: the time wait_all (the wait before clipping) blocked
-//   hidden       1 - exposed_s / allreduce_s, the share of the allreduce that backward covered
 //
-// `cpuft bench` prints these per step and the trainer logs them per logging step.
+// 1 - exposed / allreduce is the share backward covered. A rank that ends backward before another
+// also waits for that rank in exposed_s (and its buckets are in flight meanwhile): `cpuft bench`
+// measures that wait and leaves it out (cli/bench_data_parallel.h); the trainer logs both times per
+// logging step as they are.
 #pragma once
 
 #include <cstddef>
@@ -20,7 +22,6 @@ struct StepCommStats {
   size_t bytes = 0;  // what this rank put on the wire for the step's sums (bucket elements x wire size)
   int buckets = 0;
 
-  double hidden() const { return allreduce_s > 0 ? 1.0 - exposed_s / allreduce_s : 1.0; }
   StepCommStats& operator+=(const StepCommStats& o);
 };
 

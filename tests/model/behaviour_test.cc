@@ -183,17 +183,29 @@ TEST(QaModel, DropoutGradientMatchesFiniteDifferences) {
   }
 }
 
+// Backward announces each gradient range as soon as it is final (the allreduce of its bucket may start
+// then): the qa head, four parts per layer (ff2+ln2, ff1, o+ln1, q+k+v) last layer first, then the
+// embeddings; together they cover the arena once, and no announced gradient changes afterwards.
 TEST(QaModel, GradReadyCallbackCoversTheArenaLastLayerFirst) {
   Reference ref(model_fixture_dir("distilbert") + "/reference.safetensors");
   QaModel m(tiny_config("distilbert", 0.f), false, 3);
   m.reserve(ref.batch, ref.seq_len);
   std::vector<std::pair<size_t, size_t>> ranges;
-  m.set_grad_ready_callback([&](size_t b, size_t e) { ranges.emplace_back(b, e); });
+  std::vector<std::vector<float>> at_ready;
+  m.set_grad_ready_callback([&](size_t b, size_t e) {
+    ranges.emplace_back(b, e);
+    at_ready.emplace_back(m.grads() + b, m.grads() + e);
+  });
   m.forward_backward(ref.batch_view(), 0);
-  ASSERT_EQ(ranges.size(), static_cast<size_t>(m.config().layers + 2));
+  ASSERT_EQ(ranges.size(), static_cast<size_t>(4 * m.config().layers + 2));
   EXPECT_EQ(ranges.front().second, m.num_params());
   EXPECT_EQ(ranges.back().first, 0u);
   for (size_t i = 1; i < ranges.size(); ++i) EXPECT_EQ(ranges[i].second, ranges[i - 1].first);
+  for (size_t i = 0; i < ranges.size(); ++i) {
+    const std::vector<float> now(m.grads() + ranges[i].first, m.grads() + ranges[i].second);
+    EXPECT_EQ(now, at_ready[i]) << "gradients [" << ranges[i].first << ", " << ranges[i].second
+                                << ") changed after they were announced final";
+  }
 }
 
 TEST(QaModel, SaveThenLoadIsBitwiseIdentical) {

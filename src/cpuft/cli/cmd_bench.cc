@@ -1,7 +1,10 @@
 // cpuft bench: times full training steps (forward, backward, gradient clipping, AdamW) of a randomly
 // initialised model on random data and prints samples/s, tokens/s, achieved GFLOP/s counted from the
 // model's shapes, the oneDNN matrix-product peak measured in the same run, their ratio, and peak RSS;
-// with --profile, the share of the step each kind of operation takes (util/op_profile.h).
+// with --profile, the share of the step each kind of operation takes (util/op_profile.h). Under
+// mpirun the step is the data-parallel one (cli/bench_data_parallel.h): the report adds the
+// allreduce per step, its exposed part, the share hidden behind backward and the scaling efficiency
+// against one rank.
 #include <omp.h>
 #include <sys/resource.h>
 
@@ -16,14 +19,17 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cpuft/cli/bench_data_parallel.h"
 #include "cpuft/cli/commands.h"
 #include "cpuft/cli/flag_values.h"
 #include "cpuft/cpu/features.h"
 #include "cpuft/cpu/onednn_info.h"
+#include "cpuft/dist/grad_buckets.h"
 #include "cpuft/io/hf_config.h"
 #include "cpuft/kernels/gemm.h"
 #include "cpuft/model/optimizer.h"
 #include "cpuft/model/qa_model.h"
+#include "cpuft/train/run_setup.h"
 #include "cpuft/tensor/tensor.h"
 #include "cpuft/util/error.h"
 #include "cpuft/util/op_profile.h"
@@ -43,13 +49,19 @@ const char* kBenchHelp =
     "  --bf16               BF16 mixed precision (default FP32)\n"
     "  --eval               time forward passes only (evaluation), no backward or optimizer\n"
     "  --profile            also print the share of the step each kind of operation takes\n"
-    "  --json               print one JSON object instead of the text report\n";
+    "  --json               print one JSON object instead of the text report\n"
+    "Under mpirun (mpirun -np N cpuft bench ...) each rank runs --batch rows; the step sums the\n"
+    "gradients as cpuft train does:\n"
+    "  --allreduce_dtype T  f32 (default) or bf16 gradients on the wire\n"
+    "  --bucket_size_mb X   gradient bucket size (default 25)\n";
 
 struct BenchArgs {
   std::string config;
   ModelConfig model;
   int batch = 8, seq = 384, steps = 5, warmup = 2, threads = 0;
   bool bf16 = false, eval = false, json = false, profile = false;
+  WireType wire = WireType::f32;
+  double bucket_mb = 25;
 };
 
 BenchArgs parse(const Argv& argv) {
@@ -76,6 +88,11 @@ BenchArgs parse(const Argv& argv) {
     else if (f == "--steps") a.steps = static_cast<int>(flag_int(f, v));
     else if (f == "--warmup") a.warmup = static_cast<int>(flag_int(f, v, 0));
     else if (f == "--threads") a.threads = static_cast<int>(flag_int(f, v));
+    else if (f == "--bucket_size_mb") a.bucket_mb = flag_positive_number(f, v);
+    else if (f == "--allreduce_dtype") {
+      if (v != "f32" && v != "bf16") fail(f, ": found '", v, "', expected f32 or bf16");
+      a.wire = v == "bf16" ? WireType::bf16 : WireType::f32;
+    }
     else fail("cpuft bench: unknown flag '", f, "' (see cpuft bench --help)");
   }
   if (!a.config.empty()) {
@@ -152,18 +169,77 @@ long peak_rss_mib() {
   return ru.ru_maxrss / 1024;
 }
 
+// One line of the text report: the label in a column of its own.
+void row(const std::string& label, const std::string& value) {
+  std::printf("  %-29s%s\n", label.c_str(), value.c_str());
+}
+
+std::string fmt(const char* f, double x) {
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), f, x);
+  return buf;
+}
+
+void print_text(const BenchArgs& a, const Communicator& comm, double t, double achieved, double peak, double total,
+                const Profile& prof, const DataParallelFigures* dp) {
+  const int ranks = comm.size();
+  std::printf("cpuft bench: %s %s, %lld layers, hidden %lld, batch %d x seq %d, %d threads, %s\n",
+              a.eval ? "forward" : "training step", a.bf16 ? "bf16" : "fp32", static_cast<long long>(a.model.layers),
+              static_cast<long long>(a.model.hidden), a.batch, a.seq, omp_get_max_threads(),
+              describe_gemm().c_str());
+  if (dp)
+    std::printf("  %d ranks on %d node(s), batch %d per rank; %s gradients in %d buckets of %g MB (%.1f MB per step);\n"
+                "  MPI progress %s\n",
+                ranks, comm.node_count(), a.batch, a.wire == WireType::bf16 ? "bf16" : "f32", dp->buckets,
+                a.bucket_mb, dp->megabytes,
+                dp->progress_thread ? "by a thread on rank 0's spare CPUs"
+                                    : "at backward's gradient marks (rank 0 has no spare CPU for a thread)");
+  const std::string all = dp ? " (all ranks)" : "";
+  row("step time (median of " + std::to_string(a.steps) + ")", fmt("%.3f s", t));
+  row("samples/s" + all, fmt("%.2f", ranks * a.batch / t));
+  row("tokens/s" + all, fmt("%.0f", ranks * a.batch * a.seq / t));
+  row(std::string("achieved GFLOP/s") + (dp ? " (per rank)" : ""), fmt("%.1f", achieved));
+  row(std::string("oneDNN ") + (a.bf16 ? "bf16" : "f32") + " matmul peak", fmt("%.1f GFLOP/s (2048^3, same run)", peak));
+  row("share of peak (MFU)", fmt("%.1f%%", 100.0 * achieved / peak));
+  row("peak RSS", fmt("%.0f MiB", static_cast<double>(peak_rss_mib())));
+  if (dp) {
+    row("one-rank step (no allreduce)", fmt("%.3f s", dp->local_step_s));
+    row("scaling efficiency", fmt("%.1f%% (one-rank step / data-parallel step)", 100.0 * dp->efficiency()));
+    row("allreduce per step", fmt("%.1f ms (some bucket in flight)", 1e3 * dp->allreduce_s));
+    row("allreduce exposed", fmt("%.1f ms (the wait after backward)", 1e3 * dp->exposed_s));
+    row("  of which the slowest rank", fmt("%.1f ms (ranks that ended backward first wait for it)", 1e3 * dp->straggler_s));
+    row("allreduce alone", fmt("%.1f ms (the same buckets, nothing else running)", 1e3 * dp->alone_s));
+    row("allreduce of 8 bytes", fmt("%.3f ms (blocking: the cost of one message)", 1e3 * dp->latency_s));
+    std::printf("  allreduce hidden %.1f%%\n", 100.0 * dp->hidden());
+    std::printf("  (1 - exposed / allreduce per step, the wait for the slowest rank left out of both)\n");
+  }
+  if (a.profile) {
+    std::printf("  profile (mean over the %d timed steps)\n", a.steps);
+    const double mean = total / a.steps;
+    for (const auto& [name, s] : prof)
+      std::printf("    %-12s %9.1f ms  %5.1f%%\n", name.c_str(), 1e3 * s, 100.0 * s / mean);
+  }
+  std::fflush(stdout);
+}
+
 }  // namespace
 
-int cmd_bench(const Argv& argv) {
+int cmd_bench(const Argv& argv, Communicator& comm) {
   BenchArgs a = parse(argv);
-  if (a.threads > 0) omp_set_num_threads(a.threads);
+  const bool data_parallel = comm.size() > 1;
+  if (data_parallel && a.eval) fail("--eval: times one process; under mpirun cpuft bench times training steps");
+  const RankPlacement place = configure_threads(a.threads, comm);
   onednn_prepare();
   QaModel model(a.model, a.bf16, 42);
   model.reserve(a.batch, a.seq, /*training=*/!a.eval);
   std::optional<AdamW> opt;  // training only: its moments are memory a forward pass does not need
   if (!a.eval) opt.emplace(model, AdamWConfig{});
+  std::optional<GradBuckets> buckets;
+  if (data_parallel)
+    buckets.emplace(comm, model.grads(), model.num_params(), static_cast<size_t>(a.bucket_mb * 1024 * 1024), a.wire,
+                    place.spare_cpus, word_embedding_rows(model));
 
-  std::mt19937 rng(1234);
+  std::mt19937 rng(1234 + static_cast<unsigned>(comm.rank()));  // each rank its own rows
   const size_t n = static_cast<size_t>(a.batch) * a.seq;
   std::vector<int32_t> ids(n), start(a.batch), end(a.batch);
   std::vector<int8_t> types(n, 0), mask(n, 1);
@@ -180,39 +256,92 @@ int cmd_bench(const Argv& argv) {
   batch.end_positions = end.data();
   batch.batch = a.batch;
   batch.seq_len = a.seq;
+  batch.row_offset = static_cast<int64_t>(comm.rank()) * a.batch;
   std::vector<float> sl(n), el(n);
 
-  std::vector<double> times;
-  op_profile_enable(a.profile);
-  for (int s = 0; s < a.warmup + a.steps; ++s) {
-    if (s == a.warmup) op_profile_reset();
+  // One training step; with `allreduce`, the trainer's: each rank's loss weighs 1 / ranks and the
+  // buckets sum the gradients while backward runs, waited for before clipping.
+  uint64_t seed = 0;
+  auto train_step = [&](bool allreduce) -> double {
     const double t0 = now_s();
-    if (a.eval) {
-      model.forward(batch, sl.data(), el.data());
+    if (allreduce) {
+      buckets->begin_step(1.0f);
+      buckets->note_rows(ids.data(), ids.size());
+      model.set_grad_ready_callback([&](size_t b, size_t e) { buckets->mark_ready(b, e); });
     } else {
-      model.forward_backward(batch, static_cast<uint64_t>(s), 1.0f);
-      clip_grad_norm(model, 1.0);
-      opt->step(model, 5e-5);
-      model.zero_grads();
+      model.set_grad_ready_callback(nullptr);
     }
-    if (s >= a.warmup) times.push_back(now_s() - t0);
+    model.forward_backward(batch, seed++, allreduce ? 1.0f / static_cast<float>(comm.size()) : 1.0f);
+    const double backward_end = now_s() - t0;
+    if (allreduce) buckets->wait_all();
+    clip_grad_norm(model, 1.0);
+    opt->step(model, 5e-5);
+    model.zero_grads();
+    return backward_end;
+  };
+
+  std::vector<double> times;
+  std::optional<DataParallelFigures> dp;
+  op_profile_enable(a.profile);
+  if (data_parallel) {
+    auto allreduce_only = [&] {
+      buckets->begin_step(1.0f);
+      buckets->note_rows(ids.data(), ids.size());
+      buckets->mark_ready(0, model.num_params());
+      buckets->wait_all();
+    };
+    dp = time_data_parallel(comm, *buckets, train_step, allreduce_only, a.warmup, a.steps);
+  } else {
+    for (int s = 0; s < a.warmup + a.steps; ++s) {
+      if (s == a.warmup) op_profile_reset();
+      const double t0 = now_s();
+      if (a.eval)
+        model.forward(batch, sl.data(), el.data());
+      else
+        train_step(false);
+      if (s >= a.warmup) times.push_back(now_s() - t0);
+    }
   }
   op_profile_enable(false);
-  const double t = median(times);
+  const double t = dp ? dp->step_s : median(times);
   double total = 0;
   for (double x : times) total += x;
+  if (dp) total = t * a.steps;  // the profile covers the data-parallel steps
   const Profile prof = a.profile ? collect_profile(total, a.steps) : Profile{};
   const double flops = step_flops(a.model, a.batch, a.seq, !a.eval);
   const double peak = gemm_peak_gflops(a.bf16);
   const double achieved = flops / t / 1e9;
+  if (!comm.is_root()) return 0;
   if (a.json) {
     // The same figures as the text report, for scripts (bench/compare.sh); keys as the PyTorch bench's.
     nlohmann::json j = {
         {"side", "cpuft"}, {"mode", a.eval ? "eval" : "train"}, {"dtype", a.bf16 ? "bf16" : "fp32"},
-        {"layers", a.model.layers}, {"hidden", a.model.hidden}, {"batch", a.batch}, {"seq", a.seq},
-        {"threads", omp_get_max_threads()}, {"steps", a.steps}, {"step_s", t}, {"samples_per_s", a.batch / t},
-        {"tokens_per_s", a.batch * a.seq / t}, {"gflops", achieved}, {"peak_gflops", peak},
-        {"mfu", achieved / peak}, {"peak_rss_mib", peak_rss_mib()}, {"backend", describe_gemm()}};
+        {"layers", a.model.layers}, {"hidden", a.model.hidden}, {"params", model.num_params()}, {"batch", a.batch},
+        {"seq", a.seq},
+        {"threads", omp_get_max_threads()}, {"steps", a.steps}, {"step_s", t},
+        {"samples_per_s", comm.size() * a.batch / t}, {"tokens_per_s", comm.size() * a.batch * a.seq / t},
+        {"gflops", achieved}, {"peak_gflops", peak}, {"mfu", achieved / peak}, {"peak_rss_mib", peak_rss_mib()},
+        {"backend", describe_gemm()}};
+    if (dp) {
+      j["ranks"] = comm.size();
+      j["nodes"] = comm.node_count();
+      j["allreduce_dtype"] = a.wire == WireType::bf16 ? "bf16" : "f32";
+      j["bucket_size_mb"] = a.bucket_mb;
+      j["buckets"] = dp->buckets;
+      j["progress_thread"] = dp->progress_thread;
+      j["allreduce_mb_per_step"] = dp->megabytes;
+      j["local_step_s"] = dp->local_step_s;
+      j["scaling_efficiency"] = dp->efficiency();
+      j["allreduce_s"] = dp->allreduce_s;
+      j["allreduce_exposed_s"] = dp->exposed_s;
+      j["straggler_s"] = dp->straggler_s;
+      j["allreduce_alone_s"] = dp->alone_s;
+      j["allreduce_8b_s"] = dp->latency_s;
+      j["allreduce_hidden"] = dp->hidden();
+      nlohmann::json ready = nlohmann::json::array();
+      for (const auto& [t, floats] : dp->ready) ready.push_back({t, floats});
+      j["ready_profile"] = {{"step_s", dp->last_step_s}, {"backward_end_s", dp->backward_end_s}, {"ready", ready}};
+    }
     if (a.profile) {
       nlohmann::json ops = nlohmann::json::object();
       for (const auto& [name, s] : prof) ops[name] = s;
@@ -221,23 +350,7 @@ int cmd_bench(const Argv& argv) {
     std::printf("%s\n", j.dump().c_str());
     return 0;
   }
-  std::printf("cpuft bench: %s %s, %lld layers, hidden %lld, batch %d x seq %d, %d threads, %s\n",
-              a.eval ? "forward" : "training step", a.bf16 ? "bf16" : "fp32", static_cast<long long>(a.model.layers),
-              static_cast<long long>(a.model.hidden), a.batch, a.seq, omp_get_max_threads(),
-              describe_gemm().c_str());
-  std::printf("  step time (median of %d)   %.3f s\n", a.steps, t);
-  std::printf("  samples/s                  %.2f\n", a.batch / t);
-  std::printf("  tokens/s                   %.0f\n", a.batch * a.seq / t);
-  std::printf("  achieved GFLOP/s           %.1f\n", achieved);
-  std::printf("  oneDNN %s matmul peak     %.1f GFLOP/s (2048^3, same run)\n", a.bf16 ? "bf16" : "f32 ", peak);
-  std::printf("  share of peak (MFU)        %.1f%%\n", 100.0 * achieved / peak);
-  std::printf("  peak RSS                   %ld MiB\n", peak_rss_mib());
-  if (a.profile) {
-    std::printf("  profile (mean over the %d timed steps)\n", a.steps);
-    const double mean = total / a.steps;
-    for (const auto& [name, s] : prof)
-      std::printf("    %-12s %9.1f ms  %5.1f%%\n", name.c_str(), 1e3 * s, 100.0 * s / mean);
-  }
+  print_text(a, comm, t, achieved, peak, total, prof, dp ? &*dp : nullptr);
   return 0;
 }
 

@@ -24,7 +24,7 @@ int cmd_train(const Argv& args, Communicator& comm, const StartComm& start);    
 int cmd_evaluate(const Argv& args, Communicator& comm, const StartComm& start);  // evaluate on SQuAD JSON
 int cmd_predict(const Argv& args, Communicator& comm, const StartComm& start);   // answer questions
 int cmd_doctor(const Argv& args);                             // what cpuft sees on this machine
-int cmd_bench(const Argv& args);                              // time training steps
+int cmd_bench(const Argv& args, Communicator& comm);          // time (data-parallel) training steps
 int cmd_launch(const Argv& args);                             // print and run the mpirun command
 int cmd_init_model(const Argv& args);                         // a random model from a config.json
 int cmd_cluster_check(const Argv& args, Communicator& comm);  // check the hosts of a hostfile

@@ -1,5 +1,6 @@
 #include "cpuft/cli/flag_values.h"
 
+#include <cmath>
 #include <stdexcept>
 
 #include "cpuft/util/error.h"
@@ -21,6 +22,16 @@ int flag_int(const std::string& flag, const std::string& value, int min, int max
   if (min == 0) fail(flag, ": found '", shown, "', expected a non-negative integer");
   if (min == 1) fail(flag, ": found '", shown, "', expected a positive integer");
   fail(flag, ": found '", shown, "', expected an integer >= ", min);
+}
+
+double flag_positive_number(const std::string& flag, const std::string& value) {
+  try {
+    size_t used = 0;
+    const double x = std::stod(value, &used);
+    if (used == value.size() && std::isfinite(x) && x > 0) return x;
+  } catch (const std::exception&) {
+  }
+  fail(flag, ": found '", value, "', expected a number > 0");
 }
 
 }  // namespace cpuft

@@ -12,4 +12,7 @@ namespace cpuft {
 // overflowing what is computed from it.
 int flag_int(const std::string& flag, const std::string& value, int min = 1, int max = 1000000);
 
+// A finite number > 0 written in full; otherwise "FLAG: found 'VALUE', expected a number > 0".
+double flag_positive_number(const std::string& flag, const std::string& value);
+
 }  // namespace cpuft

@@ -20,7 +20,8 @@ const char* kUsage =
     "  evaluate       evaluate a model on a SQuAD JSON file: EM / F1 (v1.1) or the v2.0 metrics\n"
     "  predict        answer questions: --question/--context, JSON lines, or a SQuAD --test_file\n"
     "  doctor         what cpuft sees here: CPU features, AMX, oneDNN, cores, a rank/thread plan\n"
-    "  bench          time full training steps on random data: samples/s, GFLOP/s, share of peak\n"
+    "  bench          time full training steps on random data: samples/s, GFLOP/s, share of peak;\n"
+    "                 under mpirun the data-parallel step: allreduce hidden, scaling efficiency\n"
     "  launch         print and run the mpirun command for a hostfile (Open MPI, MPICH, Intel MPI)\n"
     "  cluster-check  check every host of a hostfile (run under mpirun)\n"
     "  init-model     write a randomly initialised model directory from a config.json\n"
@@ -42,18 +43,18 @@ int run(int argc, char** argv, cpuft::Communicator& comm) {
       return 0;
     }
     if (cmd == "doctor") return cpuft::cmd_doctor(rest);
-    if (cmd == "bench") return cpuft::cmd_bench(rest);
     if (cmd == "launch") return cpuft::cmd_launch(rest);
     if (cmd == "init-model") return cpuft::cmd_init_model(rest);
-    if (cmd == "train" || cmd == "evaluate" || cmd == "predict" || cmd == "cluster-check") {
+    if (cmd == "train" || cmd == "evaluate" || cmd == "predict" || cmd == "cluster-check" ||
+        cmd == "bench") {
       const cpuft::StartComm start = [&](const cpuft::CommOptions& options) {
         comm.init(&argc, &argv, options);
         cpuft::set_log_rank(comm.rank(), comm.size());
       };
       int rc = 0;
-      if (cmd == "cluster-check") {
+      if (cmd == "cluster-check" || cmd == "bench") {
         start({});
-        rc = cpuft::cmd_cluster_check(rest, comm);
+        rc = cmd == "bench" ? cpuft::cmd_bench(rest, comm) : cpuft::cmd_cluster_check(rest, comm);
       } else {
         rc = cmd == "train"      ? cpuft::cmd_train(rest, comm, start)
              : cmd == "evaluate" ? cpuft::cmd_evaluate(rest, comm, start)

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <set>
@@ -47,8 +48,15 @@ PlacementPlan plan_placement(const Topology& topo, const PlacementOptions& optio
   for (int r = 0; r < k; ++r) {
     RankPlacement rp;
     rp.local_rank = r;
-    for (int i = 0; i < plan.cores_per_rank; ++i)
-      rp.cores.push_back(plan.oversubscribed ? r % cores : r * plan.cores_per_rank + i);
+    if (plan.oversubscribed) {
+      rp.cores.push_back(r % cores);
+    } else {
+      // The share [first, next) holds at least cores_per_rank cores; its tail is spare.
+      const int first = static_cast<int>(int64_t{r} * cores / k), next = static_cast<int>(int64_t{r + 1} * cores / k);
+      for (int c = first; c < next; ++c)
+        (c < first + plan.cores_per_rank ? rp.cores : rp.spare_cpus).push_back(c);
+      for (int& c : rp.spare_cpus) c = topo.cores[c].cpus[0];
+    }
     // Primary threads of every core first, then (if allowed) the siblings, so that a thread count
     // below the CPU count still gets one thread per core.
     std::vector<int> cpus;
@@ -96,8 +104,9 @@ std::string PlacementPlan::describe(const Topology& topo) const {
     std::set<int> nodes;
     for (int c : rp.cores) nodes.insert(topo.cores[c].numa_node);
     os << "  local rank " << rp.local_rank << ": " << rp.thread_cpus.size() << " thread(s) on cpus "
-       << format_cpu_list(rp.thread_cpus) << " (NUMA node " << format_cpu_list({nodes.begin(), nodes.end()})
-       << ")\n";
+       << format_cpu_list(rp.thread_cpus) << " (NUMA node " << format_cpu_list({nodes.begin(), nodes.end()});
+    if (!rp.spare_cpus.empty()) os << "; spare cpus " << format_cpu_list(rp.spare_cpus) << " for MPI progress";
+    os << ")\n";
   }
   for (const std::string& w : warnings) os << "  warning: " << w << "\n";
   return os.str();

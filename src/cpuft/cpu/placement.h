@@ -1,7 +1,10 @@
-// Where the compute threads of K ranks sharing one node run. Each rank gets its own contiguous
-// (NUMA-ordered) set of physical cores; SMT siblings are left out by default because two GEMM
-// threads on one core only slow each other down; one core is left for MPI progress and the OS when
-// every rank still keeps at least two cores. OMP_NUM_THREADS, when set, decides the thread count.
+// Where the compute threads of K ranks sharing one node run. The node's physical cores, in NUMA
+// order, are cut into K equal shares (rank r's share starts at core r*C/K, so shares follow NUMA node
+// and socket boundaries whenever K divides them evenly) and each rank runs on the first cores of its
+// own share. SMT siblings are left out by default because two GEMM threads on one core only slow each
+// other down; one core is left for MPI progress and the OS when every rank still keeps at least two
+// cores. The cores of a share that run no compute thread are the rank's spare CPUs (its MPI progress
+// thread runs there). OMP_NUM_THREADS, when set, decides the thread count.
 #pragma once
 
 #include <string>
@@ -22,6 +25,7 @@ struct RankPlacement {
   int local_rank = 0;
   std::vector<int> cores;        // indices into Topology::cores given to this rank
   std::vector<int> thread_cpus;  // logical CPU of OpenMP thread i (size = thread count)
+  std::vector<int> spare_cpus;   // primary CPUs of the share's cores without a compute thread
 };
 
 struct PlacementPlan {

@@ -88,7 +88,10 @@ bool AllreduceHandle::test() {
   if (!p_) return true;
 #ifdef CPUFT_WITH_MPI
   int done = 0;
-  p_->comm->check(MPI_Test(&p_->request, &done, MPI_STATUS_IGNORE), "MPI_Test(MPI_Iallreduce)");
+  {
+    std::lock_guard<std::mutex> lock(p_->comm->mpi_mu_);
+    p_->comm->check(MPI_Test(&p_->request, &done, MPI_STATUS_IGNORE), "MPI_Test(MPI_Iallreduce)");
+  }
   if (!done) return false;
 #endif
   finish();
@@ -98,7 +101,10 @@ bool AllreduceHandle::test() {
 void AllreduceHandle::wait() {
   if (!p_) return;
 #ifdef CPUFT_WITH_MPI
-  p_->comm->check(MPI_Wait(&p_->request, MPI_STATUS_IGNORE), "MPI_Wait(MPI_Iallreduce)");
+  {
+    std::lock_guard<std::mutex> lock(p_->comm->mpi_mu_);
+    p_->comm->check(MPI_Wait(&p_->request, MPI_STATUS_IGNORE), "MPI_Wait(MPI_Iallreduce)");
+  }
 #endif
   finish();
 }
@@ -138,8 +144,27 @@ void Communicator::check(int rc, const char* call) const {
 
 void Communicator::init(int* argc, char*** argv, const CommOptions& options) {
   if (using_mpi_) fail("Communicator::init called twice on ", where());
-  if (!launched_by_mpi()) return;
+  if (!launched_by_mpi()) {
+    // srun without MPI wire-up starts N copies that each think they are alone: N trainings writing
+    // one output directory. Refuse instead.
+    const char* tasks = std::getenv("SLURM_STEP_NUM_TASKS");
+    if (tasks && std::atoi(tasks) > 1) {
 #ifdef CPUFT_WITH_MPI
+      fail("started by srun as one of ", tasks, " tasks without MPI (no PMI or PMIx variables): each would train "
+           "alone; use srun --mpi=pmix, or mpirun inside the allocation");
+#else
+      fail("started by srun as one of ", tasks, " tasks, but this cpuft was built without MPI (CPUFT_WITH_MPI=OFF): "
+           "run one task");
+#endif
+    }
+    return;
+  }
+#ifdef CPUFT_WITH_MPI
+  // Open MPI's non-blocking allreduce (libnbc) sums an in-place buffer with a binomial tree: up to the
+  // root and back down, the whole bucket log2(ranks) times each way, twice the time of a ring already
+  // on 2 ranks. Its ring moves 2 (ranks - 1) / ranks of a bucket per rank, as a blocking allreduce
+  // does. Asked for unless the user chose (other MPIs ignore the variable).
+  setenv("OMPI_MCA_coll_libnbc_iallreduce_algorithm", "1", /*overwrite=*/0);
   int provided = 0;
   if (MPI_Init_thread(argc, argv, MPI_THREAD_SERIALIZED, &provided) != MPI_SUCCESS)
     fail("MPI_Init_thread failed on host ", hostname_);
@@ -180,6 +205,7 @@ void Communicator::finalize() {
 void Communicator::broadcast(float* data, size_t n, int root) {
   if (size_ == 1) return;
 #ifdef CPUFT_WITH_MPI
+  std::lock_guard<std::mutex> lock(mpi_mu_);
   WatchedCollective watch(watchdog(), "MPI_Bcast");
   for (size_t off = 0; off < n; off += kChunk)
     check(MPI_Bcast(data + off, static_cast<int>(std::min(kChunk, n - off)), MPI_FLOAT, root, MPI_COMM_WORLD),
@@ -190,6 +216,7 @@ void Communicator::broadcast(float* data, size_t n, int root) {
 void Communicator::broadcast_bytes(std::string* bytes, int root) {
   if (size_ == 1) return;
 #ifdef CPUFT_WITH_MPI
+  std::lock_guard<std::mutex> lock(mpi_mu_);
   WatchedCollective watch(watchdog(), "MPI_Bcast");
   int64_t len = static_cast<int64_t>(bytes->size());
   check(MPI_Bcast(&len, 1, MPI_INT64_T, root, MPI_COMM_WORLD), "MPI_Bcast(length)");
@@ -202,6 +229,7 @@ void Communicator::broadcast_bytes(std::string* bytes, int root) {
 void Communicator::allreduce_sum(float* data, size_t n) {
   if (size_ == 1) return;
 #ifdef CPUFT_WITH_MPI
+  std::lock_guard<std::mutex> lock(mpi_mu_);
   WatchedCollective watch(watchdog(), "MPI_Allreduce");
   for (size_t off = 0; off < n; off += kChunk)
     check(MPI_Allreduce(MPI_IN_PLACE, data + off, static_cast<int>(std::min(kChunk, n - off)), MPI_FLOAT, MPI_SUM,
@@ -213,6 +241,7 @@ void Communicator::allreduce_sum(float* data, size_t n) {
 void Communicator::allreduce_sum(double* data, size_t n) {
   if (size_ == 1) return;
 #ifdef CPUFT_WITH_MPI
+  std::lock_guard<std::mutex> lock(mpi_mu_);
   WatchedCollective watch(watchdog(), "MPI_Allreduce");
   check(MPI_Allreduce(MPI_IN_PLACE, data, static_cast<int>(n), MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD),
         "MPI_Allreduce(double sum)");
@@ -222,6 +251,7 @@ void Communicator::allreduce_sum(double* data, size_t n) {
 void Communicator::allreduce_max(double* data, size_t n) {
   if (size_ == 1) return;
 #ifdef CPUFT_WITH_MPI
+  std::lock_guard<std::mutex> lock(mpi_mu_);
   WatchedCollective watch(watchdog(), "MPI_Allreduce");
   check(MPI_Allreduce(MPI_IN_PLACE, data, static_cast<int>(n), MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD),
         "MPI_Allreduce(double max)");
@@ -239,11 +269,14 @@ AllreduceHandle Communicator::iallreduce_sum(float* data, size_t n, WireType wir
   p.data = data;
   p.n = n;
   p.wire = wire;
-  if (watchdog_) watchdog_->begin("MPI_Iallreduce");
-  int rc;
   if (wire == WireType::bf16) {
     p.bf16.resize(n);
     f32_to_bf16(data, p.bf16.data(), n);
+  }
+  std::lock_guard<std::mutex> lock(mpi_mu_);
+  if (watchdog_) watchdog_->begin("MPI_Iallreduce");
+  int rc;
+  if (wire == WireType::bf16) {
     rc = MPI_Iallreduce(MPI_IN_PLACE, p.bf16.data(), static_cast<int>(n), MPI_UINT16_T, mpi_->bf16_sum,
                         MPI_COMM_WORLD, &p.request);
   } else {
@@ -258,10 +291,31 @@ AllreduceHandle Communicator::iallreduce_sum(float* data, size_t n, WireType wir
   return h;
 }
 
+AllreduceHandle Communicator::iallreduce_max(uint8_t* data, size_t n) {
+  AllreduceHandle h;
+  if (size_ == 1) return h;
+#ifdef CPUFT_WITH_MPI
+  if (n > static_cast<size_t>(INT_MAX)) fail("MPI_Iallreduce of ", n, " bytes on ", where(), ": expected below 2^31");
+  h.p_ = std::make_unique<AllreduceHandle::Pending>();
+  h.p_->comm = this;
+  std::lock_guard<std::mutex> lock(mpi_mu_);
+  if (watchdog_) watchdog_->begin("MPI_Iallreduce");
+  const int rc = MPI_Iallreduce(MPI_IN_PLACE, data, static_cast<int>(n), MPI_UNSIGNED_CHAR, MPI_MAX, MPI_COMM_WORLD,
+                                &h.p_->request);
+  if (rc != MPI_SUCCESS) {
+    if (watchdog_) watchdog_->end();
+    h.p_.reset();
+    check(rc, "MPI_Iallreduce(max)");
+  }
+#endif
+  return h;
+}
+
 std::vector<std::string> Communicator::allgather_bytes(const std::string& mine) {
   if (size_ == 1) return {mine};
   std::vector<std::string> out(size_);
 #ifdef CPUFT_WITH_MPI
+  std::lock_guard<std::mutex> lock(mpi_mu_);
   WatchedCollective watch(watchdog(), "MPI_Allgatherv");
   int64_t len = static_cast<int64_t>(mine.size());
   std::vector<int64_t> lens(size_);
@@ -286,6 +340,7 @@ std::vector<std::string> Communicator::allgather_bytes(const std::string& mine) 
 void Communicator::barrier() {
   if (size_ == 1) return;
 #ifdef CPUFT_WITH_MPI
+  std::lock_guard<std::mutex> lock(mpi_mu_);
   WatchedCollective watch(watchdog(), "MPI_Barrier");
   check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
 #endif

@@ -14,6 +14,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -66,6 +67,8 @@ class Communicator {
   static bool launched_by_mpi();
 
   // Joins MPI_COMM_WORLD when launched_by_mpi(), else stays a world of one. Call once, early in main.
+  // Throws when srun started several tasks without MPI wire-up (srun without --mpi=pmix): each would
+  // otherwise run alone.
   void init(int* argc, char*** argv, const CommOptions& options = {});
   // Ends MPI (waits for nothing: every handle must be finished). Called by the destructor too.
   void finalize();
@@ -89,6 +92,9 @@ class Communicator {
   void allreduce_max(double* data, size_t n);
   // Starts an in-place sum over all ranks. n must be below 2^31 (a bucket, not a whole model).
   AllreduceHandle iallreduce_sum(float* data, size_t n, WireType wire = WireType::f32);
+  // Starts an in-place element-wise maximum of n bytes over all ranks (e.g. flags: 1 where any rank
+  // set one). n must be below 2^31.
+  AllreduceHandle iallreduce_max(uint8_t* data, size_t n);
   // Every rank's bytes, in rank order (variable sizes; total below 2 GiB).
   std::vector<std::string> allgather_bytes(const std::string& mine);
   void barrier();
@@ -103,6 +109,7 @@ class Communicator {
   friend class AllreduceHandle;
   void check(int rc, const char* call) const;
 
+  std::mutex mpi_mu_;  // held by every MPI call but MPI_Abort
   bool using_mpi_ = false;
   bool finalized_ = false;
   int rank_ = 0, size_ = 1, local_rank_ = 0, local_size_ = 1, node_count_ = 1;

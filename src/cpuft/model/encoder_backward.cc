@@ -60,9 +60,11 @@ void QaModel::backward_pass(const Batch& b, const Acts& a, uint64_t seed) {
     gelu_fwd(L.g, L.gb, L.f1, nullptr, N, I);  // lin2's input again: recomputed, not kept per layer
     linear_bwd(a.di, G + lo.ff2.w, G + lo.ff2.b, a.da, gemm_operand(a.da, a.dy_b16, N * H),
                saved_operand(L.g, L.gb), gemm_weight(lo.ff2.w), N, I, H, false);
+    ready(lo.ff2.w, lo.end);  // ff2 and ln2: the gradients of a layer go out in four parts as they finish
     gelu_bwd(a.di, a.di, L.f1, N * I);
     linear_bwd(a.db, G + lo.ff1.w, G + lo.ff1.b, a.di, gemm_operand(a.di, a.dy_b16, N * I),
                saved_operand(L.h1, L.h1b), gemm_weight(lo.ff1.w), N, H, I, true);
+    ready(lo.ff1.w, lo.ff2.w);
 
     // First LayerNorm, output-projection dropout (BERT), output projection.
     layernorm_bwd(a.da, G + lo.ln1.w, G + lo.ln1.b, a.db, L.res1, L.mean1, L.rstd1, P + lo.ln1.w, static_cast<int>(N),
@@ -71,6 +73,7 @@ void QaModel::backward_pass(const Batch& b, const Acts& a, uint64_t seed) {
     if (!distil) dropout_bwd(a.da, a.da, N * H, hidden_p, seed, dropout_site::attention_output(li), hidden_first);
     linear_bwd(a.db, G + lo.o.w, G + lo.o.b, a.da, gemm_operand(a.da, a.dy_b16, N * H), saved_operand(L.ctx, L.ctxb),
                gemm_weight(lo.o.w), N, H, H, false);
+    ready(lo.o.w, lo.ff1.w);  // o and ln1
     round_bf16_in_place(a.db, N * H, bf16_);  // the attention core reads a bf16 context gradient
     const float* dctx_all = a.db;
 
@@ -86,7 +89,7 @@ void QaModel::backward_pass(const Batch& b, const Acts& a, uint64_t seed) {
                N, H, H, true);
     linear_bwd(a.dres, G + lo.v.w, G + lo.v.b, a.dv, gemm_operand(a.dv, a.dy_b16, N * H), x_in, gemm_weight(lo.v.w),
                N, H, H, true);
-    ready(lo.begin, lo.end);
+    ready(lo.begin, lo.o.w);  // q, k, v
   }
 
   // Embeddings: dropout, LayerNorm, then scatter-add into the tables (no gradient into the pad row).

@@ -16,7 +16,7 @@
 
 namespace cpuft {
 
-int configure_threads(int threads, Communicator& comm) {
+RankPlacement configure_threads(int threads, Communicator& comm) {
   const unsigned logical = std::thread::hardware_concurrency();
   if (logical > 0 && threads > static_cast<int>(logical))
     fail("--threads: found ", threads, ", expected at most ", logical, " (the logical CPUs of this machine)");
@@ -28,7 +28,15 @@ int configure_threads(int threads, Communicator& comm) {
   log_message(LogLevel::Info, comm.size() > 1,
               str_cat(comm.size() > 1 ? str_cat("rank ", comm.rank(), " on ", comm.hostname(), ": ") : std::string(),
                       cpus.size(), " threads on cpus ", format_cpu_list(cpus)));
-  return static_cast<int>(cpus.size());
+  return place.mine();
+}
+
+SparseRegion word_embedding_rows(const QaModel& model) {
+  SparseRegion r;
+  r.begin = model.table().embeddings().word;
+  r.rows = static_cast<size_t>(model.config().vocab_size);
+  r.width = static_cast<size_t>(model.config().hidden);
+  return r;
 }
 
 LoadedModel load_model(const TrainArgs& args, Communicator& comm, const std::string& weights_dir) {

@@ -4,18 +4,25 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
+#include "cpuft/cpu/placement.h"
 #include "cpuft/dist/communicator.h"
+#include "cpuft/dist/grad_buckets.h"
 #include "cpuft/model/qa_model.h"
 #include "cpuft/text/tokenizer.h"
 #include "cpuft/train/train_args.h"
 
 namespace cpuft {
 
-// Plans and pins this rank's OpenMP threads (cpu/placement.h); returns the thread count. `threads`
-// 0 means one per physical core of this rank's share of the node (or OMP_NUM_THREADS when set); more
-// than the machine's logical CPUs is an error naming --threads.
-int configure_threads(int threads, Communicator& comm);
+// Plans and pins this rank's OpenMP threads (cpu/placement.h); returns this rank's placement (its
+// thread CPUs and spare CPUs). `threads` 0 means one per physical core of this rank's share of the
+// node (or OMP_NUM_THREADS when set); more than the machine's logical CPUs is an error naming --threads.
+RankPlacement configure_threads(int threads, Communicator& comm);
+
+// The model's word-embedding table as a row-sparse region of its gradient arena (dist/grad_buckets.h):
+// only the rows of the step's tokens are summed over ranks.
+SparseRegion word_embedding_rows(const QaModel& model);
 
 struct LoadedModel {
   std::string model_dir;      // resolved directory of --model_name_or_path

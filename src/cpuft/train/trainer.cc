@@ -21,6 +21,7 @@
 #include "cpuft/util/atomic_file.h"
 #include "cpuft/util/log.h"
 #include "cpuft/util/progress.h"
+#include "cpuft/util/py_json.h"
 #include "cpuft/util/signals.h"
 
 namespace cpuft {
@@ -63,7 +64,8 @@ uint64_t dropout_seed(int64_t seed, int64_t global_step, int64_t micro) {
 // All the state of one training run.
 class Trainer {
  public:
-  Trainer(const TrainArgs& args, Communicator& comm) : args_(args), comm_(comm) {}
+  Trainer(const TrainArgs& args, Communicator& comm, RankPlacement placement)
+      : args_(args), comm_(comm), placement_(std::move(placement)) {}
   // Returns the exit code: 0, or 128 + signal when a stop signal ended training early.
   int run();
 
@@ -87,6 +89,7 @@ class Trainer {
 
   const TrainArgs& args_;
   Communicator& comm_;
+  RankPlacement placement_;
   LoadedModel loaded_;
   QaModel* model_ = nullptr;
   QaData train_, eval_;
@@ -106,6 +109,7 @@ class Trainer {
   int64_t batch_in_epoch_ = 0;  // micro-batches of the current epoch already consumed
   double loss_sum_ = 0;         // sum of step losses since step 0 (for train_loss)
   double loss_since_log_ = 0;
+  StepCommStats comm_since_log_;  // this rank's gradient allreduce since the last log line
   int64_t last_logged_step_ = 0;
   double total_flos_ = 0;
   nlohmann::json train_metrics_ = nlohmann::json::object();
@@ -255,6 +259,7 @@ double Trainer::accumulate(int64_t epoch, int64_t first_batch, int64_t batches) 
     double local = 0;
     if (!rows.empty()) {
       batch_.gather(train_.features, rows, 0, rows.size(), seq_len_);
+      if (buckets_) buckets_->note_rows(batch_.input_ids.data(), static_cast<size_t>(batch_.rows) * seq_len_);
       QaModel::Batch b;
       b.input_ids = batch_.input_ids.data();
       b.token_type_ids = batch_.token_type_ids.data();
@@ -273,7 +278,10 @@ double Trainer::accumulate(int64_t epoch, int64_t first_batch, int64_t batches) 
     total_flos_ += 6.0 * static_cast<double>(global_rows) * seq_len_ *
                    static_cast<double>(model_->num_params() - model_->table().embeddings().end);
   }
-  if (buckets_) buckets_->wait_all();
+  if (buckets_) {
+    buckets_->wait_all();
+    comm_since_log_ += buckets_->last_step();
+  }
   if (comm_.size() > 1) comm_.allreduce_sum(&loss, 1);
   return loss;
 }
@@ -286,7 +294,17 @@ void Trainer::log_step(double loss, double grad_norm, double lr) {
   const double mean = loss_since_log_ / static_cast<double>(global_step_ - last_logged_step_);
   nlohmann::json entry = train_log_entry(mean, grad_norm, lr, epoch_float(), global_step_);
   state_.log_history.push_back(entry);
-  if (comm_.is_root()) log_info(entry.dump());
+  if (comm_.is_root()) {
+    // The printed line also says what the gradient allreduce cost per step on rank 0 (not kept in
+    // trainer_state.json: timings differ between runs that are otherwise identical).
+    if (buckets_) {
+      const double steps = static_cast<double>(global_step_ - last_logged_step_);
+      entry["allreduce_s"] = py_round(comm_since_log_.allreduce_s / steps, 4);
+      entry["allreduce_exposed_s"] = py_round(comm_since_log_.exposed_s / steps, 4);
+    }
+    log_info(entry.dump());
+  }
+  comm_since_log_ = StepCommStats{};
   loss_since_log_ = 0;
   last_logged_step_ = global_step_;
 }
@@ -406,7 +424,8 @@ int Trainer::run() {
     if (comm_.size() > 1)
       buckets_ = std::make_unique<GradBuckets>(
           comm_, model_->grads(), model_->num_params(), static_cast<size_t>(args_.bucket_size_mb * 1024 * 1024),
-          args_.allreduce_dtype == AllreduceDtype::BF16 ? WireType::bf16 : WireType::f32);
+          args_.allreduce_dtype == AllreduceDtype::BF16 ? WireType::bf16 : WireType::f32, placement_.spare_cpus,
+          word_embedding_rows(*model_));
     state_.max_steps = plan_.max_steps;
     state_.num_train_epochs = plan_.num_epochs;
     state_.logging_steps = plan_.logging_steps;
@@ -441,8 +460,7 @@ int Trainer::run() {
 }  // namespace
 
 int run_train(const TrainArgs& args, Communicator& comm) {
-  configure_threads(static_cast<int>(args.threads), comm);
-  Trainer trainer(args, comm);
+  Trainer trainer(args, comm, configure_threads(static_cast<int>(args.threads), comm));
   return trainer.run();
 }
 

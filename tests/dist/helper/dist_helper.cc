@@ -2,7 +2,10 @@
 // rank passed. Usage: cpuft_dist_helper SCENARIO [ARGS...]
 //   info                         print rank, size, local rank/size, node count, host
 //   collectives                  allreduce (f32, f64 sum/max), broadcast, allgather, barrier
-//   buckets N BYTES f32|bf16     overlapped GradBuckets == blocking allreduce (/ world size)
+//   buckets N BYTES f32|bf16 [thread]   overlapped GradBuckets == blocking allreduce (/ world size);
+//                                with `thread`, a progress thread on this rank's CPUs moves them
+//   sparse ROWS WIDTH IDS        a row-sparse table in the arena: each rank touches IDS random rows
+//                                (some ranks none); GradBuckets == blocking allreduce of the whole arena
 //   abort RANK                   RANK calls Communicator::abort while the others wait in allreduce
 //   exit RANK                    RANK exits with status 5 while the others wait in allreduce
 //   hang RANK TIMEOUT_S          RANK sleeps; the others' watchdog (TIMEOUT_S) must end the job
@@ -14,10 +17,12 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <random>
 #include <string>
 #include <vector>
 
+#include "cpuft/cpu/topology.h"
 #include "cpuft/dist/bf16_wire.h"
 #include "cpuft/dist/cluster_check.h"
 #include "cpuft/dist/cluster_check_command.h"
@@ -71,7 +76,7 @@ void collectives(cpuft::Communicator& comm) {
   comm.barrier();
 }
 
-void buckets(cpuft::Communicator& comm, size_t n, size_t bucket_bytes, cpuft::WireType wire) {
+void buckets(cpuft::Communicator& comm, size_t n, size_t bucket_bytes, cpuft::WireType wire, bool thread) {
   std::mt19937 rng(1234 + comm.rank());
   std::normal_distribution<float> dist(0.0f, 1.0f);
   std::vector<float> grads(n);
@@ -84,7 +89,8 @@ void buckets(cpuft::Communicator& comm, size_t n, size_t bucket_bytes, cpuft::Wi
     for (float& w : want) w /= comm.size();
   comm.allreduce_sum(want.data(), n);
 
-  cpuft::GradBuckets gb(comm, grads.data(), n, bucket_bytes, wire);
+  cpuft::GradBuckets gb(comm, grads.data(), n, bucket_bytes, wire, thread ? cpuft::allowed_cpus() : std::vector<int>{});
+  expect(gb.has_progress_thread() == thread, comm, "progress thread as asked");
   for (int step = 0; step < 2; ++step) {
     std::vector<float> g = grads;
     std::vector<float> start = grads;
@@ -105,9 +111,53 @@ void buckets(cpuft::Communicator& comm, size_t n, size_t bucket_bytes, cpuft::Wi
     expect(worst <= tol, comm, cpuft::str_cat("bucket result differs from blocking allreduce by ", worst));
     expect(gb.started().size() == gb.buckets().size() && gb.started().front() == 0, comm,
            "buckets start last-first");
+    // Every rank must hold the same bits (the ranks' weights would drift apart otherwise).
+    uint64_t h = 1469598103934665603ull;
+    for (float x : grads) {
+      uint32_t bits;
+      std::memcpy(&bits, &x, sizeof bits);
+      h = (h ^ bits) * 1099511628211ull;
+    }
+    double mine = static_cast<double>(h >> 11), lo = -mine, hi = mine;
+    comm.allreduce_max(&hi, 1);
+    comm.allreduce_max(&lo, 1);
+    expect(hi == mine && -lo == mine, comm, "the ranks' sums differ in their bits");
     if (step == 0) std::printf("rank %d: %zu buckets, worst relative difference %.3g\n", comm.rank(),
                                gb.buckets().size(), worst);
     grads = start;
+  }
+}
+
+void sparse(cpuft::Communicator& comm, size_t rows, size_t width, size_t ids_per_rank) {
+  // Arena: 1000 dense values, the [rows, width] table, 500 dense values.
+  const size_t begin = 1000, n = begin + rows * width + 500;
+  std::mt19937 rng(99 + comm.rank());
+  std::vector<int32_t> ids(comm.rank() == 1 ? 0 : ids_per_rank);  // rank 1 has an empty batch
+  for (auto& id : ids) id = static_cast<int32_t>(rng() % rows);
+  std::vector<float> grads(n, 0.0f);
+  for (size_t i = 0; i < n; ++i)
+    if (i < begin || i >= begin + rows * width) grads[i] = contribution(comm.rank(), i);
+  for (int32_t id : ids)
+    for (size_t j = 0; j < width; ++j) grads[begin + id * width + j] += contribution(comm.rank(), id * width + j);
+  std::vector<float> want = grads;
+  comm.allreduce_sum(want.data(), n);
+  cpuft::GradBuckets gb(comm, grads.data(), n, 4096, cpuft::WireType::f32, {}, {begin, rows, width});
+  for (int step = 0; step < 2; ++step) {
+    std::vector<float> g = grads;
+    gb.begin_step(1.0f);
+    gb.note_rows(ids.data(), ids.size());
+    for (size_t end = n; end > 0;) {
+      size_t b = end > 333 ? end - 333 : 0;
+      gb.mark_ready(b, end);
+      end = b;
+    }
+    gb.wait_all();
+    size_t wrong = 0;
+    for (size_t i = 0; i < n; ++i) wrong += grads[i] != want[i];
+    expect(wrong == 0, comm, cpuft::str_cat("sparse step ", step, ": ", wrong, " of ", n, " values differ"));
+    if (step == 0)
+      std::printf("rank %d: sparse rows exchanged, %zu bytes on the wire\n", comm.rank(), gb.last_step().bytes);
+    grads = g;
   }
 }
 
@@ -132,7 +182,10 @@ int main(int argc, char** argv) {
       collectives(comm);
     } else if (scenario == "buckets" && argc > 4) {
       buckets(comm, std::stoul(argv[2]), std::stoul(argv[3]),
-              std::string(argv[4]) == "bf16" ? cpuft::WireType::bf16 : cpuft::WireType::f32);
+              std::string(argv[4]) == "bf16" ? cpuft::WireType::bf16 : cpuft::WireType::f32,
+              argc > 5 && std::string(argv[5]) == "thread");
+    } else if (scenario == "sparse" && argc > 4) {
+      sparse(comm, std::stoul(argv[2]), std::stoul(argv[3]), std::stoul(argv[4]));
     } else if ((scenario == "abort" || scenario == "exit" || scenario == "hang") && argc > 2) {
       comm.barrier();
       if (comm.rank() == std::atoi(argv[2])) {

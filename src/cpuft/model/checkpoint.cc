@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "cpuft/io/model_dir.h"
+#include "cpuft/io/quantization_config.h"
 #include "cpuft/io/safetensors.h"
 #include "cpuft/model/qa_model.h"
 #include "cpuft/util/error.h"
@@ -26,6 +27,9 @@ bool is_qa_head(const std::string& name) { return name.rfind("qa_outputs.", 0) =
 
 QaModel QaModel::from_pretrained(const std::string& dir, bool bf16, uint64_t seed, std::ostream& notices) {
   ModelConfig config = load_model_config(dir + "/config.json");
+  if (has_quantization_config(config.raw))
+    fail(dir, "/config.json: has a \"quantization_config\" (a quantized model, for evaluate and predict only); "
+         "training needs the full-precision model it was quantized from");
   QaModel model(config, bf16, seed);
   Checkpoint ckpt(dir, config.family);
   const ParamTable& table = model.table();

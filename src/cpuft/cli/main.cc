@@ -18,6 +18,7 @@ const char* kUsage =
     "  train          fine-tune a model for question answering (run_qa.py flags); with --do_eval, evaluate\n"
     "  evaluate       evaluate a model on a SQuAD JSON file: EM / F1 (v1.1) or the v2.0 metrics\n"
     "  predict        answer questions: --question/--context, JSON lines, or a SQuAD --test_file\n"
+    "  quantize       write an int8 copy of a fine-tuned model for evaluate and predict\n"
     "  doctor         what cpuft sees here: CPU features, AMX, oneDNN, cores, a rank/thread plan\n"
     "  bench          time full training steps on random data: samples/s, GFLOP/s, share of peak\n"
     "  launch         print and run the mpirun command for a hostfile (Open MPI, MPICH, Intel MPI)\n"
@@ -46,12 +47,13 @@ int main(int argc, char** argv) {
     if (cmd == "bench") return cpuft::cmd_bench(rest);
     if (cmd == "launch") return cpuft::cmd_launch(rest);
     if (cmd == "init-model") return cpuft::cmd_init_model(rest);
-    if (cmd == "train" || cmd == "evaluate" || cmd == "predict" || cmd == "cluster-check") {
+    if (cmd == "train" || cmd == "evaluate" || cmd == "predict" || cmd == "cluster-check" || cmd == "quantize") {
       comm.init(&argc, &argv);
       cpuft::set_log_rank(comm.rank(), comm.size());
       int rc = cmd == "train"      ? cpuft::cmd_train(rest, comm)
                : cmd == "evaluate" ? cpuft::cmd_evaluate(rest, comm)
                : cmd == "predict"  ? cpuft::cmd_predict(rest, comm)
+               : cmd == "quantize" ? cpuft::cmd_quantize(rest, comm)
                                    : cpuft::cmd_cluster_check(rest, comm);
       comm.finalize();
       return rc;

@@ -179,6 +179,9 @@ int cmd_quantize(const Argv& argv, Communicator& comm) {
   std::filesystem::create_directories(out.parent_path());
   std::string tmp = (out.parent_path() / (out.filename().string() + ".tmp-XXXXXX")).string();
   if (!::mkdtemp(tmp.data())) fail("--output_dir: cannot create a directory beside ", out.string());
+  const mode_t mask = ::umask(0);
+  ::umask(mask);
+  ::chmod(tmp.c_str(), 0777 & ~mask);  // mkdtemp makes it 0700; the output is an ordinary directory
   try {
     save_int8_model(model, tmp, a.calibration_file.empty() ? nullptr : &ranges, windows);
     copy_tokenizer_files(tokenizer, tmp);

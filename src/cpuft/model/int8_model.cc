@@ -3,6 +3,8 @@
 #include "cpuft/model/int8_model.h"
 
 #include <omp.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
@@ -44,6 +46,16 @@ const CheckpointTensor& expect_tensor(const Checkpoint& ckpt, const std::string&
     fail(t->reader->path(), ": tensor ", t->info->name, " has shape ", shape_str(t->info->shape), ", expected ",
          shape_str(shape), " (", what, ")");
   return *t;
+}
+
+// Gives the whole pages inside [p, p + n) back to the system: the f32 slots of int8 weights, which the
+// constructor filled but nothing reads (they read as zeros afterwards). For MiniLM-L6 that is 42 MiB
+// of the 90 MiB arena.
+void release_pages(float* p, size_t n) {
+  const uintptr_t page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
+  const uintptr_t begin = (reinterpret_cast<uintptr_t>(p) + page - 1) / page * page;
+  const uintptr_t end = reinterpret_cast<uintptr_t>(p + n) / page * page;
+  if (end > begin) ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_DONTNEED);
 }
 
 std::vector<float> read_floats(const CheckpointTensor& t) {
@@ -110,14 +122,10 @@ QaModel QaModel::from_int8(const std::string& dir, std::ostream& notices) {
     l.w_colsum.assign(static_cast<size_t>(out), 0);
     for (int64_t n = 0; n < out; ++n) {
       int32_t sum = 0;
-      const int8_t* row = l.w.data() + n * in;
-      const float scale = l.w_scale[static_cast<size_t>(n)];
-      for (int64_t k = 0; k < in; ++k) {
-        sum += row[k];
-        dst[n * in + k] = scale * static_cast<float>(row[k]);  // the f32 view of the int8 weight
-      }
+      for (int64_t k = 0; k < in; ++k) sum += l.w[static_cast<size_t>(n * in + k)];
       l.w_colsum[static_cast<size_t>(n)] = sum;
     }
+    release_pages(dst, e.numel);
     const std::string range_name = input_range_name(e.name);
     used.insert(range_name);
     if (qc.static_activations) {

@@ -62,7 +62,8 @@ class QaModel {
   // `cpuft quantize`) loads for evaluation and prediction only: its encoder's linear layers run as
   // int8 products, the rest (embeddings, LayerNorm, attention, GELU, qa_outputs) in f32. Every
   // tensor is checked (dtype, shape, finite positive scales); a bad one throws cpuft::Error naming
-  // the file and the tensor. from_pretrained refuses such a directory.
+  // the file and the tensor. from_pretrained refuses such a directory. The f32 parameter slots of
+  // the int8 weights are not kept (their pages are released; params() reads zeros there).
   static QaModel from_int8(const std::string& dir, std::ostream& notices);
   bool int8() const { return int8_ != nullptr; }
   const Int8Weights* int8_weights() const { return int8_.get(); }

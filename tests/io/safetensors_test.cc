@@ -90,6 +90,30 @@ TEST(Safetensors, RoundTripF32Bf16I64ScalarAndEmpty) {
   EXPECT_EQ(bytes.substr(8, start.size()), start);
 }
 
+// Quantized models store their weights as I8 (written last, after the float tensors, as the
+// reference writer orders I8 below F32 and BF16).
+TEST(Safetensors, WritesI8) {
+  std::string dir = io_test::temp_dir();
+  std::vector<int8_t> q = {-128, -1, 0, 1, 127, 5};
+  std::vector<float> s = {0.5f, 2.f};
+  std::vector<StTensorOut> outs(2);
+  outs[0].name = "w", outs[0].shape = {2, 3}, outs[0].i8 = q.data();
+  outs[1].name = "w_scale", outs[1].shape = {2}, outs[1].f32 = s.data();
+  cpuft::write_safetensors(dir + "/q.safetensors", outs);
+  SafetensorsReader r(dir + "/q.safetensors");
+  const auto* t = r.find("w");
+  ASSERT_NE(t, nullptr);
+  EXPECT_EQ(t->dtype, StDtype::I8);
+  EXPECT_EQ(t->dtype_name, "I8");
+  EXPECT_EQ(t->shape, (std::vector<int64_t>{2, 3}));
+  EXPECT_EQ(std::vector<int8_t>(reinterpret_cast<const int8_t*>(r.data(*t)),
+                                reinterpret_cast<const int8_t*>(r.data(*t)) + 6),
+            q);
+  EXPECT_EQ(r.tensors().back().name, "w");
+  EXPECT_EQ(r.read_f32("w_scale"), s);
+  io_test::expect_error([&] { r.read_f32("w"); }, {"'w'", "I8", "expected a floating-point dtype"});
+}
+
 TEST(Safetensors, ReadsTransformersFiles) {
   SafetensorsReader d(fixture("distilbert_qa/model.safetensors"));
   EXPECT_EQ(d.tensors().size(), 38u);  // 4 embedding + 2 layers x 16 + qa_outputs weight and bias

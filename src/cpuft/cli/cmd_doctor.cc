@@ -1,5 +1,5 @@
 // cpuft doctor: what cpuft sees on this machine (CPU features, what oneDNN dispatches and where bf16
-// matrix products run, with the reason when AMX is present but unused; cores and NUMA nodes) and the rank/thread plan it would use. --json for machines.
+// and int8 matrix products run, with the reason when AMX is present but unused; cores and NUMA nodes) and the rank/thread plan it would use. --json for machines.
 #include <omp.h>
 
 #include <cstdio>
@@ -13,6 +13,7 @@
 #include "cpuft/cpu/placement.h"
 #include "cpuft/cpu/topology.h"
 #include "cpuft/kernels/gemm.h"
+#include "cpuft/kernels/gemm_int8.h"
 #include "cpuft/util/error.h"
 
 namespace cpuft {
@@ -71,6 +72,11 @@ int cmd_doctor(const Argv& args) {
   j["kernels_isa"] = isa_name(kernel_isa());
   j["onednn"] = {{"version", onednn_version()}, {"isa", onednn_isa()}, {"bf16_matmul_native", gemm_bf16_native()}};
   j["bf16_matmul"] = {{"impl", bf16.impl}, {"amx", bf16_matmul_uses_amx(bf16)}, {"summary", explain_bf16_matmul(bf16)}};
+  const std::string int8_kind = int8_vnni_kind(onednn_isa(), gemm_int8_impl());
+  j["int8_matmul"] = {{"impl", gemm_int8_impl()},
+                      {"vnni", int8_kind.empty() ? nlohmann::json() : nlohmann::json(int8_kind)},
+                      {"activation_levels", int8_activation_levels()},
+                      {"summary", describe_int8_matmul()}};
   j["topology"] = {{"packages", packages},
                    {"numa_nodes", topo.numa_nodes},
                    {"physical_cores", topo.cores.size()},
@@ -91,6 +97,7 @@ int cmd_doctor(const Argv& args) {
   std::printf("kernels:  %s (force with CPUFT_ISA=ref|avx2|avx512)\n", isa_name(kernel_isa()));
   std::printf("oneDNN:   %s\n", describe_onednn().c_str());
   std::printf("bf16:     %s\n", explain_bf16_matmul(bf16).c_str());
+  std::printf("int8:     %s\n", describe_int8_matmul().c_str());
   std::printf("machine:  %d package(s), %d NUMA node(s), %zu physical cores, %d logical CPUs%s\n", packages,
               topo.numa_nodes, topo.cores.size(), topo.logical_cpus, topo.has_smt() ? " (SMT on)" : "");
   std::printf("plan:     %d rank(s) per node%s\n%s", ranks_per_node, recommended ? " (recommended: one per NUMA node)" : "",

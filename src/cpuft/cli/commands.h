@@ -28,5 +28,6 @@ int cmd_bench(const Argv& args, Communicator& comm);          // time (data-para
 int cmd_launch(const Argv& args);                             // print and run the mpirun command
 int cmd_init_model(const Argv& args);                         // a random model from a config.json
 int cmd_cluster_check(const Argv& args, Communicator& comm);  // check the hosts of a hostfile
+int cmd_quantize(const Argv& args, Communicator& comm);       // an int8 model for evaluate / predict
 
 }  // namespace cpuft

@@ -19,6 +19,7 @@ const char* kUsage =
     "  train          fine-tune a model for question answering (run_qa.py flags); with --do_eval, evaluate\n"
     "  evaluate       evaluate a model on a SQuAD JSON file: EM / F1 (v1.1) or the v2.0 metrics\n"
     "  predict        answer questions: --question/--context, JSON lines, or a SQuAD --test_file\n"
+    "  quantize       write an int8 copy of a fine-tuned model for evaluate and predict\n"
     "  doctor         what cpuft sees here: CPU features, AMX, oneDNN, cores, a rank/thread plan\n"
     "  bench          time full training steps on random data: samples/s, GFLOP/s, share of peak;\n"
     "                 under mpirun the data-parallel step: allreduce hidden, scaling efficiency\n"
@@ -46,15 +47,17 @@ int run(int argc, char** argv, cpuft::Communicator& comm) {
     if (cmd == "launch") return cpuft::cmd_launch(rest);
     if (cmd == "init-model") return cpuft::cmd_init_model(rest);
     if (cmd == "train" || cmd == "evaluate" || cmd == "predict" || cmd == "cluster-check" ||
-        cmd == "bench") {
+        cmd == "bench" || cmd == "quantize") {
       const cpuft::StartComm start = [&](const cpuft::CommOptions& options) {
         comm.init(&argc, &argv, options);
         cpuft::set_log_rank(comm.rank(), comm.size());
       };
       int rc = 0;
-      if (cmd == "cluster-check" || cmd == "bench") {
+      if (cmd == "cluster-check" || cmd == "bench" || cmd == "quantize") {
         start({});
-        rc = cmd == "bench" ? cpuft::cmd_bench(rest, comm) : cpuft::cmd_cluster_check(rest, comm);
+        rc = cmd == "bench"      ? cpuft::cmd_bench(rest, comm)
+             : cmd == "quantize" ? cpuft::cmd_quantize(rest, comm)
+                                 : cpuft::cmd_cluster_check(rest, comm);
       } else {
         rc = cmd == "train"      ? cpuft::cmd_train(rest, comm, start)
              : cmd == "evaluate" ? cpuft::cmd_evaluate(rest, comm, start)

@@ -55,17 +55,19 @@ class SafetensorsReader {
   size_t map_size_ = 0;
 };
 
-// A tensor to write: F32 from `f32`, or BF16 from `bf16`, or I64 from `i64` (exactly one set).
+// A tensor to write: F32 from `f32`, or BF16 from `bf16`, or I64 from `i64`, or I8 from `i8`
+// (exactly one set).
 struct StTensorOut {
   std::string name;
   std::vector<int64_t> shape;
   const float* f32 = nullptr;
   const uint16_t* bf16 = nullptr;
   const int64_t* i64 = nullptr;
+  const int8_t* i8 = nullptr;
 };
 
 // Writes a safetensors file atomically (temporary name, fsync, rename), byte for byte as the
-// reference writer (safetensors' serialize) does: tensors sorted by dtype (I64, F32, BF16) then
+// reference writer (safetensors' serialize) does: tensors sorted by dtype (I64, F32, BF16, I8) then
 // name, compact header, "__metadata__" first (omitted when `metadata` is empty; its entries in
 // key order), header padded with spaces to a multiple of 8. Throws cpuft::Error for an empty or
 // duplicate name, "__metadata__" as a name, a negative dimension or not exactly one data pointer.

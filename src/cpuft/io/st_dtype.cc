@@ -42,7 +42,8 @@ const char* st_dtype_name(StDtype dtype) {
     case StDtype::F32: return "F32";
     case StDtype::BF16: return "BF16";
     case StDtype::I64: return "I64";
-    default: fail("safetensors writer: dtype ", static_cast<int>(dtype), " is not one cpuft writes (F32, BF16, I64)");
+    case StDtype::I8: return "I8";
+    default: fail("safetensors writer: dtype ", static_cast<int>(dtype), " is not one cpuft writes (F32, BF16, I64, I8)");
   }
 }
 

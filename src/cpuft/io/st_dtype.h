@@ -17,7 +17,7 @@ struct StDtypeInfo {
 // Looks up a header dtype string; returns false when the string is not a safetensors dtype.
 bool lookup_st_dtype(const std::string& name, StDtypeInfo* info);
 
-// The header string of a dtype cpuft writes (F32, BF16, I64).
+// The header string of a dtype cpuft writes (F32, BF16, I64, I8).
 const char* st_dtype_name(StDtype dtype);
 
 // All dtype strings, for error messages: "BOOL, U8, ...".

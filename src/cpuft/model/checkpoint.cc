@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "cpuft/io/model_dir.h"
+#include "cpuft/io/quantization_config.h"
 #include "cpuft/io/safetensors.h"
 #include "cpuft/model/qa_model.h"
 #include "cpuft/util/error.h"
@@ -30,6 +31,9 @@ bool is_qa_head(const std::string& name) { return name.rfind("qa_outputs.", 0) =
 QaModel QaModel::from_pretrained(const std::string& dir, bool bf16, uint64_t seed, std::ostream& notices) {
   const std::string config_path = dir + "/config.json";
   ModelConfig config = load_model_config(config_path);
+  if (has_quantization_config(config.raw))
+    fail(config_path, ": has a \"quantization_config\" (a quantized model, for evaluate and predict only); "
+         "training needs the full-precision model it was quantized from");
   // Everything the config implies is checked against the safetensors header before the model is
   // allocated: a config that disagrees with its weights costs an error line, not gigabytes.
   const ParamTable table(config);

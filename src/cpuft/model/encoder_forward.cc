@@ -57,9 +57,9 @@ void QaModel::forward_pass(const Batch& b, const Acts& a, bool train, uint64_t s
     const LayerOffsets& lo = table_.layer(static_cast<int>(li));
     const Acts::Layer& L = a.layers[static_cast<size_t>(li)];
     const GemmIn xin = gemm_operand(L.x, L.xb, N * H);
-    linear_fwd(L.q, xin, gemm_weight(lo.q.w), P + lo.q.b, N, H, H);
-    linear_fwd(L.k, xin, gemm_weight(lo.k.w), P + lo.k.b, N, H, H);
-    linear_fwd(L.v, xin, gemm_weight(lo.v.w), P + lo.v.b, N, H, H);
+    linear(L.q, L.x, xin, lo.q, N, H, H);
+    linear(L.k, L.x, xin, lo.k, N, H, H);
+    linear(L.v, L.x, xin, lo.v, N, H, H);
     if (distil) {
 #pragma omp parallel for schedule(static)
       for (int64_t i = 0; i < N * H; ++i) L.q[i] /= q_divisor;
@@ -72,15 +72,15 @@ void QaModel::forward_pass(const Batch& b, const Acts& a, bool train, uint64_t s
                   AttentionDropout{attn_p, seed, dropout_site::attention(li), attn_first}, bf16_);
 
     // Output projection (+ dropout for BERT), residual, LayerNorm.
-    linear_fwd(L.res1, gemm_operand(L.ctx, L.ctxb, N * H), gemm_weight(lo.o.w), P + lo.o.b, N, H, H);
+    linear(L.res1, L.ctx, gemm_operand(L.ctx, L.ctxb, N * H), lo.o, N, H, H);
     if (!distil) dropout_fwd(L.res1, nullptr, L.res1, N * H, hidden_p, seed, dropout_site::attention_output(li), hidden_first);
     layernorm_fwd(L.h1, L.h1b, L.mean1, L.rstd1, L.res1, L.res1, x, P + lo.ln1.w, P + lo.ln1.b, static_cast<int>(N),
                   static_cast<int>(H), c.layer_norm_eps);
 
     // FFN: lin1, GELU, lin2, dropout, residual, LayerNorm.
-    linear_fwd(L.f1, saved_operand(L.h1, L.h1b), gemm_weight(lo.ff1.w), P + lo.ff1.b, N, H, I);
+    linear(L.f1, L.h1, saved_operand(L.h1, L.h1b), lo.ff1, N, H, I);
     gelu_fwd(L.g, L.gb, L.f1, nullptr, N, I);
-    linear_fwd(L.res2, saved_operand(L.g, L.gb), gemm_weight(lo.ff2.w), P + lo.ff2.b, N, I, H);
+    linear(L.res2, L.g, saved_operand(L.g, L.gb), lo.ff2, N, I, H);
     dropout_fwd(L.res2, nullptr, L.res2, N * H, hidden_p, seed, dropout_site::ffn_output(li), hidden_first);
     layernorm_fwd(L.h2, nullptr, L.mean2, L.rstd2, L.res2, L.res2, L.h1, P + lo.ln2.w, P + lo.ln2.b,
                   static_cast<int>(N), static_cast<int>(H), c.layer_norm_eps);

@@ -130,6 +130,7 @@ void QaModel::check_batch(const Batch& b) const {
 }
 
 float QaModel::forward_backward(const Batch& b, uint64_t dropout_seed, float loss_scale) {
+  if (int8_) fail("forward_backward: an int8-quantized model runs forward only; train the model it was quantized from");
   check_batch(b);
   if (!b.start_positions || !b.end_positions) fail("forward_backward: the batch has no start/end positions");
   const Acts& a = layout(b.batch, b.seq_len, /*training=*/true);

@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "cpuft/io/hf_config.h"
+#include "cpuft/model/int8_linear.h"
 #include "cpuft/model/linear.h"
 #include "cpuft/model/param_table.h"
 
@@ -61,6 +62,19 @@ class QaModel {
   // Writes dir/model.safetensors (HF names, F32) and dir/config.json (architectures
   // *ForQuestionAnswering), each atomically. The directory must exist.
   void save_pretrained(const std::string& dir) const;
+
+  // ---- Int8 (model/int8_model.cc, docs/quantization.md). A quantized directory (written by
+  // `cpuft quantize`) loads for evaluation and prediction only: its encoder's linear layers run as
+  // int8 products, the rest (embeddings, LayerNorm, attention, GELU, qa_outputs) in f32. Every
+  // tensor is checked (dtype, shape, finite positive scales); a bad one throws cpuft::Error naming
+  // the file and the tensor. from_pretrained refuses such a directory. The f32 parameter slots of
+  // the int8 weights are not kept (their pages are released; params() reads zeros there).
+  static QaModel from_int8(const std::string& dir, std::ostream& notices);
+  bool int8() const { return int8_ != nullptr; }
+  const Int8Weights* int8_weights() const { return int8_.get(); }
+  // Called with the input of every encoder linear layer during forward (calibration records ranges).
+  using LinearInputObserver = std::function<void(size_t weight_offset, const float* x, int64_t rows, int64_t cols)>;
+  void set_linear_input_observer(LinearInputObserver observer) { observer_ = std::move(observer); }
 
   const ModelConfig& config() const { return config_; }
   const ParamTable& table() const { return table_; }
@@ -120,6 +134,9 @@ class QaModel {
   void forward_pass(const Batch& b, const Acts& a, bool train, uint64_t seed);
   void backward_pass(const Batch& b, const Acts& a, uint64_t seed);
   GemmIn gemm_weight(size_t offset) const;  // f32 master or bf16 copy of a Linear weight
+  // y = x W^T + b for an encoder linear layer: the int8 product when the model has one for it, else
+  // linear_fwd on xin (x itself, or its bf16 copy). model/int8_model.cc.
+  void linear(float* y, const float* x, GemmIn xin, const LinearOffsets& l, int64_t rows, int64_t in, int64_t out);
 
   ModelConfig config_;
   ParamTable table_;
@@ -131,6 +148,8 @@ class QaModel {
   std::shared_ptr<Acts> view_;  // the arena's layout for the current (batch, seq_len)
   int max_threads_ = 1;
   std::function<void(size_t, size_t)> grad_ready_;
+  std::shared_ptr<const Int8Weights> int8_;  // set by from_int8 only
+  LinearInputObserver observer_;
 };
 
 }  // namespace cpuft

@@ -8,7 +8,9 @@
 #include "cpuft/cpu/placement.h"
 #include "cpuft/dist/rank_placement.h"
 #include "cpuft/io/model_dir.h"
+#include "cpuft/io/quantization_config.h"
 #include "cpuft/kernels/gemm.h"
+#include "cpuft/kernels/gemm_int8.h"
 #include "cpuft/util/atomic_file.h"
 #include "cpuft/util/read_file.h"
 #include "cpuft/util/log.h"
@@ -48,8 +50,11 @@ LoadedModel load_model(const TrainArgs& args, Communicator& comm, const std::str
   m.tokenizer = std::make_unique<Tokenizer>(Tokenizer::load(m.tokenizer_dir));
   std::ostringstream notices;
   const std::string& dir = weights_dir.empty() ? m.model_dir : weights_dir;
+  // An int8 directory (cpuft quantize) runs evaluation and prediction; training refuses it (from_pretrained).
+  const bool int8 = !args.do_train && is_quantized_model_dir(dir);
   m.model = std::make_unique<QaModel>(
-      QaModel::from_pretrained(dir, args.bf16, static_cast<uint64_t>(args.seed), notices));
+      int8 ? QaModel::from_int8(dir, notices)
+           : QaModel::from_pretrained(dir, args.bf16, static_cast<uint64_t>(args.seed), notices));
   // Checked here so that train, evaluate and predict all name the flag (not the model's internals).
   if (args.max_seq_length > m.model->config().max_position_embeddings)
     fail("--max_seq_length: found ", args.max_seq_length, ", expected at most the model's max_position_embeddings (",
@@ -68,7 +73,9 @@ LoadedModel load_model(const TrainArgs& args, Communicator& comm, const std::str
       log_notice(line);
     }
   }
-  if (args.bf16 && !gemm_bf16_native())
+  if (int8 && args.bf16) log_notice("--bf16: ignored for an int8 model (int8 products, f32 everywhere else)");
+  if (int8 && int8_activation_levels() < 255) log_notice("int8: ", describe_int8_matmul());
+  if (!int8 && args.bf16 && !gemm_bf16_native())
     log_notice("--bf16: oneDNN has no bf16 matrix product on this CPU (", describe_gemm(),
                "); bf16 products are emulated in f32: the numbers of bf16, slower than FP32");
   // Every rank starts from rank 0's weights (the qa_outputs initialisation included).

@@ -1,0 +1,204 @@
+// cpuft quantize: a fine-tuned QA model -> an int8 model directory for evaluate and predict
+// (docs/quantization.md). Every encoder linear layer gets s8 weights with one scale per output
+// channel; activations are quantized per token at run time, or, with --calibration_file, with one
+// range per layer measured on the first --calibration_windows windows of a SQuAD file. The source
+// directory is only read; the output appears whole or not at all (written into a temporary sibling
+// directory, renamed into place).
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <climits>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <sstream>
+
+#include "cpuft/cli/commands.h"
+#include "cpuft/cli/flag_values.h"
+#include "cpuft/data/batch.h"
+#include "cpuft/data/feature_builder.h"
+#include "cpuft/io/model_dir.h"
+#include "cpuft/io/quantization_config.h"
+#include "cpuft/kernels/gemm_int8.h"
+#include "cpuft/model/int8_model.h"
+#include "cpuft/train/qa_data.h"
+#include "cpuft/train/run_setup.h"
+#include "cpuft/util/atomic_file.h"
+#include "cpuft/util/error.h"
+#include "cpuft/util/json_read.h"
+#include "cpuft/util/log.h"
+
+namespace cpuft {
+namespace {
+
+const char* kQuantizeHelp =
+    "usage: cpuft quantize --model_name_or_path DIR --output_dir OUT [--calibration_file squad.json]\n"
+    "                      [--calibration_windows N] [--max_seq_length N] [--doc_stride N]\n"
+    "                      [--per_device_eval_batch_size N] [--threads N]\n"
+    "Writes OUT: an int8 copy of the QA model in DIR (a BertForQuestionAnswering or\n"
+    "DistilBertForQuestionAnswering directory) for cpuft evaluate and cpuft predict. Every encoder linear\n"
+    "layer gets int8 weights with one scale per output channel (qa_outputs stays float32); DIR is not changed.\n"
+    "  --calibration_file F      static activation ranges measured on the first windows of the SQuAD file F\n"
+    "                            (default: none; activations are quantized per token as they arrive)\n"
+    "  --calibration_windows N   windows of F to measure (default 256)\n"
+    "  --max_seq_length N        window length for calibration (default 384)\n"
+    "  --doc_stride N            window overlap for calibration (default 128)\n"
+    "  --per_device_eval_batch_size N  windows per calibration batch (default 8)\n"
+    "  --threads N               OpenMP threads (default: one per core)\n"
+    "OUT must not exist or be empty. The format: docs/quantization.md.\n";
+
+struct QuantizeArgs {
+  std::string model, output_dir, calibration_file;
+  int windows = 256, max_seq_length = 384, doc_stride = 128, batch = 8, threads = 0;
+};
+
+QuantizeArgs parse(const Argv& argv, bool* help) {
+  QuantizeArgs a;
+  for (size_t i = 0; i < argv.size(); ++i) {
+    std::string f = argv[i], v;
+    if (f == "--help" || f == "-h") {
+      *help = true;
+      return a;
+    }
+    const size_t eq = f.find('=');
+    if (f.rfind("--", 0) == 0 && eq != std::string::npos) {
+      v = f.substr(eq + 1);
+      f = f.substr(0, eq);
+    } else {
+      if (i + 1 >= argv.size()) fail(f, ": missing value (see cpuft quantize --help)");
+      v = argv[++i];
+    }
+    if (f == "--model_name_or_path") a.model = v;
+    else if (f == "--output_dir") a.output_dir = v;
+    else if (f == "--calibration_file") a.calibration_file = v;
+    else if (f == "--calibration_windows") a.windows = flag_int(f, v);
+    else if (f == "--max_seq_length") a.max_seq_length = flag_int(f, v);
+    else if (f == "--doc_stride") a.doc_stride = flag_int(f, v, 0);
+    else if (f == "--per_device_eval_batch_size") a.batch = flag_int(f, v);
+    else if (f == "--threads") a.threads = flag_int(f, v, 0);
+    else fail("cpuft quantize: unknown flag '", f, "' (see cpuft quantize --help)");
+  }
+  if (a.model.empty()) fail("--model_name_or_path: missing, expected the fine-tuned model directory to quantize");
+  if (a.output_dir.empty()) fail("--output_dir: missing, expected a new directory for the int8 model");
+  if (a.doc_stride >= a.max_seq_length)
+    fail("--doc_stride: found ", a.doc_stride, ", expected less than --max_seq_length (", a.max_seq_length, ")");
+  return a;
+}
+
+std::string real_path(const std::string& p) {
+  char buf[PATH_MAX];
+  return ::realpath(p.c_str(), buf) ? std::string(buf) : std::string();
+}
+
+// The architectures quantize supports: a QA model of a family cpuft runs, with its trained head.
+void check_architecture(const std::string& dir, const ModelConfig& config) {
+  const std::string path = dir + "/config.json";
+  const char* want = config.family == ModelFamily::bert ? "BertForQuestionAnswering" : "DistilBertForQuestionAnswering";
+  const nlohmann::json arch = config.raw.value("architectures", nlohmann::json());
+  const bool ok = arch.is_array() && std::find(arch.begin(), arch.end(), nlohmann::json(want)) != arch.end();
+  if (!ok)
+    fail(path, ": architectures is ", arch.is_null() ? std::string("missing") : json_preview(arch), "; cpuft quantize supports ",
+         want, " (a model fine-tuned for question answering, e.g. by cpuft train)");
+  Checkpoint ckpt(dir, config.family);
+  if (!ckpt.find("qa_outputs.weight") || !ckpt.find("qa_outputs.bias"))
+    fail(ckpt.files().front(), ": has no qa_outputs.weight / qa_outputs.bias; cpuft quantize needs a model fine-tuned "
+         "for question answering");
+}
+
+void check_output_dir(const std::string& out, const std::string& model_dir) {
+  const std::string real_out = real_path(out);
+  if (!real_out.empty() && real_out == real_path(model_dir))
+    fail("--output_dir: ", out, " is the model directory itself; the original is kept: choose a new directory");
+  std::error_code ec;
+  if (std::filesystem::exists(out, ec)) {
+    if (!std::filesystem::is_directory(out, ec)) fail("--output_dir: ", out, " is a file; expected a new directory");
+    if (!std::filesystem::is_empty(out, ec)) fail("--output_dir: ", out, " is not empty; expected a new or empty directory");
+  }
+}
+
+// Runs the model over the first `windows` windows of the calibration file; returns each layer's range.
+InputRanges calibrate(QaModel& model, const Tokenizer& tokenizer, const QuantizeArgs& a, int64_t* used) {
+  FeatureOptions fo;
+  fo.max_seq_length = a.max_seq_length;
+  fo.doc_stride = a.doc_stride;
+  QaData data = load_eval_data(a.calibration_file, tokenizer, fo, std::nullopt);
+  if (data.features.empty()) fail(a.calibration_file, ": no questions, expected a SQuAD file to calibrate with");
+  const size_t n = std::min(data.features.size(), static_cast<size_t>(a.windows));
+  *used = static_cast<int64_t>(n);
+  if (n < static_cast<size_t>(a.windows))
+    log_notice(a.calibration_file, " has ", n, " windows of ", a.max_seq_length, " tokens; calibrating on all of them (--calibration_windows ", a.windows, ")");
+  model.reserve(a.batch, a.max_seq_length, /*training=*/false);
+  InputRangeRecorder recorder(model, a.max_seq_length);
+  std::vector<int64_t> order(n);
+  for (size_t i = 0; i < n; ++i) order[i] = static_cast<int64_t>(i);
+  std::vector<float> start(static_cast<size_t>(a.batch) * a.max_seq_length), end(start.size());
+  BatchBuffers buf;
+  for (size_t b = 0; b < n; b += static_cast<size_t>(a.batch)) {
+    buf.gather(data.features, order, b, std::min(n, b + static_cast<size_t>(a.batch)), a.max_seq_length);
+    QaModel::Batch batch;
+    batch.input_ids = buf.input_ids.data();
+    batch.token_type_ids = buf.token_type_ids.data();
+    batch.attention_mask = buf.attention_mask.data();
+    batch.batch = buf.rows;
+    batch.seq_len = a.max_seq_length;
+    model.forward(batch, start.data(), end.data());
+  }
+  return recorder.ranges();
+}
+
+}  // namespace
+
+int cmd_quantize(const Argv& argv, Communicator& comm) {
+  bool help = false;
+  const QuantizeArgs a = parse(argv, &help);
+  if (help) {
+    std::fputs(kQuantizeHelp, stdout);
+    return 0;
+  }
+  if (comm.size() > 1) fail("cpuft quantize: runs as one process, not under mpirun");
+  const std::string dir = resolve_model_dir(a.model);
+  const ModelConfig config = load_model_config(dir + "/config.json");
+  if (has_quantization_config(config.raw))
+    fail(dir, "/config.json: already has a \"quantization_config\"; quantize the full-precision model");
+  check_architecture(dir, config);
+  check_output_dir(a.output_dir, dir);
+  configure_threads(a.threads, comm);
+
+  const Tokenizer tokenizer = Tokenizer::load(dir);
+  std::ostringstream notices;
+  QaModel model = QaModel::from_pretrained(dir, /*bf16=*/false, 42, notices);
+  if (!a.calibration_file.empty() && a.max_seq_length > model.config().max_position_embeddings)
+    fail("--max_seq_length: found ", a.max_seq_length, ", expected at most the model's max_position_embeddings (",
+         model.config().max_position_embeddings, ")");
+  InputRanges ranges;
+  int64_t windows = 0;
+  if (!a.calibration_file.empty()) ranges = calibrate(model, tokenizer, a, &windows);
+
+  // Everything goes into a temporary sibling directory that is renamed into place at the end.
+  const std::filesystem::path out = std::filesystem::absolute(a.output_dir).lexically_normal();
+  std::filesystem::create_directories(out.parent_path());
+  std::string tmp = (out.parent_path() / (out.filename().string() + ".tmp-XXXXXX")).string();
+  if (!::mkdtemp(tmp.data())) fail("--output_dir: cannot create a directory beside ", out.string());
+  const mode_t mask = ::umask(0);
+  ::umask(mask);
+  ::chmod(tmp.c_str(), 0777 & ~mask);  // mkdtemp makes it 0700; the output is an ordinary directory
+  try {
+    save_int8_model(model, tmp, a.calibration_file.empty() ? nullptr : &ranges, windows);
+    copy_tokenizer_files(tokenizer, tmp);
+    std::error_code ec;
+    if (std::filesystem::exists(out, ec)) std::filesystem::remove(out);  // empty (checked above)
+    commit_directory(tmp, out.string());
+  } catch (...) {
+    std::error_code ec;
+    std::filesystem::remove_all(tmp, ec);
+    throw;
+  }
+  std::printf("cpuft: wrote an int8 model to %s (%s activations%s); int8 products here: %s\n", out.c_str(),
+              a.calibration_file.empty() ? "dynamic per-token" : "static",
+              a.calibration_file.empty() ? "" : (", calibrated on " + std::to_string(windows) + " windows").c_str(),
+              describe_int8_matmul().c_str());
+  return 0;
+}
+
+}  // namespace cpuft

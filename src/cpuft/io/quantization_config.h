@@ -1,0 +1,41 @@
+// The "quantization_config" entry of an int8 model directory's config.json, written by `cpuft
+// quantize` (docs/quantization.md), and the names of the extra tensors such a directory holds.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace cpuft {
+
+constexpr const char* kInt8QuantMethod = "cpuft_int8";
+constexpr int kInt8FormatVersion = 1;
+
+struct QuantizationConfig {
+  bool static_activations = false;  // input ranges from calibration (else dynamic, per token)
+  int64_t calibration_windows = 0;  // how many windows the ranges came from (static only)
+};
+
+// True when the config (config.json as read) has a "quantization_config" entry, of any method.
+bool has_quantization_config(const nlohmann::json& config);
+
+// True when dir/config.json exists, parses, and has a "quantization_config" entry (false otherwise:
+// the model loader then reports what is wrong with the file).
+bool is_quantized_model_dir(const std::string& dir);
+
+// Reads and checks the entry of a cpuft int8 directory; throws cpuft::Error naming `path`, the
+// field, the value found and what was expected (another quant_method, another format_version, an
+// unknown activation scheme).
+QuantizationConfig read_quantization_config(const nlohmann::json& config, const std::string& path);
+
+// The entry as written into config.json.
+nlohmann::json quantization_config_json(const QuantizationConfig& q);
+
+// Tensor names: the int8 weight keeps the f32 weight's name ("...query.weight", dtype I8); beside it
+// "...query.weight_scale" (F32 [out]) and, with static activations, "...query.input_range" (F32 [2]:
+// the minimum and maximum of the layer's input over the calibration windows).
+std::string weight_scale_name(const std::string& weight_name);
+std::string input_range_name(const std::string& weight_name);
+
+}  // namespace cpuft

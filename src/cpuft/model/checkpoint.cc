@@ -12,17 +12,10 @@
 #include "cpuft/util/error.h"
 #include "cpuft/util/json_read.h"
 #include "cpuft/util/memory.h"
+#include "cpuft/util/shape_text.h"
 
 namespace cpuft {
 namespace {
-
-std::string shape_str(const std::vector<int64_t>& s) {
-  std::ostringstream os;
-  os << '[';
-  for (size_t i = 0; i < s.size(); ++i) os << (i ? ", " : "") << s[i];
-  os << ']';
-  return os.str();
-}
 
 bool is_qa_head(const std::string& name) { return name.rfind("qa_outputs.", 0) == 0; }
 
@@ -47,11 +40,11 @@ QaModel QaModel::from_pretrained(const std::string& dir, bool bf16, uint64_t see
         continue;
       }
       fail(ckpt.files().empty() ? dir : ckpt.files().front(), ": tensor ", e.name, " is missing; expected shape ",
-           shape_str(e.shape), " (", config_path, ")");
+           shape_text(e.shape), " (", config_path, ")");
     }
     if (t->info->shape != e.shape)
-      fail(t->reader->path(), ": tensor ", t->info->name, " has shape ", shape_str(t->info->shape), ", expected ",
-           shape_str(e.shape), " as ", config_path, " says");
+      fail(t->reader->path(), ": tensor ", t->info->name, " has shape ", shape_text(t->info->shape), ", expected ",
+           shape_text(e.shape), " as ", config_path, " says");
   }
   check_fits_in_memory(weight_bytes(config, bf16), str_cat(config_path, ": ", config.layers, " layers of width ",
                                                            config.hidden, " (", table.total(), " parameters)"));

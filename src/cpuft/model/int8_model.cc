@@ -19,17 +19,10 @@
 #include "cpuft/io/quantization_config.h"
 #include "cpuft/io/safetensors.h"
 #include "cpuft/util/error.h"
+#include "cpuft/util/shape_text.h"
 
 namespace cpuft {
 namespace {
-
-std::string shape_str(const std::vector<int64_t>& s) {
-  std::ostringstream os;
-  os << '[';
-  for (size_t i = 0; i < s.size(); ++i) os << (i ? ", " : "") << s[i];
-  os << ']';
-  return os.str();
-}
 
 // The tensor `name` of the checkpoint with dtype `dtype` and shape `shape`, or a one-line error.
 const CheckpointTensor& expect_tensor(const Checkpoint& ckpt, const std::string& dir, const std::string& name,
@@ -38,13 +31,13 @@ const CheckpointTensor& expect_tensor(const Checkpoint& ckpt, const std::string&
   const CheckpointTensor* t = ckpt.find(name);
   if (!t)
     fail(ckpt.files().empty() ? dir : ckpt.files().front(), ": tensor ", name, " is missing; expected ", dtype_name, " ",
-         shape_str(shape), " (", what, ")");
+         shape_text(shape), " (", what, ")");
   if (t->info->dtype != dtype)
     fail(t->reader->path(), ": tensor ", t->info->name, " has dtype ", t->info->dtype_name, ", expected ", dtype_name,
          " (", what, ")");
   if (t->info->shape != shape)
-    fail(t->reader->path(), ": tensor ", t->info->name, " has shape ", shape_str(t->info->shape), ", expected ",
-         shape_str(shape), " (", what, ")");
+    fail(t->reader->path(), ": tensor ", t->info->name, " has shape ", shape_text(t->info->shape), ", expected ",
+         shape_text(shape), " (", what, ")");
   return *t;
 }
 
@@ -96,10 +89,10 @@ QaModel QaModel::from_int8(const std::string& dir, std::ostream& notices) {
       const CheckpointTensor* t = ckpt.find(e.name);
       if (!t)
         fail(ckpt.files().empty() ? dir : ckpt.files().front(), ": tensor ", e.name, " is missing; expected shape ",
-             shape_str(e.shape));
+             shape_text(e.shape));
       if (t->info->shape != e.shape)
-        fail(t->reader->path(), ": tensor ", t->info->name, " has shape ", shape_str(t->info->shape), ", expected ",
-             shape_str(e.shape));
+        fail(t->reader->path(), ": tensor ", t->info->name, " has shape ", shape_text(t->info->shape), ", expected ",
+             shape_text(e.shape));
       t->reader->read_f32(*t->info, dst);  // throws for a non-float dtype, naming the file and tensor
       continue;
     }

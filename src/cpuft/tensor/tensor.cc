@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "cpuft/util/error.h"
+#include "cpuft/util/shape_text.h"
 
 namespace cpuft {
 
@@ -53,15 +54,6 @@ int64_t checked_numel(const std::vector<int64_t>& shape) {
     n *= d;
   }
   return n;
-}
-
-std::string shape_str(const std::vector<int64_t>& shape) {
-  std::string s;
-  for (size_t i = 0; i < shape.size(); ++i) {
-    if (i) s += ", ";
-    s += std::to_string(shape[i]);
-  }
-  return s;
 }
 
 }  // namespace
@@ -135,7 +127,7 @@ Tensor Tensor::rows(int64_t begin, int64_t end) const {
 Tensor Tensor::reshaped(std::vector<int64_t> shape) const {
   int64_t n = checked_numel(shape);
   if (n != numel_)
-    fail("tensor ", describe(), ": cannot reshape to [", shape_str(shape), "] (", n,
+    fail("tensor ", describe(), ": cannot reshape to ", shape_text(shape), " (", n,
          " elements, expected ", numel_, ")");
   return borrow(data_, dtype_, std::move(shape));
 }
@@ -145,7 +137,7 @@ void Tensor::zero() {
 }
 
 std::string Tensor::describe() const {
-  return std::string(dtype_name(dtype_)) + "[" + shape_str(shape_) + "]";
+  return std::string(dtype_name(dtype_)) + shape_text(shape_);
 }
 
 void Tensor::check_dtype(DType want) const {

@@ -15,6 +15,7 @@
 #include "cpuft/util/json_read.h"
 #include "cpuft/util/py_json.h"
 #include "cpuft/util/read_file.h"
+#include "cpuft/util/shape_text.h"
 
 namespace cpuft {
 
@@ -25,12 +26,6 @@ namespace {
 
 const char* kStateFile = "cpuft_state.json";
 const char* kOptimizerFile = "optimizer.safetensors";
-
-std::string shape_str(const std::vector<int64_t>& shape) {
-  std::string s = "[";
-  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
-  return s + "]";
-}
 
 json state_to_json(const CheckpointState& s) {
   json rng = json::object();
@@ -89,8 +84,8 @@ void check_moments(const NamedArrays& m, const NamedArrays& v) {
     fail("checkpoint: ", m.size(), " first-moment arrays but ", v.size(), " second-moment arrays");
   for (size_t i = 0; i < m.size(); ++i)
     if (m[i].name != v[i].name || m[i].shape != v[i].shape)
-      fail("checkpoint: moment ", i, ": exp_avg '", m[i].name, "' ", shape_str(m[i].shape), " vs exp_avg_sq '",
-           v[i].name, "' ", shape_str(v[i].shape), ", expected the same name and shape");
+      fail("checkpoint: moment ", i, ": exp_avg '", m[i].name, "' ", shape_text(m[i].shape), " vs exp_avg_sq '",
+           v[i].name, "' ", shape_text(v[i].shape), ", expected the same name and shape");
 }
 
 void write_optimizer(const std::string& path, const NamedArrays& m, const NamedArrays& v, int64_t adam_step) {
@@ -122,10 +117,10 @@ void read_optimizer(const std::string& path, const MutableNamedArrays& m, const 
     for (const auto& a : *group) {
       const std::string name = prefix + a.name;
       const StTensorInfo* t = st.find(name);
-      if (!t) fail(path, ": tensor '", name, "': missing, expected shape ", shape_str(a.shape));
+      if (!t) fail(path, ": tensor '", name, "': missing, expected shape ", shape_text(a.shape));
       if (t->dtype != StDtype::F32) fail(path, ": tensor '", name, "': dtype ", t->dtype_name, ", expected F32");
       if (t->shape != a.shape)
-        fail(path, ": tensor '", name, "': shape ", shape_str(t->shape), ", expected ", shape_str(a.shape));
+        fail(path, ": tensor '", name, "': shape ", shape_text(t->shape), ", expected ", shape_text(a.shape));
       st.read_f32(*t, a.data);
       ++expected;
     }

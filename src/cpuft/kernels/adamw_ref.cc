@@ -4,8 +4,8 @@
 #include <cmath>
 
 #include "cpuft/kernels/adamw_scalars.h"
-#include "cpuft/kernels/bf16_round.h"
 #include "cpuft/kernels/kernel_table.h"
+#include "cpuft/tensor/bf16.h"
 
 namespace cpuft {
 namespace ref {
@@ -27,7 +27,7 @@ void adamw_step(float* w, float* m, float* v, uint16_t* w_bf16, const float* g, 
     w[i] = wi;
     m[i] = mi;
     v[i] = vi;
-    if (w_bf16) w_bf16[i] = bf16_round(wi);
+    if (w_bf16) w_bf16[i] = f32_to_bf16(wi);
   }
 }
 

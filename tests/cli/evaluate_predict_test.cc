@@ -1,5 +1,5 @@
 // cpuft evaluate writes the run_qa metrics files; cpuft predict answers for scripts with
-// {"answer", "score", "start", "end"} where answer == context[start:end] in code points (issue 4, section 4).
+// {"answer", "score", "start", "end"} where answer == context[start:end] in code points (eval/postprocess.h).
 #include <sstream>
 
 #include "cli/e2e_fixture.h"

@@ -10,7 +10,7 @@
 namespace cpuft {
 namespace ref {
 
-// Torch's order (spec 4.4): lerp_ and addcmul_ are fused multiply-adds in torch's CPU kernels
+// Torch's order (docs/parity.md, Training): lerp_ and addcmul_ are fused multiply-adds in torch's CPU kernels
 // (checked against torch bit for bit, tools/kernels_adamw_fixture.py); nothing else is fused.
 void adamw_step(float* w, float* m, float* v, uint16_t* w_bf16, const float* g, int64_t n,
                 const AdamWParams& p, int64_t step) {

@@ -7,6 +7,7 @@
 
 #include <string>
 
+#include "common/temp_dir.h"
 #include "cpuft/util/error.h"
 
 namespace cpuft {
@@ -43,8 +44,8 @@ TEST(QuestionLines, ErrorsNameTheLine) {
 }
 
 TEST(QuestionLines, FilesMustBeRegular) {
-  char tmpl[] = "/tmp/cpuft_lines_test_XXXXXX";
-  const std::string dir = ::mkdtemp(tmpl);
+  const cpuft_test::TempDir tmp("cpuft_lines_test");
+  const std::string& dir = tmp.path();
   try {
     read_question_lines(dir);
     FAIL();

@@ -23,12 +23,14 @@ std::string lines_error(const std::string& text) {
 }
 
 TEST(QuestionLines, ReadsObjectsSkippingBlankLines) {
-  const auto ex = parse_question_lines("{\"question\": \"a?\", \"context\": \"b\", \"id\": \"x\"}\n \r\n"
-                                       "{\"question\": \"c?\", \"context\": \"d\"}",
-                                       "q.jsonl");
+  const QuestionLines q = parse_question_lines("{\"question\": \"a?\", \"context\": \"b\", \"id\": \"x\"}\n \r\n"
+                                               "{\"question\": \"c?\", \"context\": \"d\"}",
+                                               "q.jsonl");
+  const std::vector<Example>& ex = q.examples;
   ASSERT_EQ(ex.size(), 2u);
   EXPECT_EQ(ex[0].id, "x");
-  EXPECT_EQ(ex[1].id, "1");
+  EXPECT_EQ(ex[1].id, "1");  // for post-processing only: predict does not echo it
+  EXPECT_EQ(q.id_given, (std::vector<bool>{true, false}));
   EXPECT_EQ(ex[1].context, "d");
 }
 

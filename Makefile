@@ -27,22 +27,23 @@ test:
 	@$(MAKE) --no-print-directory build
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
-# The unit tests once per kernel ISA this CPU can run (CPUFT_ISA=ref, avx2, avx512), so that every
-# kernel path is tested on the CPU that runs it; `make test` runs them with the best ISA only.
+# The in-process tests (CTest labels unit and parity; tests/README.md) once per kernel ISA this CPU can
+# run (CPUFT_ISA=ref, avx2, avx512), so that every kernel path is tested on the CPU that runs it; `make test`
+# runs them with the best ISA only.
 test-isa: build
 	@for isa in ref avx2 avx512; do \
 	  if ! CPUFT_ISA=$$isa $(BUILD)/cpuft doctor > /dev/null 2>&1; then \
 	    echo "test-isa: CPUFT_ISA=$$isa: not supported by this CPU, skipped"; continue; fi; \
 	  echo "test-isa: unit tests with CPUFT_ISA=$$isa ($$($(BUILD)/cpuft doctor | sed -n 's/^bf16: */bf16 /p'))"; \
-	  (cd $(BUILD) && CPUFT_ISA=$$isa ctest -L unit -j $(JOBS) --output-on-failure) || exit 1; \
+	  (cd $(BUILD) && CPUFT_ISA=$$isa ctest -L 'unit|parity' -j $(JOBS) --output-on-failure) || exit 1; \
 	done
 
-# Unit tests once more under AddressSanitizer + UndefinedBehaviorSanitizer (separate build folder; -O1
-# without debug info keeps the build short enough for CI).
+# The in-process tests (labels unit and parity) once more under AddressSanitizer + UndefinedBehaviorSanitizer
+# (separate build folder; -O1 without debug info keeps the build short enough for CI).
 test-asan: deps
 	@cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG=-O1 -DCPUFT_SANITIZE=ON -DCPUFT_BUILD_BENCH=OFF > /dev/null
 	@cmake --build build-asan -j $(JOBS)
-	@cd build-asan && ctest --output-on-failure -j $(JOBS) -L unit
+	@cd build-asan && ctest --output-on-failure -j $(JOBS) -L 'unit|parity'
 
 bench: build
 	@$(BUILD)/cpuft bench

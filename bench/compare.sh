@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Side-by-side training-step benchmark: `cpuft bench` against tools/pytorch_step_bench.py (HF
-# DistilBertForQuestionAnswering) for the configurations of issue 6, several repetitions, interleaved
-# (cpuft, then PyTorch, per configuration and repetition) so that load drift hits both sides alike.
+# DistilBertForQuestionAnswering) for the configurations of docs/performance.md's table, several
+# repetitions, interleaved (cpuft, then PyTorch, per configuration and repetition) so that load drift
+# hits both sides alike.
 # Prints a markdown table of medians and cpuft/PyTorch ratios. Builds nothing.
 #
 #   PYTHON=/work/pyref/bin/python bench/compare.sh

@@ -1,6 +1,7 @@
 // Tokenizer and feature-builder throughput on the whole SQuAD v1.1 dev set with the bundled uncased
 // vocabulary, read from the current directory as the repository root (../shared/data/squad/dev-v1.1.json,
-// tests/data/text) unless CPUFT_BENCH_SQUAD / CPUFT_BENCH_TOKENIZER name them. The argument is the OpenMP
+// the optional SQuAD files beside the repository, tests/common/shared_data.h; tests/data/text) unless
+// CPUFT_BENCH_SQUAD / CPUFT_BENCH_TOKENIZER name them. The argument is the OpenMP
 // thread count; 0 means all. tools/text_speed_compare.py runs these next to HF tokenizers.
 //   Tokenizer/Encode: every question and every distinct context, Tokenizer::encode (strings=x/s).
 //   Tokenizer/EvalFeatures, Tokenizer/TrainFeatures: run_qa's preprocessing at (384, 128) (examples=x/s).

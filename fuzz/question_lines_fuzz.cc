@@ -13,7 +13,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);
   try {
     const size_t lines = static_cast<size_t>(std::count(text.begin(), text.end(), '\n')) + 1;
-    if (cpuft::parse_question_lines(text, "fuzz.jsonl").size() > lines) std::abort();
+    if (cpuft::parse_question_lines(text, "fuzz.jsonl").examples.size() > lines) std::abort();
   } catch (const cpuft::Error& e) {
     cpuft_fuzz::check_error(e);
   }

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Checks the README's set-up on a fresh Debian 12: makes a clean root with
 # `debootstrap --variant=minbase bookworm`, clones this repository's HEAD into it (and copies the
-# SQuAD files of ../shared beside it when present), installs only make, git and ca-certificates, then
+# optional full SQuAD files of ../shared/data/squad beside it when present: docs/parity.md, Fixtures),
+# installs only make, git and ca-certificates, then
 # runs the README's two commands, `make test` and `make demo`, inside it with chroot. Prints PASS or
 # FAIL and the time of each step. A long-lived machine keeps whatever was installed on it before, so
 # only a run like this proves that install-deps and the CMake find logic are complete.

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Cuts the small SQuAD v1.1 subsets bundled in data/squad-mini/ from ../shared/data/squad.
+"""Cuts the small SQuAD v1.1 subsets bundled in data/squad-mini/ from ../shared/data/squad
+(the full SQuAD v1.1 files, kept beside the repository and not part of it; docs/parity.md, Fixtures).
 
 Plain Python (no third-party packages). The articles are chosen by title so the selection is stable;
 the JSON keeps the official layout ({"version", "data": [articles]}) and the original text byte for byte.

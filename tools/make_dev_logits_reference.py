@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Post-processing of fixed pseudo-random logits on real dev features: tests/data/eval/dev_logits_case.json.
 
-The first N_EXAMPLES questions of ../shared/data/squad/dev-v1.1.json are turned into evaluation features at
+The first N_EXAMPLES questions of ../shared/data/squad/dev-v1.1.json (the optional SQuAD files beside the
+repository, docs/parity.md, Fixtures) are turned into evaluation features at
 (384, 128) by the fast tokenizer exactly as run_qa's prepare_validation_features (tools/make_text_reference.py),
 given logits from the integer hash below (cpuft's test computes the same float32 values), and post-processed
 by the utils_qa reference of tools/make_eval_reference.py; the fixture holds predictions.json byte for byte and

@@ -6,10 +6,11 @@ Run offline with the project venv:  HF_HUB_OFFLINE=1 /work/pyref/bin/python tool
 The `evaluate` package and transformers' examples/utils_qa.py are not installed, so THIS FILE holds
 the reference: the official SQuAD v1.1 / v2.0 scoring (evaluate's metrics/squad/compute_score.py and
 metrics/squad_v2/compute_score.py) and utils_qa.postprocess_qa_predictions, re-typed line for line
-from docs/hf-qa-spec.md 3.5-3.6 with numpy. torch supplies the randperm vectors.
+with numpy (docs/parity.md, Post-processing and Metrics). torch supplies the randperm vectors.
 
 Data: questions and contexts come from the SQuAD v1.1 dev set (../shared/data/squad/dev-v1.1.json,
-CC BY-SA 4.0); the fixtures derived from it carry that licence (tests/data/eval/README.md).
+beside the repository and not part of it, docs/parity.md Fixtures; CC BY-SA 4.0); the fixtures derived from
+it carry that licence (tests/data/eval/README.md).
 """
 import collections
 import json
@@ -202,7 +203,7 @@ def squad_v2_compute(references, predictions):
 
 # ----------------------------------------------------------------- utils_qa post-processing
 def top_indexes(logits, n_best_size):
-    # Reference choice (docs/hf-qa-spec.md 3.5): numpy's default argsort orders ties by its sort
+    # Reference choice (docs/parity.md, Post-processing): numpy's default argsort orders ties by its sort
     # implementation; "stable ascending, then reversed" (ties: larger index first) is what cpuft does.
     return np.argsort(logits, kind="stable")[-1 : -n_best_size - 1 : -1].tolist()
 

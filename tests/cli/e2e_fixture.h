@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
@@ -17,6 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/cpuft_process.h"
+#include "common/temp_dir.h"
 #include "cpuft/io/safetensors.h"
 
 namespace cpuft_e2e {
@@ -88,17 +90,15 @@ inline nlohmann::json marker_squad(int n, uint32_t seed) {
 class E2eTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    std::string templ = (fs::temp_directory_path() / "cpuft-e2e-XXXXXX").string();
-    ASSERT_NE(::mkdtemp(templ.data()), nullptr);
-    dir_ = templ;
+    scratch_ = std::make_unique<cpuft_test::TempDir>("cpuft-e2e");
+    dir_ = scratch_->path();
   }
   void TearDown() override {
     if (HasFailure()) {  // keep the evidence: the runs' stdout/stderr and output directories
       std::printf("scratch directory kept: %s\n", dir_.c_str());
-      return;
+      scratch_->keep();
     }
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
+    scratch_.reset();
   }
 
   std::string path(const std::string& name) const { return dir_ + "/" + name; }
@@ -127,6 +127,7 @@ class E2eTest : public ::testing::Test {
     return p;
   }
 
+  std::unique_ptr<cpuft_test::TempDir> scratch_;
   std::string dir_;
 };
 

@@ -1,5 +1,6 @@
-// cpuft evaluate writes the run_qa metrics files; cpuft predict answers for scripts with
-// {"answer", "score", "start", "end"} where answer == context[start:end] in code points (issue 4, section 4).
+// cpuft evaluate writes the run_qa metrics files into --output_dir, and only there; cpuft predict answers for
+// scripts with {"answer", "probability", "start", "end"} where answer == context[start:end] in code points, and
+// says plainly when there is no answer.
 #include <sstream>
 
 #include "cli/e2e_fixture.h"
@@ -36,10 +37,11 @@ std::u32string code_points(const std::string& s) {
 // One answer line: its fields have the right types and the answer is the [start, end) code-point span.
 void expect_answer_line(const nlohmann::json& line, const std::string& context) {
   ASSERT_TRUE(line.at("answer").is_string()) << line;
-  ASSERT_TRUE(line.at("score").is_number()) << line;
-  const double score = line["score"].get<double>();
-  EXPECT_GT(score, 0.0);
-  EXPECT_LE(score, 1.0);
+  ASSERT_TRUE(line.at("probability").is_number()) << line;
+  EXPECT_FALSE(line.contains("score")) << "run_qa's n-best probability is named for what it is: " << line;
+  const double probability = line["probability"].get<double>();
+  EXPECT_GT(probability, 0.0);
+  EXPECT_LE(probability, 1.0);
   const int64_t start = line.at("start").get<int64_t>(), end = line.at("end").get<int64_t>();
   const std::u32string cps = code_points(context);
   ASSERT_GE(start, 0) << line;
@@ -57,18 +59,21 @@ std::vector<nlohmann::json> json_lines(const std::string& text) {
   return out;
 }
 
-TEST_F(EvaluatePredict, EvaluateWritesTheMetricsIntoTheModelDirectory) {
+TEST_F(EvaluatePredict, EvaluateWritesTheMetricsIntoTheOutputDirectory) {
   const std::string dev = squad_file("dev.json", 20, 2);
-  ProcessResult r = cpuft(concat({"evaluate", "--model_name_or_path", model_, "--validation_file", dev}, tiny_flags()));
+  ProcessResult r = cpuft(concat({"evaluate", "--model_name_or_path", model_, "--validation_file", dev,
+                                  "--output_dir", path("out")},
+                                 tiny_flags()));
   ASSERT_EQ(r.status, 0) << r.err;
-  const nlohmann::json m = read_json(model_ + "/eval_results.json");
+  const nlohmann::json m = read_json(path("out/eval_results.json"));
   EXPECT_EQ(m.at("eval_samples"), 20);
   const double f1 = m.at("eval_f1").get<double>(), em = m.at("eval_exact_match").get<double>();
   EXPECT_GE(f1, em);
   EXPECT_LE(f1, 100.0);
   EXPECT_NE(r.err.find("eval_f1 = " + m["eval_f1"].dump()), std::string::npos) << r.err;
-  EXPECT_EQ(read_json(model_ + "/eval_predictions.json").size(), 20u);
-  // With --output_dir the files go there instead.
+  EXPECT_EQ(read_json(path("out/eval_predictions.json")).size(), 20u);
+  EXPECT_FALSE(fs::exists(model_ + "/eval_results.json")) << "the model directory is left alone";
+  // A second directory: the same model scores the same.
   ProcessResult r2 = cpuft(concat({"evaluate", "--model_name_or_path", model_, "--validation_file", dev,
                                    "--output_dir", path("elsewhere")},
                                   tiny_flags()));
@@ -78,13 +83,41 @@ TEST_F(EvaluatePredict, EvaluateWritesTheMetricsIntoTheModelDirectory) {
   EXPECT_EQ(m2.at("eval_exact_match"), m["eval_exact_match"]);
 }
 
+// Without --output_dir, evaluate and predict --test_file wrote eval_* / predict_* files into the model
+// directory and merged them into its all_results.json. Now they refuse before any work, as run_qa does.
+TEST_F(EvaluatePredict, ResultFilesNeedAnOutputDirectory) {
+  const std::string dev = squad_file("dev.json", 4, 2);
+  const auto before = fs::directory_iterator(model_);
+  const size_t files_before = static_cast<size_t>(std::distance(before, fs::directory_iterator()));
+  ProcessResult r = cpuft(concat({"evaluate", "--model_name_or_path", model_, "--validation_file", dev}, tiny_flags()));
+  EXPECT_ONE_LINE_ERROR(r, "--output_dir: missing", "eval_*");
+  ProcessResult r2 = cpuft(predict({"--test_file", dev}));
+  EXPECT_ONE_LINE_ERROR(r2, "--output_dir: missing", "predict_*");
+  const auto after = fs::directory_iterator(model_);
+  EXPECT_EQ(static_cast<size_t>(std::distance(after, fs::directory_iterator())), files_before);
+  ProcessResult r3 = cpuft(predict({"--test_file", dev, "--output_dir", path("pred")}));
+  ASSERT_EQ(r3.status, 0) << r3.err;
+  EXPECT_EQ(read_json(path("pred/predict_predictions.json")).size(), 4u);
+}
+
+// An empty context has no answer: run_qa's "empty" placeholder came back as if it were one.
+TEST_F(EvaluatePredict, EmptyContextHasNoAnswer) {
+  ProcessResult r = cpuft(predict({"--question", "what is it?", "--context", ""}));
+  ASSERT_EQ(r.status, 0) << r.err;
+  std::vector<nlohmann::json> lines = json_lines(r.out);
+  ASSERT_EQ(lines.size(), 1u) << r.out;
+  EXPECT_EQ(lines[0], nlohmann::json::parse(R"({"answer": null, "probability": null, "start": null, "end": null})"))
+      << lines[0];
+}
+
 // --bf16 where oneDNN has no bf16 matrix product runs, and says once that it emulates them.
 TEST_F(EvaluatePredict, Bf16SaysWhenItsProductsAreEmulated) {
   const std::string dev = squad_file("dev.json", 8, 3);
-  ProcessResult r = cpuft(
-      concat({"evaluate", "--model_name_or_path", model_, "--validation_file", dev, "--bf16"}, tiny_flags()));
+  ProcessResult r = cpuft(concat(
+      {"evaluate", "--model_name_or_path", model_, "--validation_file", dev, "--bf16", "--output_dir", path("out")},
+      tiny_flags()));
   ASSERT_EQ(r.status, 0) << r.err;
-  EXPECT_EQ(read_json(model_ + "/eval_results.json").at("eval_samples"), 8);
+  EXPECT_EQ(read_json(path("out/eval_results.json")).at("eval_samples"), 8);
   const bool said = r.err.find("bf16 products are emulated in f32") != std::string::npos;
   EXPECT_EQ(said, !cpuft::gemm_bf16_native()) << r.err;
 }
@@ -137,6 +170,7 @@ TEST_F(EvaluatePredict, JsonLinesFromStdin) {
   std::vector<nlohmann::json> lines = json_lines(r.out);
   ASSERT_EQ(lines.size(), 3u) << r.out;
   EXPECT_EQ(lines[0].at("id"), "first");
+  EXPECT_FALSE(lines[1].contains("id")) << "no id given, none invented: " << lines[1];
   EXPECT_EQ(lines[2].at("id"), "third");
   for (size_t i = 0; i < 3; ++i) {
     SCOPED_TRACE(i);
@@ -153,6 +187,10 @@ TEST_F(EvaluatePredict, BadJsonLineNamesTheLine) {
   const std::string missing = "{\"question\": \"q\"}\n";
   ProcessResult r2 = cpuft(predict({"--input", "-"}), 120, missing);
   EXPECT_ONE_LINE_ERROR(r2, "<stdin>:1", "'context'");
+
+  const std::string numeric_id = "{\"question\": \"q\", \"context\": \"c d e\", \"id\": 7}\n";
+  ProcessResult r3 = cpuft(predict({"--input", "-"}), 120, numeric_id);
+  EXPECT_ONE_LINE_ERROR(r3, "<stdin>:1: field 'id' is number 7, expected a string");
 }
 
 TEST_F(EvaluatePredict, QuestionWithoutContextIsAnError) {

@@ -92,7 +92,9 @@ TEST_F(HostileFiles, WeightsThatAreNotARegularFile) {
 // there) was merged and re-written level by level: gigabytes, then SIGSEGV.
 TEST_F(HostileFiles, NestedAllResultsIsNotRewritten) {
   const std::string dir = model_with("all_results.json", "{\"x\": " + kDeep + "}");
-  ProcessResult r = cpuft(concat({"evaluate", "--model_name_or_path", dir, "--validation_file", train_}, tiny_flags()));
+  ProcessResult r = cpuft(
+      concat({"evaluate", "--output_dir", dir,
+              "--model_name_or_path", dir, "--validation_file", train_}, tiny_flags()));
   EXPECT_ONE_LINE_ERROR(r, dir + "/all_results.json: nested deeper than 64", "remove it");
   EXPECT_EQ(fs::file_size(dir + "/all_results.json"), 6 + kDeep.size() + 1);
   EXPECT_TRUE(leftover_temporaries(dir).empty());
@@ -107,7 +109,8 @@ TEST_F(HostileFiles, NonFiniteWeightsAreNamed) {
   edit_weights(file, [](const std::string& name, std::vector<float>& values) {
     if (name == "bert.encoder.layer.1.output.dense.weight") values[3] = NAN, values[5] = INFINITY;
   });
-  ProcessResult r = cpuft(concat({"evaluate", "--model_name_or_path", dir, "--validation_file", train_}, tiny_flags()));
+  ProcessResult r = cpuft(concat({"evaluate", "--output_dir", path("eval-out"),
+                                  "--model_name_or_path", dir, "--validation_file", train_}, tiny_flags()));
   EXPECT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.err.find("cpuft: warning: " + file + ": tensor bert.encoder.layer.1.output.dense.weight holds 2 NaN or "
                        "infinite value(s)"),
@@ -120,7 +123,8 @@ TEST_F(HostileFiles, TokenizerLargerThanTheModelsVocabulary) {
   const std::string tok = path("big-tokenizer");
   fs::create_directories(tok);
   write_text(tok + "/vocab.txt", slurp(CPUFT_TEST_DATA "/text/vocab.txt") + "extra1\nextra2\n");
-  ProcessResult r = cpuft(concat({"evaluate", "--model_name_or_path", model_, "--tokenizer_name", tok,
+  ProcessResult r = cpuft(concat({"evaluate", "--output_dir", path("eval-out"),
+                                  "--model_name_or_path", model_, "--tokenizer_name", tok,
                                   "--validation_file", train_},
                                  tiny_flags()));
   EXPECT_ONE_LINE_ERROR(r, tok + ": the tokenizer has token ids up to 30523 but " + model_ +

@@ -24,7 +24,8 @@ TEST_F(HostileFlags, OutOfRangeNumbersStopBeforeAnyWork) {
   };
   for (const auto& [flags, says] : cases) {
     SCOPED_TRACE(flags[0]);
-    ProcessResult r = cpuft(concat({"evaluate", "--model_name_or_path", missing, "--validation_file", path("none.json")},
+    ProcessResult r = cpuft(concat({"evaluate", "--output_dir", path("eval-out"),
+                                    "--model_name_or_path", missing, "--validation_file", path("none.json")},
                                    flags));
     EXPECT_ONE_LINE_ERROR(r, says);
   }
@@ -47,7 +48,8 @@ TEST_F(HostileFlags, ThreadsBeyondTheMachine) {
   const unsigned cpus = std::thread::hardware_concurrency();
   if (cpus == 0 || cpus >= 1024) GTEST_SKIP() << "needs a machine with fewer than 1024 logical CPUs";
   const std::string model = tiny_model();
-  ProcessResult r = cpuft(concat({"evaluate", "--model_name_or_path", model, "--validation_file",
+  ProcessResult r = cpuft(concat({"evaluate", "--output_dir", path("eval-out"),
+                                  "--model_name_or_path", model, "--validation_file",
                                   squad_file("dev.json", 2, 1), "--max_seq_length", "64", "--doc_stride", "16"},
                                  {"--threads", "1024"}));
   EXPECT_ONE_LINE_ERROR(r, "--threads: found 1024, expected at most " + std::to_string(cpus) +
@@ -64,7 +66,8 @@ TEST_F(HostileFlags, ConfigIsCheckedAgainstTheWeightsBeforeAllocating) {
   write_text(model + "/config.json", config.dump());
   RunOptions small;
   small.address_space_limit = uint64_t{1500} << 20;
-  ProcessResult r = cpuft_with(concat({"evaluate", "--model_name_or_path", model, "--validation_file",
+  ProcessResult r = cpuft_with(concat({"evaluate", "--output_dir", path("eval-out"),
+                                       "--model_name_or_path", model, "--validation_file",
                                        squad_file("dev.json", 2, 1)},
                                       tiny_flags()),
                                small);

@@ -1,5 +1,5 @@
 // cpuft learns: a tiny random BERT trained for 120 steps on the synthetic marker task scores far
-// above the untrained model on held-out questions (issue 4, section 5: the end-to-end test in make test).
+// above the untrained model on held-out questions (the end-to-end learning test of make test).
 #include "cli/e2e_fixture.h"
 
 namespace cpuft_e2e {

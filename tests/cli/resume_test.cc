@@ -1,5 +1,5 @@
 // Exact resume: training 2k steps in one go and training k steps, stopping, and resuming from
-// checkpoint-k give bitwise the same model.safetensors (issue 4, section 3). Dropout is on (the
+// checkpoint-k give bitwise the same model.safetensors (docs/parity.md, Files). Dropout is on (the
 // config's default 0.1) and the resumed part crosses an epoch boundary, so the data position, the
 // dropout stream, the AdamW moments and the schedule must all be restored.
 #include "cli/e2e_fixture.h"

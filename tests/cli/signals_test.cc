@@ -1,6 +1,6 @@
 // SIGTERM (a reclaimed spot instance) and SIGINT (Ctrl-C) during training: cpuft finishes the step,
 // writes a checkpoint, says how to resume and exits with 128 + signal within seconds; resuming then
-// finishes the run (issue 4, section 3).
+// finishes the run (train/checkpoint.h).
 #include <signal.h>
 
 #include <chrono>

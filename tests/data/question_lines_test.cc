@@ -7,6 +7,7 @@
 
 #include <string>
 
+#include "common/temp_dir.h"
 #include "cpuft/util/error.h"
 
 namespace cpuft {
@@ -22,12 +23,14 @@ std::string lines_error(const std::string& text) {
 }
 
 TEST(QuestionLines, ReadsObjectsSkippingBlankLines) {
-  const auto ex = parse_question_lines("{\"question\": \"a?\", \"context\": \"b\", \"id\": \"x\"}\n \r\n"
-                                       "{\"question\": \"c?\", \"context\": \"d\"}",
-                                       "q.jsonl");
+  const QuestionLines q = parse_question_lines("{\"question\": \"a?\", \"context\": \"b\", \"id\": \"x\"}\n \r\n"
+                                               "{\"question\": \"c?\", \"context\": \"d\"}",
+                                               "q.jsonl");
+  const std::vector<Example>& ex = q.examples;
   ASSERT_EQ(ex.size(), 2u);
   EXPECT_EQ(ex[0].id, "x");
-  EXPECT_EQ(ex[1].id, "1");
+  EXPECT_EQ(ex[1].id, "1");  // for post-processing only: predict does not echo it
+  EXPECT_EQ(q.id_given, (std::vector<bool>{true, false}));
   EXPECT_EQ(ex[1].context, "d");
 }
 
@@ -43,8 +46,8 @@ TEST(QuestionLines, ErrorsNameTheLine) {
 }
 
 TEST(QuestionLines, FilesMustBeRegular) {
-  char tmpl[] = "/tmp/cpuft_lines_test_XXXXXX";
-  const std::string dir = ::mkdtemp(tmpl);
+  const cpuft_test::TempDir tmp("cpuft_lines_test");
+  const std::string& dir = tmp.path();
   try {
     read_question_lines(dir);
     FAIL();

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "common/temp_dir.h"
 #include "cpuft/util/error.h"
 
 namespace {
@@ -71,7 +72,7 @@ TEST(Launcher, ShellJoinQuotes) {
 }
 
 TEST(Launcher, ReadsHostfiles) {
-  std::string path = "/tmp/cpuft-hostfile-test-" + std::to_string(getpid());
+  const std::string path = cpuft_test::temp_dir_until_exit("cpuft-hostfile-test") + "/hosts";
   std::ofstream(path) << "# cluster\nnode1 slots=4\n\nnode2:2   # mpich style\n";
   EXPECT_EQ(cpuft::read_hostfile_hosts(path), (std::vector<std::string>{"node1", "node2"}));
   std::ofstream(path) << "# nothing\n";
@@ -87,7 +88,7 @@ TEST(Launcher, ReadsHostfiles) {
 
 // A hostfile line that ssh would read as an option ran a command through it (ProxyCommand).
 TEST(Launcher, HostNamesThatAreNotNamesAreRefused) {
-  std::string path = "/tmp/cpuft-hostfile-test-" + std::to_string(getpid());
+  const std::string path = cpuft_test::temp_dir_until_exit("cpuft-hostfile-test") + "/hosts";
   std::ofstream(path) << "node1\n-oProxyCommand=touch${IFS}/tmp/PWNED slots=1\n";
   try {
     cpuft::read_hostfile_hosts(path);

@@ -5,6 +5,7 @@
 
 #include <cstdlib>
 
+#include "common/temp_dir.h"
 #include "cpuft/util/read_file.h"
 #include "cpuft/util/error.h"
 #include "cpuft/util/py_json.h"
@@ -51,9 +52,8 @@ TEST(PredictionFiles, LayoutIsJsonDumpsIndent4) {
 }
 
 TEST(PredictionFiles, WritesFilesAndFailsOnMissingDirectory) {
-  char tmpl[] = "/tmp/cpuft-eval-XXXXXX";
-  ASSERT_NE(mkdtemp(tmpl), nullptr);
-  const std::string dir = tmpl;
+  const cpuft_test::TempDir tmp("cpuft-eval");
+  const std::string& dir = tmp.path();
   const std::vector<ExamplePrediction> preds = {sample("q", "answer")};
   write_prediction_files(dir, preds, true);
   EXPECT_EQ(read_file(dir + "/eval_predictions.json"), predictions_json(preds));
@@ -63,11 +63,6 @@ TEST(PredictionFiles, WritesFilesAndFailsOnMissingDirectory) {
   EXPECT_EQ(read_file(dir + "/predictions.json"), predictions_json(preds));
   EXPECT_THROW(read_file(dir + "/null_odds.json"), Error);
   EXPECT_THROW(write_prediction_files(dir + "/missing/sub", preds, false), Error);
-  for (const char* f : {"eval_predictions.json", "eval_nbest_predictions.json", "eval_null_odds.json",
-                        "predictions.json", "nbest_predictions.json"}) {
-    ::unlink((dir + "/" + f).c_str());
-  }
-  ::rmdir(dir.c_str());
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "common/temp_dir.h"
 #include "io_test_util.h"
 
 using cpuft::ModelConfig;
@@ -13,7 +14,7 @@ namespace {
 
 // Writes `text` as config.json in a fresh directory and returns its path.
 std::string config_file(const std::string& text) {
-  std::string path = io_test::temp_dir() + "/config.json";
+  std::string path = cpuft_test::temp_dir_until_exit() + "/config.json";
   cpuft::write_file_atomic(path, text);
   return path;
 }
@@ -159,7 +160,7 @@ TEST(HfConfig, HostileValuesAndFiles) {
   const std::string shallow = config_file("{\"model_type\": [[[[1]]]]}");
   expect_error([&] { cpuft::load_model_config(shallow); }, {"\"model_type\" is [[[[1]]]]; expected a string"});
   expect_error([] { cpuft::load_model_config("/dev/zero"); }, {"/dev/zero: is a character device, expected a regular file"});
-  const std::string dir = io_test::temp_dir();
+  const std::string dir = cpuft_test::temp_dir_until_exit();
   expect_error([&] { cpuft::load_model_config(dir); }, {dir + ": is a directory, expected a regular file"});
 }
 
@@ -167,7 +168,7 @@ TEST(HfConfig, SaveSetsQaArchitectureAndKeepsTheRest) {
   ModelConfig c = load_text(
       R"({"model_type": "distilbert", "architectures": ["DistilBertForMaskedLM"], "tie_weights_": true,
           "dim": 32, "n_heads": 4, "dtype": "bfloat16", "name": "caf\u00e9"})");
-  std::string out = io_test::temp_dir() + "/config.json";
+  std::string out = cpuft_test::temp_dir_until_exit() + "/config.json";
   cpuft::save_model_config(c, out);
   std::string text = cpuft::read_file(out);
   EXPECT_EQ(text.back(), '\n');
@@ -192,7 +193,7 @@ TEST(HfConfig, SaveConfigBuiltInCode) {
   ModelConfig c;
   c.family = ModelFamily::bert;
   c.hidden = 64, c.heads = 4, c.layers = 3, c.intermediate = 100, c.type_vocab_size = 2, c.vocab_size = 99;
-  std::string out = io_test::temp_dir() + "/config.json";
+  std::string out = cpuft_test::temp_dir_until_exit() + "/config.json";
   cpuft::save_model_config(c, out);
   ModelConfig back = cpuft::load_model_config(out);
   EXPECT_EQ(back.family, ModelFamily::bert);

@@ -1,4 +1,4 @@
-// Helpers for the io tests: temporary directories, hand-made safetensors files, error checks.
+// Helpers for the io tests: hand-made safetensors files, error checks (scratch directories: common/temp_dir.h).
 #pragma once
 
 #include <gtest/gtest.h>
@@ -15,11 +15,6 @@
 #include "cpuft/util/error.h"
 
 namespace io_test {
-
-inline std::string temp_dir() {
-  char tmpl[] = "/tmp/cpuft_io_test_XXXXXX";
-  return ::mkdtemp(tmpl);
-}
 
 inline std::string fixture(const std::string& rel) { return std::string(CPUFT_TEST_DATA) + "/io/" + rel; }
 

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include "common/temp_dir.h"
 #include "io_test_util.h"
 
 using cpuft::Checkpoint;
@@ -72,7 +73,7 @@ TEST(ModelDir, LocalDirectoryIsUsedAsIs) {
 
 TEST(ModelDir, RepoIdResolvesThroughRefsMain) {
   EnvGuard env;
-  std::string home = io_test::temp_dir();
+  std::string home = cpuft_test::temp_dir_until_exit();
   env.set("HF_HOME", home);
   std::string repo = home + "/hub/models--org--tiny-model";
   make_dirs(repo + "/refs");
@@ -85,7 +86,7 @@ TEST(ModelDir, RepoIdResolvesThroughRefsMain) {
 
 TEST(ModelDir, RepoIdWithoutRefTakesTheNewestSnapshot) {
   EnvGuard env;
-  std::string cache = io_test::temp_dir();
+  std::string cache = cpuft_test::temp_dir_until_exit();
   env.set("HF_HUB_CACHE", cache);
   env.set("HF_HOME", "/nonexistent");  // HF_HUB_CACHE takes precedence
   std::string repo = cache + "/models--distilbert-base-uncased";
@@ -102,7 +103,7 @@ TEST(ModelDir, RepoIdWithoutRefTakesTheNewestSnapshot) {
 
 TEST(ModelDir, MissingModelExplainsThatCpuftDoesNotDownload) {
   EnvGuard env;
-  std::string home = io_test::temp_dir();
+  std::string home = cpuft_test::temp_dir_until_exit();
   env.set("HF_HOME", home);
   expect_error([] { cpuft::resolve_model_dir("org/absent"); },
                {"org/absent: no such directory, and no Hugging Face cache entry", home + "/hub/models--org--absent",
@@ -116,7 +117,7 @@ TEST(ModelDir, MissingModelExplainsThatCpuftDoesNotDownload) {
 TEST(ModelDir, FindsWeightFiles) {
   EXPECT_EQ(cpuft::find_weight_files(fixture("bert_qa")),
             std::vector<std::string>{fixture("bert_qa/model.safetensors")});
-  std::string dir = io_test::temp_dir();
+  std::string dir = cpuft_test::temp_dir_until_exit();
   expect_error([&] { cpuft::find_weight_files(dir); }, {dir, ": no model.safetensors or model.safetensors.index.json"});
   touch(dir + "/pytorch_model.bin.index.json");
   expect_error([&] { cpuft::find_weight_files(dir); },
@@ -192,7 +193,7 @@ TEST(ModelDir, CheckpointOfTransformersDirectories) {
 }
 
 TEST(ModelDir, CheckpointRejectsTwoKeysForOneParameter) {
-  std::string dir = io_test::temp_dir();
+  std::string dir = cpuft_test::temp_dir_until_exit();
   float x[2] = {1, 2};
   cpuft::write_safetensors(dir + "/model.safetensors",
                            {{"bert.embeddings.LayerNorm.weight", {2}, x}, {"embeddings.LayerNorm.gamma", {2}, x}});
@@ -202,7 +203,7 @@ TEST(ModelDir, CheckpointRejectsTwoKeysForOneParameter) {
 }
 
 TEST(ModelDir, ShardedCheckpoint) {
-  std::string dir = io_test::temp_dir();
+  std::string dir = cpuft_test::temp_dir_until_exit();
   SafetensorsReader src(fixture("bert_qa/model.safetensors"));
   std::vector<std::vector<float>> data;
   data.reserve(src.tensors().size());

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <limits>
 
+#include "common/temp_dir.h"
 #include "io_test_util.h"
 
 using cpuft::SafetensorsReader;
@@ -53,7 +54,7 @@ const char* kGood = R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}})";
 }  // namespace
 
 TEST(Safetensors, RoundTripF32Bf16I64ScalarAndEmpty) {
-  std::string dir = io_test::temp_dir();
+  std::string dir = cpuft_test::temp_dir_until_exit();
   std::vector<float> w = {1.f, -2.5f, 3.25f, 0.f, 1e-38f, -std::numeric_limits<float>::infinity()};
   std::vector<uint16_t> h = {0x3f80, 0xbf00};
   std::vector<int64_t> ids = {-1, 0, 1LL << 40};
@@ -93,7 +94,7 @@ TEST(Safetensors, RoundTripF32Bf16I64ScalarAndEmpty) {
 // Quantized models store their weights as I8 (written last, after the float tensors, as the
 // reference writer orders I8 below F32 and BF16).
 TEST(Safetensors, WritesI8) {
-  std::string dir = io_test::temp_dir();
+  std::string dir = cpuft_test::temp_dir_until_exit();
   std::vector<int8_t> q = {-128, -1, 0, 1, 127, 5};
   std::vector<float> s = {0.5f, 2.f};
   std::vector<StTensorOut> outs(2);
@@ -142,7 +143,7 @@ TEST(Safetensors, ReadsTransformersFiles) {
 
 // The C++ writer reproduces the reference writer's files byte for byte.
 TEST(Safetensors, WriterBytesEqualTransformersFiles) {
-  std::string dir = io_test::temp_dir();
+  std::string dir = cpuft_test::temp_dir_until_exit();
   for (const char* rel : {"distilbert_qa/model.safetensors", "bert_qa/model.safetensors",
                           "bert_legacy/model.safetensors", "bert_bare/model.safetensors", "mixed.safetensors"}) {
     SafetensorsReader src(fixture(rel));
@@ -155,7 +156,7 @@ TEST(Safetensors, WriterBytesEqualTransformersFiles) {
 }
 
 TEST(Safetensors, ConvertsF16AndF64) {
-  std::string dir = io_test::temp_dir();
+  std::string dir = cpuft_test::temp_dir_until_exit();
   const uint16_t half[] = {0x3c00, 0xc000, 0x0001, 0x7bff, 0x7c00, 0x8000, 0x0400};
   const double dbl[] = {0.1, -1e300};
   std::string data(reinterpret_cast<const char*>(half), sizeof half);
@@ -179,7 +180,7 @@ TEST(Safetensors, ConvertsF16AndF64) {
 }
 
 TEST(Safetensors, ReadsMetadataMap) {
-  std::string dir = io_test::temp_dir();
+  std::string dir = cpuft_test::temp_dir_until_exit();
   craft(dir + "/m.safetensors", R"({"__metadata__":{"format":"pt","b":"2"},"a":{"dtype":"I32","shape":[2],"data_offsets":[0,8]}})",
         std::string(8, '\1'));
   SafetensorsReader r(dir + "/m.safetensors");
@@ -197,7 +198,7 @@ struct BadFile {
 };
 
 TEST(Safetensors, RejectsBadFiles) {
-  std::string dir = io_test::temp_dir();
+  std::string dir = cpuft_test::temp_dir_until_exit();
   const std::string t = R"("dtype":"F32","shape":[2],"data_offsets":)";
   std::vector<BadFile> cases = {
       {"header over 100 MB", "{}", "", {"header length 100000001 exceeds the limit of 100000000"}, 100000001},
@@ -257,7 +258,7 @@ TEST(Safetensors, RejectsBadFiles) {
 }
 
 TEST(Safetensors, RejectsShortAndMissingFiles) {
-  std::string dir = io_test::temp_dir();
+  std::string dir = cpuft_test::temp_dir_until_exit();
   expect_error([&] { SafetensorsReader r(dir + "/none.safetensors"); }, {dir + "/none.safetensors: missing, expected a regular file"});
   cpuft::write_file_atomic(dir + "/short.safetensors", "abc");
   expect_error([&] { SafetensorsReader r(dir + "/short.safetensors"); },
@@ -270,7 +271,7 @@ TEST(Safetensors, RejectsShortAndMissingFiles) {
 }
 
 TEST(Safetensors, WriterRejectsBadTensors) {
-  std::string dir = io_test::temp_dir();
+  std::string dir = cpuft_test::temp_dir_until_exit();
   float x[2] = {1, 2};
   std::string path = dir + "/w.safetensors";
   expect_error([&] { cpuft::write_safetensors(path, {{"a", {2}, x}, {"a", {2}, x}}); },
@@ -284,7 +285,7 @@ TEST(Safetensors, WriterRejectsBadTensors) {
 }
 
 TEST(Safetensors, WriterWithoutMetadataOmitsIt) {
-  std::string dir = io_test::temp_dir();
+  std::string dir = cpuft_test::temp_dir_until_exit();
   float x = 1;
   cpuft::write_safetensors(dir + "/w.safetensors", {{"x", {1}, &x}}, {});
   std::string bytes = cpuft::read_file(dir + "/w.safetensors");

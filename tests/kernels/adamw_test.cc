@@ -21,7 +21,7 @@ int64_t ulps(float a, float b) {
   return std::llabs(int64_t(ia) - int64_t(ib));
 }
 
-// The update written out in torch's order (spec 4.4): lerp_ and addcmul_ fused, as torch's CPU
+// The update written out in torch's order (docs/parity.md, Training): lerp_ and addcmul_ fused, as torch's CPU
 // kernels do; every other operation rounded to f32.
 void adamw_by_hand(std::vector<float>& w, std::vector<float>& m, std::vector<float>& v,
                    const std::vector<float>& g, const AdamWParams& p, int64_t t) {

@@ -1,5 +1,5 @@
-// Results must not depend on the OpenMP thread count (DESIGN: reproducible training), including
-// the reductions down rows (parameter gradients) and the embedding scatter.
+// Results must not depend on the OpenMP thread count (reproducible training; the kernel conventions of
+// kernels/kernel_table.h), including the reductions down rows (parameter gradients) and the embedding scatter.
 #include <omp.h>
 
 #include "kernel_test_util.h"

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "common/temp_dir.h"
 #include "cpuft/io/safetensors.h"
 #include "cpuft/model/optimizer.h"
 #include "cpuft/model/qa_model.h"
@@ -31,12 +32,8 @@ ModelConfig tiny_config(const char* name, float dropout) {
   return c;
 }
 
-fs::path fresh_dir(const std::string& name) {
-  fs::path d = fs::temp_directory_path() / ("cpuft_model_test_" + name + "_" + std::to_string(::getpid()));
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return d;
-}
+// An empty directory, removed with its contents when the test program exits (common/temp_dir.h).
+fs::path fresh_dir(const std::string& name) { return cpuft_test::temp_dir_until_exit("cpuft_model_test_" + name); }
 
 std::string error_of(const std::function<void()>& f) {
   try {

@@ -18,6 +18,7 @@
 #include "cpuft/util/atomic_file.h"
 #include "cpuft/util/read_file.h"
 #include "cpuft/util/error.h"
+#include "common/temp_dir.h"
 #include "model/reference.h"
 
 namespace cpuft {
@@ -25,10 +26,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string temp_dir() {
-  char tmpl[] = "/tmp/cpuft_int8_test_XXXXXX";
-  return ::mkdtemp(tmpl);
-}
+std::string temp_dir() { return cpuft_test::temp_dir_until_exit("cpuft-int8-test"); }
 
 std::vector<float> logits(QaModel& m, const test::Reference& ref) {
   m.reserve(ref.batch, ref.seq_len, /*training=*/false);

@@ -1,5 +1,5 @@
-// The parameter table against the published checkpoints' counts (docs/hf-qa-spec.md 1.6, appendix
-// A item 10) and the weight-decay groups of spec 4.3.
+// The parameter table against the published checkpoints' counts and the Trainer's weight-decay groups
+// (docs/parity.md, Model and Training).
 #include <gtest/gtest.h>
 
 #include "cpuft/model/param_table.h"

@@ -1,5 +1,6 @@
 // Parity with Hugging Face transformers (fixtures from tools/make_model_reference.py): logits, loss,
-// every parameter gradient, five AdamW steps, and the bf16 autocast forward/backward.
+// every parameter gradient, the fixture's AdamW steps (five: STEPS in the tool), and the bf16 autocast
+// forward/backward.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -69,7 +70,7 @@ TEST_P(ModelParity, LossAndEveryGradientMatchTransformers) {
   std::printf("%s worst gradient rel diff %.2e over %zu tensors\n", GetParam(), worst, m.table().entries().size());
 }
 
-TEST_P(ModelParity, ThreeAdamWStepsMatchTorch) {
+TEST_P(ModelParity, AdamWStepsMatchTorch) {
   QaModel m = load(false);
   AdamW opt(m, AdamWConfig{0.9, 0.999, 1e-8, 0.01});
   const std::vector<float> want = ref.f32("step_losses");

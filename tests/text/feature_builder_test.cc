@@ -181,8 +181,8 @@ TEST(FeatureBuilder, RejectsImpossibleOptions) {
   EXPECT_THROW(build_train_features({}, tok, {384, -1, true}), Error);
 }
 
-// The whole SQuAD file from ../shared, compared by feature count and by a hash of every field of every
-// 384/128 feature computed by the generator on the HF features.
+// The whole SQuAD file (optional, beside the repository: tests/common/shared_data.h), compared by feature
+// count and by a hash of every field of every 384/128 feature computed by the generator on the HF features.
 std::vector<Example> read_flat_squad(const std::string& path) {
   const json root = json::parse(read_file(path));
   std::vector<Example> examples;
@@ -243,7 +243,8 @@ void check_full_file(const std::string& file, const std::string& key) {
 
 TEST(FeatureBuilder, FullDevSetMatchesHuggingFace) { check_full_file("dev-v1.1.json", "dev_384_128"); }
 
-// The second setting of issue 3's parity list: count and hash of every dev feature at (256, 64).
+// The second setting the features are checked at (docs/parity.md, Features): count and hash of every
+// dev feature at (256, 64).
 TEST(FeatureBuilder, FullDevSetAt256By64MatchesHuggingFace) {
   CPUFT_SHARED_SQUAD_OR_SKIP(path, "dev-v1.1.json");
   const json expected = read_json_fixture("feature_counts.json")["dev_256_64"];

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "common/temp_dir.h"
 #include "cpuft/util/atomic_file.h"
 #include "cpuft/util/read_file.h"
 
@@ -18,34 +19,17 @@ inline nlohmann::json read_json_fixture(const std::string& name) {
   return nlohmann::json::parse(read_file(text_fixture(name)));
 }
 
-// A fresh directory under the system temp dir, removed when the object goes away.
+// A scratch tokenizer directory (common/temp_dir.h), removed when the object goes away.
 class ScratchDir {
  public:
-  explicit ScratchDir(const std::string& tag) {
-    path_ = std::filesystem::temp_directory_path() /
-            ("cpuft_text_" + tag + "_" + std::to_string(::getpid()) + "_" + std::to_string(counter()++));
-    std::filesystem::remove_all(path_);
-    std::filesystem::create_directories(path_);
-  }
-  ~ScratchDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  ScratchDir(const ScratchDir&) = delete;
-  ScratchDir& operator=(const ScratchDir&) = delete;
+  explicit ScratchDir(const std::string& tag) : dir_("cpuft_text_" + tag) {}
 
-  std::string path() const { return path_.string(); }
-  void write(const std::string& name, const std::string& bytes) const {
-    write_file_atomic((path_ / name).string(), bytes);
-  }
+  std::string path() const { return dir_.path(); }
+  void write(const std::string& name, const std::string& bytes) const { write_file_atomic(dir_ / name, bytes); }
   void copy_fixture(const std::string& name) const { write(name, read_file(text_fixture(name))); }
 
  private:
-  static int& counter() {
-    static int n = 0;
-    return n;
-  }
-  std::filesystem::path path_;
+  cpuft_test::TempDir dir_;
 };
 
 }  // namespace cpuft::testing

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <vector>
 
+#include "common/temp_dir.h"
 #include "cpuft/io/safetensors.h"
 #include "cpuft/train/trainer_state.h"
 #include "cpuft/util/atomic_file.h"
@@ -17,11 +18,6 @@
 namespace fs = std::filesystem;
 
 namespace {
-
-std::string temp_dir() {
-  char tmpl[] = "/tmp/cpuft_ckpt_test_XXXXXX";
-  return ::mkdtemp(tmpl);
-}
 
 // A two-parameter "model" with its Adam moments.
 struct Fixture {
@@ -95,7 +91,7 @@ std::string load_error(const std::string& dir, cpuft::MutableNamedArrays m, cpuf
 
 TEST(Checkpoint, RoundTripRestoresMomentsAndState) {
   Fixture f;
-  std::string out = temp_dir();
+  std::string out = cpuft_test::temp_dir_until_exit();
   std::string dir = f.save(out, 10);
   EXPECT_EQ(dir, out + "/checkpoint-10");
   for (const char* file : {"model.safetensors", "config.json", "optimizer.safetensors", "trainer_state.json",
@@ -129,7 +125,7 @@ TEST(Checkpoint, RoundTripRestoresMomentsAndState) {
 
 TEST(Checkpoint, SavingTheSameStepAgainReplacesIt) {
   Fixture f;
-  std::string out = temp_dir();
+  std::string out = cpuft_test::temp_dir_until_exit();
   f.save(out, 4);
   f.mb = {9, 9};
   f.save(out, 4);
@@ -141,7 +137,7 @@ TEST(Checkpoint, SavingTheSameStepAgainReplacesIt) {
 
 TEST(Checkpoint, MissingFileIsReported) {
   Fixture f;
-  std::string dir = f.save(temp_dir(), 3);
+  std::string dir = f.save(cpuft_test::temp_dir_until_exit(), 3);
   fs::remove(dir + "/optimizer.safetensors");
   Dest d;
   EXPECT_EQ(load_error(dir, d.m(), d.v()), dir + "/optimizer.safetensors: missing; the checkpoint is incomplete");
@@ -150,7 +146,7 @@ TEST(Checkpoint, MissingFileIsReported) {
 
 TEST(Checkpoint, TruncatedOptimizerFileIsReported) {
   Fixture f;
-  std::string dir = f.save(temp_dir(), 3);
+  std::string dir = f.save(cpuft_test::temp_dir_until_exit(), 3);
   const std::string path = dir + "/optimizer.safetensors";
   ASSERT_EQ(::truncate(path.c_str(), static_cast<off_t>(fs::file_size(path) - 8)), 0);
   Dest d;
@@ -160,7 +156,7 @@ TEST(Checkpoint, TruncatedOptimizerFileIsReported) {
 
 TEST(Checkpoint, WrongShapesMissingAndExtraTensorsAreReported) {
   Fixture f;
-  std::string dir = f.save(temp_dir(), 3);
+  std::string dir = f.save(cpuft_test::temp_dir_until_exit(), 3);
   const std::string opt = dir + "/optimizer.safetensors";
   std::vector<float> buf(6), buf2(6), bias(2), bias2(2), extra(4), extra2(4);
   EXPECT_EQ(load_error(dir, {{"qa.weight", {3, 2}, buf.data()}, {"qa.bias", {2}, bias.data()}},
@@ -176,7 +172,7 @@ TEST(Checkpoint, WrongShapesMissingAndExtraTensorsAreReported) {
 
 TEST(Checkpoint, CorruptOrForeignStateIsReported) {
   Fixture f;
-  std::string dir = f.save(temp_dir(), 3);
+  std::string dir = f.save(cpuft_test::temp_dir_until_exit(), 3);
   const std::string path = dir + "/cpuft_state.json";
   std::string text = cpuft::read_file(path);
   Dest d;
@@ -208,7 +204,7 @@ TEST(Checkpoint, CorruptOrForeignStateIsReported) {
 
 TEST(Checkpoint, FailedModelWriteLeavesNoCheckpoint) {
   Fixture f;
-  std::string out = temp_dir();
+  std::string out = cpuft_test::temp_dir_until_exit();
   auto no_config = [&](const std::string& d) {
     cpuft::write_safetensors(d + "/model.safetensors", {{"qa.bias", {2}, f.b.data()}});
   };
@@ -220,7 +216,7 @@ TEST(Checkpoint, FailedModelWriteLeavesNoCheckpoint) {
 
 TEST(Checkpoint, SavingRemovesLeftoversOfAnInterruptedRun) {
   Fixture f;
-  std::string out = temp_dir();
+  std::string out = cpuft_test::temp_dir_until_exit();
   for (const char* d : {"checkpoint-3.tmp-77", "checkpoint-2.old-77", "checkpoint-1.deleting-77", "keep.tmp-1",
                         "checkpoint-x.tmp-1"})
     fs::create_directories(out + "/" + d + "/sub");
@@ -233,7 +229,7 @@ TEST(Checkpoint, SavingRemovesLeftoversOfAnInterruptedRun) {
 
 TEST(Checkpoint, MismatchedMomentListsAreRejected) {
   Fixture f;
-  std::string out = temp_dir();
+  std::string out = cpuft_test::temp_dir_until_exit();
   cpuft::NamedArrays short_v = {f.v()[0]};
   EXPECT_THROW(cpuft::save_checkpoint(
                    out, 5, f.state(5), [&](const std::string& d) { f.write_model(d); }, f.m(), short_v,
@@ -243,7 +239,7 @@ TEST(Checkpoint, MismatchedMomentListsAreRejected) {
 
 TEST(Checkpoint, LastCheckpointIgnoresTemporaryAndIncompleteDirectories) {
   Fixture f;
-  std::string out = temp_dir();
+  std::string out = cpuft_test::temp_dir_until_exit();
   EXPECT_EQ(cpuft::find_last_checkpoint(out), "");
   EXPECT_EQ(cpuft::find_last_checkpoint(out + "/missing"), "");
   f.save(out, 9);
@@ -257,7 +253,7 @@ TEST(Checkpoint, LastCheckpointIgnoresTemporaryAndIncompleteDirectories) {
 
 TEST(Checkpoint, RotationDeletesOldestButKeepsTheResumedOne) {
   Fixture f;
-  std::string out = temp_dir();
+  std::string out = cpuft_test::temp_dir_until_exit();
   for (int step = 1; step <= 5; ++step) f.save(out, step);
   cpuft::rotate_checkpoints(out, 2, out + "/checkpoint-1");
   std::vector<std::string> left;
@@ -274,7 +270,7 @@ TEST(Checkpoint, ResumeResolutionFollowsRunQa) {
   Fixture f;
   cpuft::TrainArgs a;
   a.do_train = true;
-  a.output_dir = temp_dir();
+  a.output_dir = cpuft_test::temp_dir_until_exit();
   EXPECT_EQ(cpuft::resolve_resume_checkpoint(a), "");  // empty output_dir: start afresh
   a.resume_from_checkpoint = "last";
   EXPECT_THROW(cpuft::resolve_resume_checkpoint(a), cpuft::Error);

@@ -13,7 +13,7 @@ cpuft::TrainArgs args_with(int64_t batch, int64_t accum = 1) {
 }
 }  // namespace
 
-// Figures from docs/hf-qa-spec.md 4.2: 88,524 SQuAD v1.1 training features, 3 epochs.
+// Figures of run_qa's reference training: 88,524 SQuAD v1.1 training features (384/128), 3 epochs.
 TEST(StepPlan, MatchesPublishedTrainerCounts) {
   auto p8 = cpuft::plan_steps(args_with(8), 88524, 1);
   EXPECT_EQ(p8.steps_per_epoch, 11066);

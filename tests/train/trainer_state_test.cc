@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/temp_dir.h"
 #include "cpuft/util/atomic_file.h"
 #include "cpuft/util/read_file.h"
 #include "cpuft/util/error.h"
@@ -13,10 +14,6 @@
 // Trainer.save_metrics / json.dump(indent=4, sort_keys=True)) for the same inputs.
 
 namespace {
-std::string temp_dir() {
-  char tmpl[] = "/tmp/cpuft_state_test_XXXXXX";
-  return ::mkdtemp(tmpl);
-}
 }  // namespace
 
 TEST(TrainerState, JsonMatchesTransformersBytes) {
@@ -132,7 +129,7 @@ TEST(TrainerState, SpeedMetricsRoundLikeTransformers) {
     "train_samples_per_second": 81.0,
     "train_steps_per_second": 10.125
 })";
-  std::string dir = temp_dir();
+  std::string dir = cpuft_test::temp_dir_until_exit();
   cpuft::save_metrics(dir, "train", m);
   EXPECT_EQ(cpuft::read_file(dir + "/train_results.json"), expected);
   EXPECT_EQ(cpuft::read_file(dir + "/all_results.json"), expected);
@@ -167,7 +164,7 @@ TEST(TrainerState, ZeroRuntimeGivesOnlyRuntime) {
 // A nested value in an existing all_results.json was merged and re-written level by level; now it is
 // refused on read and nothing is written.
 TEST(TrainerState, HostileAllResultsIsRefusedBeforeAnyWrite) {
-  std::string dir = temp_dir();
+  std::string dir = cpuft_test::temp_dir_until_exit();
   const std::string deep = "{\"x\": " + std::string(100000, '[') + std::string(100000, ']') + "}";
   cpuft::write_file_atomic(dir + "/all_results.json", deep);
   try {
@@ -184,7 +181,7 @@ TEST(TrainerState, HostileAllResultsIsRefusedBeforeAnyWrite) {
 }
 
 TEST(TrainerState, CorruptAllResultsIsReported) {
-  std::string dir = temp_dir();
+  std::string dir = cpuft_test::temp_dir_until_exit();
   cpuft::write_file_atomic(dir + "/all_results.json", "[1, 2");
   try {
     cpuft::save_metrics(dir, "eval", {{"eval_f1", 1.0}});

@@ -8,19 +8,15 @@
 
 #include <cstdlib>
 
+#include "common/temp_dir.h"
 #include "cpuft/util/error.h"
 
 namespace {
 
-std::string temp_dir() {
-  char tmpl[] = "/tmp/cpuft_test_XXXXXX";
-  return ::mkdtemp(tmpl);
-}
-
 }  // namespace
 
 TEST(AtomicFile, WriteThenReadBack) {
-  std::string dir = temp_dir();
+  std::string dir = cpuft_test::temp_dir_until_exit();
   cpuft::write_file_atomic(dir + "/a.txt", "hello");
   EXPECT_EQ(cpuft::read_file(dir + "/a.txt"), "hello");
   cpuft::write_file_atomic(dir + "/a.txt", "replaced");
@@ -37,7 +33,7 @@ TEST(AtomicFile, WriteIntoMissingDirectoryFailsWithPath) {
 }
 
 TEST(AtomicFile, CommitDirectoryRenamesIntoPlace) {
-  std::string dir = temp_dir();
+  std::string dir = cpuft_test::temp_dir_until_exit();
   ::mkdir((dir + "/ckpt.tmp").c_str(), 0755);
   cpuft::write_file_atomic(dir + "/ckpt.tmp/f", "x");
   cpuft::commit_directory(dir + "/ckpt.tmp", dir + "/ckpt");
@@ -54,7 +50,7 @@ TEST(AtomicFile, ReadMissingFileNamesIt) {
 // at a victim: the victim was overwritten and the link renamed into place. Temporaries are now
 // created exclusively under random names, so nothing planted is ever written through or installed.
 TEST(AtomicFile, PlantedLinksAreNeverWrittenThroughOrInstalled) {
-  std::string dir = temp_dir();
+  std::string dir = cpuft_test::temp_dir_until_exit();
   const std::string victim = dir + "/victim";
   cpuft::write_file_atomic(victim, "precious");
   const std::string target = dir + "/model.safetensors";
@@ -80,7 +76,7 @@ TEST(AtomicFile, TemporaryNamesAreRecognisedAndLeaveNothingBehind) {
   EXPECT_FALSE(cpuft::is_atomic_temporary_name("model.safetensors.tmp-0123456789ag"));
   EXPECT_FALSE(cpuft::is_atomic_temporary_name(".tmp-0123456789ab"));
   EXPECT_FALSE(cpuft::is_atomic_temporary_name("notes.txt"));
-  std::string dir = temp_dir();
+  std::string dir = cpuft_test::temp_dir_until_exit();
   for (int i = 0; i < 20; ++i) cpuft::write_file_atomic(dir + "/f", std::to_string(i));
   int entries = 0;
   DIR* d = ::opendir(dir.c_str());

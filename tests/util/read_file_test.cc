@@ -10,14 +10,10 @@
 #include <fstream>
 #include <string>
 
+#include "common/temp_dir.h"
 #include "cpuft/util/error.h"
 
 namespace {
-
-std::string temp_dir() {
-  char tmpl[] = "/tmp/cpuft_read_test_XXXXXX";
-  return ::mkdtemp(tmpl);
-}
 
 std::string read_error(const std::string& path, uint64_t limit = cpuft::kMaxSmallJsonBytes) {
   try {
@@ -29,7 +25,7 @@ std::string read_error(const std::string& path, uint64_t limit = cpuft::kMaxSmal
 }
 
 TEST(ReadFile, RegularFilesAndLinksToThemAreRead) {
-  const std::string dir = temp_dir();
+  const std::string dir = cpuft_test::temp_dir_until_exit();
   std::ofstream(dir + "/a.txt") << "hello";
   ASSERT_EQ(::symlink((dir + "/a.txt").c_str(), (dir + "/link").c_str()), 0);
   EXPECT_EQ(cpuft::read_file(dir + "/a.txt", 5), "hello");
@@ -38,7 +34,7 @@ TEST(ReadFile, RegularFilesAndLinksToThemAreRead) {
 }
 
 TEST(ReadFile, OtherKindsAreNamedNotRead) {
-  const std::string dir = temp_dir();
+  const std::string dir = cpuft_test::temp_dir_until_exit();
   EXPECT_EQ(read_error(dir), dir + ": is a directory, expected a regular file");
   EXPECT_EQ(read_error("/dev/zero"), "/dev/zero: is a character device, expected a regular file");
   EXPECT_EQ(read_error(dir + "/none"), dir + "/none: missing, expected a regular file");
@@ -52,7 +48,7 @@ TEST(ReadFile, OtherKindsAreNamedNotRead) {
 }
 
 TEST(ReadFile, SizeLimitIsCheckedBeforeReading) {
-  const std::string dir = temp_dir();
+  const std::string dir = cpuft_test::temp_dir_until_exit();
   std::ofstream(dir + "/big") << std::string(2048, 'x');
   EXPECT_EQ(read_error(dir + "/big", 2047), dir + "/big: 2.0 KiB, larger than the 2.0 KiB cpuft reads from a file of this kind");
   EXPECT_EQ(cpuft::read_file(dir + "/big", 2048).size(), 2048u);

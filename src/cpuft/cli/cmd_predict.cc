@@ -1,9 +1,13 @@
 // cpuft predict: answers questions for scripts.
 //   --question Q --context C      one question, one JSON line out
 //   --input FILE (or - for stdin) JSON lines {"question", "context"[, "id"]} in, one JSON line out each
-//   --test_file squad.json        a SQuAD file: predict_predictions.json / predict_nbest_predictions.json
-// Each answer line is {"answer", "score", "start", "end"} (+ "id" when given): score is the n-best
-// probability of the answer, start/end its code-point span [start, end) in the context.
+//   --test_file squad.json        a SQuAD file: predict_* files into --output_dir (required)
+// Each answer line is {"answer", "probability", "start", "end"} (+ "id" when the input line has one).
+// probability is run_qa's: the softmax of the answer's score over the n-best candidates (not the
+// transformers pipeline's score, which normalises start and end over the whole window); start/end is
+// the answer's code-point span [start, end) in the context. When no span can answer (e.g. an empty
+// context) the line says so plainly: "answer", "probability", "start" and "end" are null (run_qa's
+// "empty" placeholder is not an answer).
 #include <cstdio>
 
 #include <nlohmann/json.hpp>
@@ -25,8 +29,13 @@ const char* kPredictExtraHelp =
     "  --question Q          a question about --context\n"
     "  --context C           the text that holds the answer\n"
     "  --input FILE          JSON lines {\"question\": ..., \"context\": ..., \"id\": optional}; - reads stdin\n"
-    "  (or --test_file FILE  a SQuAD JSON file; writes predict_predictions.json into --output_dir)\n"
-    "Output: one JSON line per question: {\"answer\", \"score\", \"start\", \"end\"}.\n";
+    "  (or --test_file FILE  a SQuAD JSON file; writes predict_predictions.json and the other predict_* files\n"
+    "                        into --output_dir, which it then requires)\n"
+    "Output: one JSON line per question: {\"answer\", \"probability\", \"start\", \"end\"}, plus \"id\" when the\n"
+    "input line has one. probability is run_qa's n-best probability: the softmax of the answer's score over\n"
+    "the --n_best_size candidates (not the transformers pipeline's score); start/end is the answer's span\n"
+    "[start, end) in code points of the context. When no span can answer (e.g. an empty context), all four\n"
+    "are null; with --version_2_with_negative, \"answer\": \"\" is the model's choice of no answer.\n";
 
 // Takes `--name value` or `--name=value` out of argv; true when found.
 bool take_flag(Argv& argv, const std::string& name, std::string& value) {
@@ -67,22 +76,28 @@ int cmd_predict(const Argv& argv_in, Communicator& comm, const StartComm& start)
     if (!has_q && !has_input)
       fail("cpuft predict: nothing to answer, expected --question/--context, --input FILE or --test_file FILE");
   }
+  // run_qa writes its results only into the output directory it requires; so does cpuft.
+  if (!args.test_file.empty() && args.output_dir.empty())
+    fail("--output_dir: missing, expected the directory to write the predict_* result files of --test_file to");
   start(comm_options(args));
   for (const std::string& n : parsed.notices) log_notice(n);
   if (!args.test_file.empty()) return run_evaluate(args, comm);
 
   QaData data;
   data.path = has_input ? input : "--question";
+  std::vector<bool> id_given;  // per example: echo its id (only ids the input gave)
   if (has_q) {
     Example ex;
     ex.id = "0";
     ex.question = question;
     ex.context = context;
     data.examples.push_back(ex);
+    id_given.push_back(false);
   }
   if (has_input) {
-    std::vector<Example> more = read_question_lines(input);
-    data.examples.insert(data.examples.end(), more.begin(), more.end());
+    QuestionLines more = read_question_lines(input);
+    data.examples.insert(data.examples.end(), more.examples.begin(), more.examples.end());
+    id_given.insert(id_given.end(), more.id_given.begin(), more.id_given.end());
   }
   // Empty input, empty output (as a filter in a pipeline should); the model is not even loaded.
   if (data.examples.empty()) return 0;
@@ -101,19 +116,24 @@ int cmd_predict(const Argv& argv_in, Communicator& comm, const StartComm& start)
   EvalOutcome out = evaluate_qa(*loaded.model, data, post, static_cast<int>(args.per_device_eval_batch_size),
                                 fo.max_seq_length, comm, "predict", false);
   if (!comm.is_root()) return 0;
-  for (const ExamplePrediction& p : out.predictions) {
+  for (size_t i = 0; i < out.predictions.size(); ++i) {
+    const ExamplePrediction& p = out.predictions[i];
     nlohmann::json line;
-    if (has_input) line["id"] = p.id;
-    line["answer"] = p.text;
+    if (id_given[i]) line["id"] = p.id;
     const NbestEntry* best = nullptr;
     for (const NbestEntry& e : p.nbest)
       if (e.text == p.text && !e.is_dummy) {
         best = &e;
         break;
       }
-    line["score"] = best ? best->probability : 0.0;
-    line["start"] = best ? best->start_char : -1;
-    line["end"] = best ? best->end_char : -1;
+    if (best) {
+      line["answer"] = p.text;
+      line["probability"] = best->probability;
+      line["start"] = best->start_char;
+      line["end"] = best->end_char;
+    } else {  // only run_qa's "empty" placeholder was left: no answer
+      line["answer"] = line["probability"] = line["start"] = line["end"] = nullptr;
+    }
     std::printf("%s\n", line.dump().c_str());
   }
   return 0;  // main flushes stdout and reports a failed write

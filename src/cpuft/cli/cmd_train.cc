@@ -1,4 +1,5 @@
-// cpuft train / evaluate: parse run_qa-style flags (train/args.h) and run (train/trainer.h).
+// cpuft train: parse run_qa-style flags (train/args.h) and run (train/trainer.h). `cpuft evaluate` is
+// cmd_evaluate.cc.
 #include <cstdio>
 
 #include "cpuft/cli/commands.h"
@@ -37,12 +38,6 @@ int cmd_train(const Argv& argv, Communicator& comm, const StartComm& start) {
   TrainArgs args;
   if (!parse(Command::Train, argv, start, args)) return 0;
   return run_train(args, comm);
-}
-
-int cmd_evaluate(const Argv& argv, Communicator& comm, const StartComm& start) {
-  TrainArgs args;
-  if (!parse(Command::Evaluate, argv, start, args)) return 0;
-  return run_evaluate(args, comm);
 }
 
 }  // namespace cpuft

@@ -21,7 +21,7 @@ struct Window {
   size_t end = 0;
 };
 
-// tokenizers' only_second truncation with stride (docs/hf-qa-spec.md 2.5): windows of W = M - 3 - q
+// tokenizers' only_second truncation with stride (docs/parity.md, Features): windows of W = M - 3 - q
 // context tokens, each starting W - stride after the previous, until one reaches the end.
 std::vector<Window> context_windows(const Example& example, size_t q, size_t c, const FeatureOptions& options) {
   const size_t budget = static_cast<size_t>(options.max_seq_length) - 3;

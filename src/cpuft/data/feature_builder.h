@@ -1,5 +1,5 @@
 // SQuAD examples -> model features, exactly as run_qa.py's prepare_train_features and
-// prepare_validation_features on top of the fast tokenizer (docs/hf-qa-spec.md 2.4-2.6, 3.2, 3.3):
+// prepare_validation_features on top of the fast tokenizer (docs/parity.md, Features):
 // question lstripped, [CLS] question [SEP] context [SEP], truncation only_second to max_seq_length with
 // doc_stride overlapping windows, right padding. Features come out in example order, windows in order.
 #pragma once

@@ -1,5 +1,5 @@
 // Features: the fixed-length windows the model sees, built from SQuAD examples exactly as
-// run_qa.py's prepare_train_features / prepare_validation_features (docs/hf-qa-spec.md 3.2, 3.3).
+// run_qa.py's prepare_train_features / prepare_validation_features (docs/parity.md, Features).
 #pragma once
 
 #include <cstdint>
@@ -8,7 +8,7 @@
 
 namespace cpuft {
 
-// One SQuAD question with its context (docs/hf-qa-spec.md 6).
+// One SQuAD question with its context (docs/parity.md, SQuAD input).
 struct Answer {
   std::string text;
   int64_t answer_start = 0;  // code-point index into the context, as in the JSON

@@ -10,8 +10,8 @@
 
 namespace cpuft {
 
-std::vector<Example> parse_question_lines(std::string_view text, const std::string& source) {
-  std::vector<Example> out;
+QuestionLines parse_question_lines(std::string_view text, const std::string& source) {
+  QuestionLines out;
   size_t pos = 0;
   for (int64_t n = 1; pos < text.size(); ++n) {
     size_t end = text.find('\n', pos);
@@ -28,13 +28,17 @@ std::vector<Example> parse_question_lines(std::string_view text, const std::stri
     Example ex;
     ex.question = j["question"].get<std::string>();
     ex.context = j["context"].get<std::string>();
-    ex.id = j.contains("id") && j["id"].is_string() ? j["id"].get<std::string>() : std::to_string(out.size());
-    out.push_back(std::move(ex));
+    const bool has_id = j.contains("id");
+    if (has_id && !j["id"].is_string())
+      fail(where, ": field 'id' is ", json_describe(j["id"]), ", expected a string (or no \"id\")");
+    ex.id = has_id ? j["id"].get<std::string>() : std::to_string(out.examples.size());
+    out.examples.push_back(std::move(ex));
+    out.id_given.push_back(has_id);
   }
   return out;
 }
 
-std::vector<Example> read_question_lines(const std::string& path) {
+QuestionLines read_question_lines(const std::string& path) {
   if (path == "-") return parse_question_lines(read_descriptor(STDIN_FILENO, "<stdin>", kMaxDatasetBytes), "<stdin>");
   return parse_question_lines(read_file(path, kMaxDatasetBytes), path);
 }

@@ -11,10 +11,17 @@
 
 namespace cpuft {
 
-// Examples of `text` in line order; an example without "id" gets its position ("0", "1", ...).
-std::vector<Example> parse_question_lines(std::string_view text, const std::string& source);
+// The questions of one input, in line order.
+struct QuestionLines {
+  // An example without "id" gets its position ("0", "1", ...) as id: post-processing matches answers to
+  // questions by id. predict echoes only the ids an input gave (id_given).
+  std::vector<Example> examples;
+  std::vector<bool> id_given;  // per example: the line had an "id" (a string; any other value is an error)
+};
 
-// The examples of a file of JSON lines (a regular file of at most 2 GiB), or of standard input for "-".
-std::vector<Example> read_question_lines(const std::string& path);
+QuestionLines parse_question_lines(std::string_view text, const std::string& source);
+
+// The questions of a file of JSON lines (a regular file of at most 2 GiB), or of standard input for "-".
+QuestionLines read_question_lines(const std::string& path);
 
 }  // namespace cpuft

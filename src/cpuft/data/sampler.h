@@ -1,5 +1,5 @@
 // Training data order: torch's seeded randperm per epoch, cut into batches, shared across ranks
-// (docs/hf-qa-spec.md 4.8, 4.9).
+// (docs/parity.md, Training).
 //
 // Epoch e uses randperm(num_features) from an MT19937 seeded with seed + e (Accelerate's
 // SeedableRandomSampler; torch's CPU randperm for n < 2^32/20).

@@ -105,7 +105,7 @@ class Reader {
     }
   }
 
-  // The flat form of the Hub datasets (docs/hf-qa-spec.md 6.3), as run_qa's --validation_file takes:
+  // The flat form of the Hub datasets (docs/parity.md, SQuAD input), as run_qa's --validation_file takes:
   // {"id", "title", "context", "question", "answers": {"text": [...], "answer_start": [...]}}.
   void read_flat_record(const json& rec, const std::string& path, const std::string& title, SquadDataset& out) {
     Example ex;

@@ -1,5 +1,5 @@
 // SQuAD reader: the official nested JSON (v1.1 and v2.0) flattened into examples in file order
-// (article -> paragraph -> question), as run_qa.py sees them (docs/hf-qa-spec.md 6). Elements of
+// (article -> paragraph -> question), as run_qa.py sees them (docs/parity.md, SQuAD input). Elements of
 // "data" that hold a "context" instead of "paragraphs" are read as the Hub's flat records
 // ({"id", "title", "context", "question", "answers": {"text": [..], "answer_start": [..]}}), the form
 // run_qa's --train_file / --validation_file take.

@@ -1,30 +1,18 @@
 // BF16 on the wire for gradient allreduce: halves the bytes sent. Values are rounded to bf16
 // (round to nearest even, NaN kept NaN), each pairwise reduction step adds in f32 and rounds the
 // partial sum back to bf16, and the result is widened to f32 again. So the reduced gradient carries
-// bf16 precision (about 3 significant digits), like torch DDP's bf16 compression hook.
+// bf16 precision (about 3 significant digits), like torch DDP's bf16 compression hook. The conversion
+// itself is tensor/bf16.h's; this header adds only what the wire needs.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
+
+#include "cpuft/tensor/bf16.h"
 
 namespace cpuft {
 
-inline uint16_t f32_to_bf16(float f) {
-  uint32_t u;
-  std::memcpy(&u, &f, 4);
-  if ((u & 0x7f800000u) == 0x7f800000u && (u & 0x007fffffu)) return static_cast<uint16_t>((u >> 16) | 0x40);
-  u += 0x7fffu + ((u >> 16) & 1u);
-  return static_cast<uint16_t>(u >> 16);
-}
-
-inline float bf16_to_f32(uint16_t h) {
-  uint32_t u = static_cast<uint32_t>(h) << 16;
-  float f;
-  std::memcpy(&f, &u, 4);
-  return f;
-}
-
+// Array conversions in size_t, the communicator's count type: f32_to_bf16_array / bf16_to_f32_array.
 void f32_to_bf16(const float* in, uint16_t* out, size_t n);
 void bf16_to_f32(const uint16_t* in, float* out, size_t n);
 

@@ -13,11 +13,10 @@
 // of the buckets, and once all of it is marked ready only the rows some rank noted (note_rows) are
 // summed, packed into one allreduce. The result is the same as summing the whole table.
 //
-// Averaging. HF/DDP gives every rank a batch of the same size; each rank's loss is the mean over its
-// own batch, so the mean over the global batch is (sum over ranks of local gradients) / world size:
-// begin_step(1.0f / size). When the local batches differ in size (n_r examples on rank r, N in all),
-// the global mean is sum_r (n_r / N) * g_r: begin_step(shard_weight(n_r, N)). The weight is applied to
-// each bucket just before its allreduce starts, so the sum itself is the average.
+// Averaging. The trainer scales each rank's loss by that rank's share of the global batch (its rows
+// over all ranks' rows, and over the accumulation steps), so the plain sum over ranks is the mean
+// over the global batch: it calls begin_step(1.0f). begin_step(scale) multiplies each bucket just
+// before its allreduce starts, for a caller that weights there instead (shard_weight(n_r, N) = n_r / N).
 #pragma once
 
 #include <cstddef>

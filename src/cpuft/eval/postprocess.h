@@ -1,5 +1,5 @@
 // Answer extraction from start/end logits, as utils_qa.postprocess_qa_predictions
-// (docs/hf-qa-spec.md 3.5).
+// (docs/parity.md, Post-processing).
 //
 // Top-n order: for each feature the n_best_size largest start (and end) logits, in descending
 // value; among EQUAL logits the larger token index comes first. This is numpy's

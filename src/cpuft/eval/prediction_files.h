@@ -1,4 +1,4 @@
-// The prediction files utils_qa.postprocess_qa_predictions writes (docs/hf-qa-spec.md 3.5, 4.10),
+// The prediction files utils_qa.postprocess_qa_predictions writes (docs/parity.md, Post-processing),
 // byte for byte as Python's json.dumps(obj, indent=4) + "\n": keys in insertion order, ": " and ","
 // separators, ensure_ascii escapes (\uXXXX in lower-case hex, surrogate pairs above U+FFFF), floats
 // as Python's repr (util/py_json.h py_float_repr), and the n-best values as the float32 numbers

@@ -1,4 +1,4 @@
-// The official SQuAD metrics as run_qa computes them through `evaluate` (docs/hf-qa-spec.md 3.6):
+// The official SQuAD metrics as run_qa computes them through `evaluate` (docs/parity.md, Metrics):
 // v1.1 (exact_match, f1) and v2.0 (exact, f1, HasAns_*, NoAns_*, best_*), percentages as doubles,
 // summed in the same order as the Python scripts so the totals agree to the last bit.
 //

@@ -1,5 +1,5 @@
 // config.json of DistilBERT and BERT models, read with the defaults and aliases of transformers'
-// DistilBertConfig / BertConfig (docs/hf-qa-spec.md 1.1, 1.5).
+// DistilBertConfig / BertConfig (docs/parity.md, Model).
 #include "cpuft/io/hf_config.h"
 
 #include <cmath>

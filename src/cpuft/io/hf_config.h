@@ -1,5 +1,5 @@
 // config.json of a Hugging Face model directory: DistilBERT and BERT (MiniLM) mapped onto one
-// ModelConfig (docs/hf-qa-spec.md 1.1, 1.5).
+// ModelConfig (docs/parity.md, Model).
 #pragma once
 
 #include <cstdint>

@@ -1,6 +1,6 @@
 // Hugging Face model directories: resolving --model_name_or_path (a local directory or a repo id in
 // the local hub cache; cpuft never downloads), finding the weight files, and the checkpoint-key
-// canonicalisation the model loader uses (docs/hf-qa-spec.md 1.6).
+// canonicalisation the model loader uses (docs/parity.md, Model and Files).
 #pragma once
 
 #include <map>

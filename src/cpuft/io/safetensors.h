@@ -1,6 +1,6 @@
 // safetensors read (mmap, every offset and size bounds-checked) and write (HF layout: 8-byte
 // aligned header, "__metadata__": {"format": "pt"}, sorted as the reference writer sorts).
-// Format: docs/hf-qa-spec.md section 5.
+// Format and what cpuft matches: docs/parity.md, Files.
 #pragma once
 
 #include <cstdint>

@@ -1,5 +1,5 @@
 // safetensors reader: maps the file, validates the whole header against the data buffer once, and
-// then hands out tensors without further checks (docs/hf-qa-spec.md 5).
+// then hands out tensors without further checks (docs/parity.md, Files).
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>

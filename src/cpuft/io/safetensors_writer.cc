@@ -1,4 +1,4 @@
-// safetensors writer matching the reference serializer (docs/hf-qa-spec.md 5), so that a model
+// safetensors writer matching the reference serializer (docs/parity.md, Files), so that a model
 // saved by cpuft is byte-identical to the same tensors saved by transformers.
 #include <algorithm>
 #include <cstring>

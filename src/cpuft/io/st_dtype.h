@@ -1,4 +1,4 @@
-// The dtype strings of the safetensors format and their element sizes (docs/hf-qa-spec.md 5).
+// The dtype strings of the safetensors format and their element sizes (docs/parity.md, Files).
 #pragma once
 
 #include <cstdint>

@@ -1,4 +1,4 @@
-// AdamW (torch.optim.AdamW semantics, docs/hf-qa-spec.md 4.4) and gradient-norm helpers (4.6).
+// AdamW (torch.optim.AdamW semantics) and gradient-norm helpers (docs/parity.md, Training).
 #pragma once
 
 #include <cstdint>
@@ -10,7 +10,7 @@ struct AdamWParams {
   double beta1 = 0.9;
   double beta2 = 0.999;
   double eps = 1e-8;
-  double weight_decay = 0;  // per tensor: 0 for biases and LayerNorm weights (spec 4.3)
+  double weight_decay = 0;  // per tensor: 0 for biases and LayerNorm weights (the Trainer's groups)
 };
 
 // One update of n elements at optimizer step `step` (1-based: the value of t AFTER t <- t + 1).

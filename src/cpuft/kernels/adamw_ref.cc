@@ -4,13 +4,13 @@
 #include <cmath>
 
 #include "cpuft/kernels/adamw_scalars.h"
-#include "cpuft/kernels/bf16_round.h"
 #include "cpuft/kernels/kernel_table.h"
+#include "cpuft/tensor/bf16.h"
 
 namespace cpuft {
 namespace ref {
 
-// Torch's order (spec 4.4): lerp_ and addcmul_ are fused multiply-adds in torch's CPU kernels
+// Torch's order (docs/parity.md, Training): lerp_ and addcmul_ are fused multiply-adds in torch's CPU kernels
 // (checked against torch bit for bit, tools/kernels_adamw_fixture.py); nothing else is fused.
 void adamw_step(float* w, float* m, float* v, uint16_t* w_bf16, const float* g, int64_t n,
                 const AdamWParams& p, int64_t step) {
@@ -27,7 +27,7 @@ void adamw_step(float* w, float* m, float* v, uint16_t* w_bf16, const float* g, 
     w[i] = wi;
     m[i] = mi;
     v[i] = vi;
-    if (w_bf16) w_bf16[i] = bf16_round(wi);
+    if (w_bf16) w_bf16[i] = f32_to_bf16(wi);
   }
 }
 

@@ -1,4 +1,4 @@
-// QA cross-entropy (spec 1.3): scalar, f32, tiny shapes.
+// QA cross-entropy (docs/parity.md, Model): scalar, f32, tiny shapes.
 #include "cpuft/kernels/cross_entropy.h"
 #include "cpuft/util/op_profile.h"
 

@@ -1,4 +1,4 @@
-// QA span loss: cross-entropy on start and end logits (docs/hf-qa-spec.md 1.3), all in f32.
+// QA span loss: cross-entropy on start and end logits (docs/parity.md, Model), all in f32.
 // Shapes here are tiny (B*T*2 values), so this kernel is scalar only (no ISA variants).
 #pragma once
 

@@ -8,7 +8,8 @@ namespace cpuft {
 
 // True when element `index` is kept. The mask hashes (seed, stream) into a 64-bit key once, then
 // hashes (key, index) per element into a 24-bit uniform u; kept iff u >= round(p * 2^24).
-// Callers pick the stream per dropout site (e.g. layer * 16 + site) and change the seed per step.
+// Callers pick one stream per dropout site (the model numbers its sites in model/dropout_sites.h:
+// 1 and 2 outside the layers, 16 + 4 * layer + k inside layer `layer`) and change the seed per step.
 bool dropout_keep(uint64_t seed, uint64_t stream, uint64_t index, float p);
 
 // out (n) = in * keep / (1 - p)  with the scale 1/(1-p) computed in f32 as torch does.

@@ -1,8 +1,8 @@
 // Dropout: scalar reference (cpuft::ref).
 #include "cpuft/kernels/ref_kernels.h"
 
-#include "cpuft/kernels/bf16_round.h"
 #include "cpuft/kernels/dropout_hash.h"
+#include "cpuft/tensor/bf16.h"
 
 namespace cpuft {
 namespace ref {
@@ -14,7 +14,7 @@ void dropout_apply(float* out, uint16_t* out_bf16, const float* in, int64_t n, f
     const bool keep = (dropout_hash(key, static_cast<uint32_t>(i)) >> 8) >= threshold24;
     const float y = in[i] * (keep ? scale : 0.0f);
     if (out) out[i] = y;
-    if (out_bf16) out_bf16[i] = bf16_round(y);
+    if (out_bf16) out_bf16[i] = f32_to_bf16(y);
   }
 }
 

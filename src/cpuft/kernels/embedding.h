@@ -1,4 +1,4 @@
-// Token embeddings: word + (token type) + position, forward and backward (docs/hf-qa-spec.md 1.2, 1.5).
+// Token embeddings: word + (token type) + position, forward and backward (docs/parity.md, Model).
 #pragma once
 
 #include <cstdint>

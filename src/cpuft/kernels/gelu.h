@@ -1,4 +1,4 @@
-// Exact (erf) GELU and the bias-gradient column sum (docs/hf-qa-spec.md 1.2, "gelu").
+// Exact (erf) GELU and the bias-gradient column sum (hidden_act "gelu"; docs/parity.md, Model).
 #pragma once
 
 #include <cstdint>

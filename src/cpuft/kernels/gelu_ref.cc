@@ -3,7 +3,7 @@
 
 #include <cmath>
 
-#include "cpuft/kernels/bf16_round.h"
+#include "cpuft/tensor/bf16.h"
 
 namespace cpuft {
 namespace ref {
@@ -18,7 +18,7 @@ void gelu_fwd(float* out, uint16_t* out_bf16, float* pre, const float* bias, int
       if (bias) pre[i] = x = x + bias[c];
       const float y = (x * 0.5f) * (1.0f + std::erf(x * 0.70710678118654752f));
       if (out) out[i] = y;
-      if (out_bf16) out_bf16[i] = bf16_round(y);
+      if (out_bf16) out_bf16[i] = f32_to_bf16(y);
     }
   }
 }

@@ -1,4 +1,4 @@
-// LayerNorm over the last axis with a fused residual add (post-LN blocks, docs/hf-qa-spec.md 1.2).
+// LayerNorm over the last axis with a fused residual add (post-LN blocks, docs/parity.md, Model).
 #pragma once
 
 #include <cstdint>

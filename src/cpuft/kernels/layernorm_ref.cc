@@ -3,7 +3,7 @@
 
 #include <cmath>
 
-#include "cpuft/kernels/bf16_round.h"
+#include "cpuft/tensor/bf16.h"
 
 namespace cpuft {
 namespace ref {
@@ -26,7 +26,7 @@ void layernorm_fwd(float* out, uint16_t* out_bf16, float* mean, float* rstd, flo
       const float y = (x - mu) * rs * w[c] + b[c];
       if (x_sum) x_sum[off + c] = x;  // after reading x: x_sum may alias a or r
       out[off + c] = y;
-      if (out_bf16) out_bf16[off + c] = bf16_round(y);
+      if (out_bf16) out_bf16[off + c] = f32_to_bf16(y);
     }
     if (mean) mean[n] = mu;
     if (rstd) rstd[n] = rs;

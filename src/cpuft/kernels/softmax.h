@@ -1,4 +1,4 @@
-// Masked softmax over the last axis of attention scores (docs/hf-qa-spec.md 1.2, 1.5, 1.7).
+// Masked softmax over the last axis of attention scores (docs/parity.md, Model).
 #pragma once
 
 #include <cstdint>

@@ -3,7 +3,7 @@
 
 #include <cmath>
 
-#include "cpuft/kernels/bf16_round.h"
+#include "cpuft/tensor/bf16.h"
 
 namespace cpuft {
 namespace ref {
@@ -30,7 +30,7 @@ void softmax_fwd(float* probs, uint16_t* probs_bf16, const float* scores, const 
     const float inv = 1.0f / sum;
     for (int64_t c = 0; c < T; ++c) {
       probs[off + c] *= inv;
-      if (probs_bf16) probs_bf16[off + c] = bf16_round(probs[off + c]);
+      if (probs_bf16) probs_bf16[off + c] = f32_to_bf16(probs[off + c]);
     }
   }
 }

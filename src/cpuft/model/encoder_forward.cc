@@ -1,4 +1,4 @@
-// QaModel forward pass: embeddings, transformer blocks, QA head (docs/hf-qa-spec.md 1.2, 1.3, 1.5).
+// QaModel forward pass: embeddings, transformer blocks, QA head (docs/parity.md, Model).
 // Each step writes the activations backward needs into the arena (activations.h).
 #include <cmath>
 

@@ -1,5 +1,5 @@
-// AdamW over the parameter arena of a QaModel (torch.optim.AdamW, docs/hf-qa-spec.md 4.4) with the
-// two weight-decay groups of spec 4.3, and clip_grad_norm_ (spec 4.6). The moments m and v are two
+// AdamW over the parameter arena of a QaModel (torch.optim.AdamW, docs/parity.md, Training) with the
+// two weight-decay groups of the Trainer, and clip_grad_norm_. The moments m and v are two
 // more arenas with the parameter layout.
 #pragma once
 

@@ -19,7 +19,7 @@ struct ParamEntry {
   std::vector<int64_t> shape;  // [out, in] for Linear weights
   size_t offset = 0;           // in floats, into the parameter arena
   size_t numel = 0;
-  bool decay = false;          // weight-decay group of spec 4.3 (Linear weights and embedding tables)
+  bool decay = false;          // the Trainer's weight-decay group (Linear weights and embedding tables)
   bool gemm_weight = false;    // a Linear weight read by a matrix product (gets a bf16 copy)
 };
 

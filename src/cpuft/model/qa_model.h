@@ -3,14 +3,14 @@
 // layout) and, in bf16 mode, the bf16 copies of the matrix-product weights, plus one activation
 // arena sized by reserve(batch, seq_len) before the first step (no allocation inside a step).
 //
-// Families (docs/hf-qa-spec.md 1.2, 1.3, 1.5):
+// Families (docs/parity.md, Model):
 //   DistilBERT: q divided by sqrt(head_dim) before q k^T, padded keys masked_fill'ed with the lowest
 //               float, no dropout after out_lin, qa_dropout before qa_outputs.
 //   BERT:       token-type embeddings, q k^T multiplied by 1/sqrt(head_dim) after the product,
 //               additive mask, dropout after attention.output.dense, no dropout before qa_outputs.
 //   Both masks are applied by replacing a padded key's score with the lowest float: adding the
 //   lowest float gives the same probabilities (exactly 0 for padded keys) and the same gradients.
-// BF16 mixed precision (spec 1.7, DESIGN "Compute"): f32 master weights; every matrix product reads
+// BF16 mixed precision (docs/parity.md, Model; docs/ARCHITECTURE.md): f32 master weights; every matrix product reads
 // bf16 operands (bf16 weight copies, activations and output gradients rounded to bf16) and
 // accumulates in f32; LayerNorm, softmax, GELU, loss, residual stream and gradients stay f32; the
 // logits are rounded to bf16 as autocast produces them. The linear layers' operands are stored as
@@ -38,7 +38,7 @@ namespace cpuft {
 
 class QaModel {
  public:
-  // A model with every parameter initialised as transformers' _init_weights does (spec 1.4):
+  // A model with every parameter initialised as transformers' _init_weights does:
   // Linear and embedding weights ~ N(0, initializer_range) from `seed`, pad row and biases 0,
   // LayerNorm weight 1 and bias 0. Throws before allocating when the weights would not fit in this
   // machine's memory (saying how much the config asks for).

@@ -3,6 +3,8 @@
 // instructions); infinities stay infinities, a NaN becomes a quiet NaN with the same sign (its top
 // mantissa bits kept, the quiet bit set), and denormals are rounded like any other value (never
 // flushed to zero). bf16 -> f32 is exact. Every array path gives the same bits as the scalar one.
+// This is cpuft's one bf16 conversion: kernels/ (the scalar reference kernels) and dist/ (the bf16
+// allreduce wire) use it too.
 #pragma once
 
 #include <cstdint>
@@ -10,7 +12,10 @@
 
 namespace cpuft {
 
-inline uint16_t f32_to_bf16(float f) {
+// The scalar conversions are static inline: the *_avx2.cc / *_avx512.cc files include this header
+// too, and with plain inline the linker could keep their copy (built for AVX) and call it from code
+// that must run on any x86-64 CPU. static gives each translation unit its own copy.
+static inline uint16_t f32_to_bf16(float f) {
   uint32_t u;
   std::memcpy(&u, &f, sizeof u);
   if ((u & 0x7fffffffu) > 0x7f800000u) return static_cast<uint16_t>((u >> 16) | 0x0040u);
@@ -18,7 +23,7 @@ inline uint16_t f32_to_bf16(float f) {
   return static_cast<uint16_t>(u >> 16);
 }
 
-inline float bf16_to_f32(uint16_t h) {
+static inline float bf16_to_f32(uint16_t h) {
   uint32_t u = static_cast<uint32_t>(h) << 16;
   float f;
   std::memcpy(&f, &u, sizeof f);
@@ -26,7 +31,7 @@ inline float bf16_to_f32(uint16_t h) {
 }
 
 // The float nearest to f that bf16 can hold (f32 -> bf16 -> f32).
-inline float round_to_bf16(float f) { return bf16_to_f32(f32_to_bf16(f)); }
+static inline float round_to_bf16(float f) { return bf16_to_f32(f32_to_bf16(f)); }
 
 // Array conversions of n elements (n >= 0; src and dst must not overlap). They choose the widest
 // path the CPU and kernel_isa() allow (AVX512_BF16 instruction, AVX-512 integer, AVX2, scalar)

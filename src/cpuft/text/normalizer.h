@@ -1,5 +1,5 @@
 // BertNormalizer (huggingface/tokenizers normalizers/bert.rs) with the alignment the fast tokenizer
-// keeps: every normalised char remembers the original char it came from (docs/hf-qa-spec.md 2.1, 2.2).
+// keeps: every normalised char remembers the original char it came from (docs/parity.md, Tokenizer).
 #pragma once
 
 #include <cstdint>

@@ -1,6 +1,6 @@
 // The BERT WordPiece tokenizer, token for token and offset for offset the Hugging Face fast tokenizer
 // (BertTokenizerFast): added/special tokens, BertNormalizer, BertPreTokenizer, WordPiece
-// (docs/hf-qa-spec.md 2.1-2.3). Special tokens of the pair template are added by the feature builder.
+// (docs/parity.md, Tokenizer). Special tokens of the pair template are added by the feature builder.
 #pragma once
 
 #include <cstdint>

@@ -1,4 +1,4 @@
-// Tokenizer::load: reads a Hugging Face tokenizer directory (docs/hf-qa-spec.md 2.7).
+// Tokenizer::load: reads a Hugging Face tokenizer directory (docs/parity.md, Tokenizer).
 #include <cstdint>
 #include <filesystem>
 #include <nlohmann/json.hpp>

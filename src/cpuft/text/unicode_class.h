@@ -10,13 +10,13 @@ namespace cpuft {
 bool is_unicode_whitespace(char32_t c);
 
 // BertNormalizer "control": category Cc, Cf, Co or Cs, except \t \n \r. Unassigned chars (Cn) are
-// kept: the fast tokenizer keeps U+0378 (its is_other() has no Cn, unlike docs/hf-qa-spec.md 2.1 a says).
+// kept: the fast tokenizer keeps U+0378 (its is_other() has no Cn, tests/text/tokenize_cases_test.cc).
 bool is_bert_control(char32_t c);
 
 // BertPreTokenizer punctuation: the 32 ASCII punctuation chars or categories Pc Pd Ps Pe Pi Pf Po.
 bool is_bert_punctuation(char32_t c);
 
-// The CJK ideograph blocks BertNormalizer surrounds with spaces (docs/hf-qa-spec.md 2.1 b).
+// The CJK ideograph blocks BertNormalizer surrounds with spaces (docs/parity.md, Tokenizer).
 bool is_cjk_ideograph(char32_t c);
 
 // Category Mn (non-spacing mark), removed when stripping accents.

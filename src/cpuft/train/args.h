@@ -1,5 +1,5 @@
 // Command-line parsing for `cpuft train | evaluate | predict`. Every flag is declared once in a table
-// (train/args.cc) with its name, placeholder, group, help text, validator and optional CPUFT_*
+// (train/flag_table.cc) with its name, placeholder, group, help text, validator and optional CPUFT_*
 // environment variable; --help is generated from the same table. Flags of the Python reference stack
 // that mean nothing here are accepted with one notice each. Lives in train/ (not cli/) so that tests
 // can link it.

@@ -1,4 +1,4 @@
-// Learning-rate schedules of transformers' get_scheduler (docs/hf-qa-spec.md 4.5), in double.
+// Learning-rate schedules of transformers' get_scheduler (docs/parity.md, Training), in double.
 // k is the scheduler step counter: optimizer update n (1-based) uses lr(n - 1), and the rate logged at
 // global step s is lr(s).
 #pragma once

@@ -1,4 +1,4 @@
-// Step arithmetic of the Trainer (docs/hf-qa-spec.md 4.2, 4.9b): batches per epoch, optimizer steps
+// Step arithmetic of the Trainer (docs/parity.md, Training): batches per epoch, optimizer steps
 // per epoch and in total, warmup, logging and saving intervals, and the fractional epoch it logs.
 #pragma once
 

@@ -471,7 +471,7 @@ int run_evaluate(const TrainArgs& args, Communicator& comm) {
   if (file.empty()) fail(predict ? "--test_file" : "--validation_file", ": missing, expected a SQuAD JSON file");
   LoadedModel loaded = load_model(args, comm);
   // Where the results go is checked before the work that produces them.
-  const std::string out_dir = args.output_dir.empty() ? loaded.model_dir : args.output_dir;
+  const std::string& out_dir = args.output_dir;  // required by cpuft evaluate / predict --test_file
   if (comm.is_root()) {
     create_output_dir(out_dir);
     check_results_file(out_dir);

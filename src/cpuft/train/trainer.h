@@ -1,6 +1,6 @@
 // `cpuft train`, `cpuft evaluate` and `cpuft predict --test_file`: run_qa.py's main() in C++.
 //
-// The training loop follows the HF Trainer step for step (docs/hf-qa-spec.md 4.2-4.7): per optimizer
+// The training loop follows the HF Trainer step for step (docs/parity.md, Training): per optimizer
 // step, gradient_accumulation_steps micro-batches (each loss divided by the accumulation count),
 // gradients summed over ranks in overlapped buckets, clipping by global norm, AdamW, the learning-rate
 // schedule, a log record every logging_steps and a checkpoint every save_steps. Each micro-batch is

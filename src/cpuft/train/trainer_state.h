@@ -1,4 +1,4 @@
-// What the Trainer writes into output_dir and checkpoint-N/ (docs/hf-qa-spec.md 4.10), byte for byte
+// What the Trainer writes into output_dir and checkpoint-N/ (docs/parity.md, Files), byte for byte
 // as transformers writes it: log_history entries, trainer_state.json (indent 2, sorted keys, trailing
 // newline) and {train,eval,predict,all}_results.json (indent 4, sorted keys, no trailing newline).
 #pragma once
@@ -31,7 +31,7 @@ nlohmann::json speed_metrics(const std::string& split, const SpeedInputs& in);
 nlohmann::json train_metrics(const SpeedInputs& in, double total_flos, double train_loss, double epoch);
 
 // trainer_state.json. Defaults are those of a fresh TrainerState with TrainingArguments defaults. The
-// keys are those transformers 5.x writes (the spec's list plus "best_global_step": null).
+// keys are those transformers 5.x writes, "best_global_step": null included.
 struct TrainerState {
   double epoch = 0;
   int64_t global_step = 0;

@@ -11,6 +11,7 @@
 
 #include <chrono>
 #include <fstream>
+#include <functional>
 #include <sstream>
 #include <thread>
 #include <vector>
@@ -85,11 +86,41 @@ int wait_for(pid_t pid, double limit_s) {
   }
 }
 
+// The trainer's JSON log line of step 2 is in `log`.
+bool step_two_logged(const std::string& log) { return read_text(log).find("\"step\":2}") != std::string::npos; }
+
 class TrainFailure : public cpuft_test::TrainE2E {
  protected:
   void SetUp() override {
     TrainE2E::SetUp();
     if (!mpi_usable()) GTEST_SKIP() << "mpirun not found or cpuft built without MPI";
+  }
+
+  // Starts `mpirun -np N cpuft train FLAGS` with its output in `log`.
+  static pid_t start_job(int np, const std::string& flags, const std::string& log) {
+    std::vector<std::string> argv = {"mpirun", "--oversubscribe", "--bind-to", "none", "-np", std::to_string(np),
+                                     CPUFT_BINARY, "train"};
+    std::istringstream words(flags);
+    for (std::string w; words >> w;) argv.push_back(w);
+    return spawn(argv, log);
+  }
+  // Waits until `ready()` (at most 60 s), then returns mpirun's children; *rank1 is world rank 1's
+  // process among them, or -1.
+  static std::vector<pid_t> ranks_when(pid_t mpirun, const std::function<bool()>& ready, pid_t* rank1) {
+    const auto t0 = Clock::now();
+    while (!ready() && std::chrono::duration<double>(Clock::now() - t0).count() < 60)
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    std::vector<pid_t> ranks = children_of(mpirun);
+    *rank1 = -1;
+    for (pid_t r : ranks)
+      if (world_rank_of(r) == 1) *rank1 = r;
+    return ranks;
+  }
+  // Ends what a test started (mpirun and its ranks) before it fails.
+  static void kill_job(pid_t mpirun, const std::vector<pid_t>& ranks) {
+    kill(mpirun, SIGKILL);
+    for (pid_t r : ranks) kill(r, SIGKILL);
+    wait_for(mpirun, 10);
   }
 };
 
@@ -99,26 +130,16 @@ TEST_F(TrainFailure, KilledRankStopsTheJobAndTheLastCheckpointResumesOnFewerRank
   const std::string out = dir_ + "/run";
   const std::string args = cpuft_test::common_train_flags(model_) + " --output_dir " + out +
                            " --max_train_samples 30 --max_steps 24 --save_steps 3";
-  std::vector<std::string> argv = {"mpirun", "--oversubscribe", "--bind-to", "none", "-np", "3", CPUFT_BINARY, "train"};
-  std::istringstream words(args + " --per_device_train_batch_size 2");
-  for (std::string w; words >> w;) argv.push_back(w);
   const std::string log = dir_ + "/mpirun.log";
-  const pid_t mpirun = spawn(argv, log);
+  const pid_t mpirun = start_job(3, args + " --per_device_train_batch_size 2", log);
   ASSERT_GT(mpirun, 0);
 
   // Wait for checkpoint-3 to be complete (its cpuft_state.json is written last), then kill rank 1.
-  const auto t0 = Clock::now();
-  while (!file_exists(out + "/checkpoint-3/cpuft_state.json") &&
-         std::chrono::duration<double>(Clock::now() - t0).count() < 60)
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  std::vector<pid_t> ranks = children_of(mpirun);
   pid_t victim = -1;
-  for (pid_t r : ranks)
-    if (world_rank_of(r) == 1) victim = r;
+  const std::vector<pid_t> ranks =
+      ranks_when(mpirun, [&] { return file_exists(out + "/checkpoint-3/cpuft_state.json"); }, &victim);
   if (victim < 0) {
-    kill(mpirun, SIGKILL);
-    for (pid_t r : ranks) kill(r, SIGKILL);
-    wait_for(mpirun, 10);
+    kill_job(mpirun, ranks);
     FAIL() << "no rank 1 among mpirun's children (" << ranks.size() << " found); log:\n" << read_text(log);
   }
   ASSERT_EQ(kill(victim, SIGKILL), 0);
@@ -126,11 +147,7 @@ TEST_F(TrainFailure, KilledRankStopsTheJobAndTheLastCheckpointResumesOnFewerRank
 
   const int st = wait_for(mpirun, 30);
   const double took = std::chrono::duration<double>(Clock::now() - killed_at).count();
-  if (st == -1) {  // a hang: clean up what this test started before failing
-    kill(mpirun, SIGKILL);
-    for (pid_t r : ranks) kill(r, SIGKILL);
-    wait_for(mpirun, 10);
-  }
+  if (st == -1) kill_job(mpirun, ranks);  // a hang: clean up what this test started before failing
   const std::string output = read_text(log);
   std::printf("[ mpirun exited %.1f s after rank 1 was killed ]\n", took);
   ASSERT_NE(st, -1) << "mpirun still running 30 s after rank 1 was killed:\n" << output;
@@ -163,29 +180,17 @@ TEST_F(TrainFailure, KilledRankStopsTheJobAndTheLastCheckpointResumesOnFewerRank
 // step; rank 0, which did not get the signal itself, printed "stopped by  after step N" (no name).
 TEST_F(TrainFailure, SigtermToOneRankIsNamedByRankZero) {
   const std::string out = dir_ + "/stopped";
-  std::vector<std::string> argv = {"mpirun", "--oversubscribe", "--bind-to", "none", "-np", "2", CPUFT_BINARY, "train"};
-  std::istringstream words(cpuft_test::common_train_flags(model_) + " --output_dir " + out +
-                           " --max_train_samples 30 --max_steps 500 --per_device_train_batch_size 2");
-  for (std::string w; words >> w;) argv.push_back(w);
   const std::string log = dir_ + "/sigterm.log";
-  const pid_t mpirun = spawn(argv, log);
+  const pid_t mpirun = start_job(2, cpuft_test::common_train_flags(model_) + " --output_dir " + out +
+                                        " --max_train_samples 30 --max_steps 500 --per_device_train_batch_size 2",
+                                 log);
   ASSERT_GT(mpirun, 0);
   // Step 2 logged: both ranks are in the step loop with their stop handlers installed.
-  const auto t0 = Clock::now();
-  while (read_text(log).find("\"step\":2}") == std::string::npos &&
-         std::chrono::duration<double>(Clock::now() - t0).count() < 60)
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  std::vector<pid_t> ranks = children_of(mpirun);
   pid_t victim = -1;
-  for (pid_t r : ranks)
-    if (world_rank_of(r) == 1) victim = r;
+  const std::vector<pid_t> ranks = ranks_when(mpirun, [&] { return step_two_logged(log); }, &victim);
   if (victim >= 0) kill(victim, SIGTERM);
   const int st = wait_for(mpirun, 60);
-  if (st == -1 || victim < 0) {
-    kill(mpirun, SIGKILL);
-    for (pid_t r : ranks) kill(r, SIGKILL);
-    wait_for(mpirun, 10);
-  }
+  if (st == -1 || victim < 0) kill_job(mpirun, ranks);
   const std::string output = read_text(log);
   ASSERT_GE(victim, 0) << "no rank 1 among mpirun's children; log:\n" << output;
   ASSERT_NE(st, -1) << "mpirun still running 60 s after SIGTERM to rank 1:\n" << output;
@@ -198,33 +203,21 @@ TEST_F(TrainFailure, SigtermToOneRankIsNamedByRankZero) {
 // (SIGSTOP: alive, silent) leaves the other waiting in a collective until the watchdog ends the job.
 TEST_F(TrainFailure, CollectiveTimeoutFlagSetsTheWatchdog) {
   const std::string out = dir_ + "/watched";
-  std::vector<std::string> argv = {"mpirun", "--oversubscribe", "--bind-to", "none", "-np", "2", CPUFT_BINARY, "train"};
-  std::istringstream words(cpuft_test::common_train_flags(model_) + " --output_dir " + out +
-                           " --max_train_samples 30 --max_steps 500 --per_device_train_batch_size 2"
-                           " --collective_timeout 3");
-  for (std::string w; words >> w;) argv.push_back(w);
   const std::string log = dir_ + "/watchdog.log";
-  const pid_t mpirun = spawn(argv, log);
+  const pid_t mpirun = start_job(2, cpuft_test::common_train_flags(model_) + " --output_dir " + out +
+                                        " --max_train_samples 30 --max_steps 500 --per_device_train_batch_size 2"
+                                        " --collective_timeout 3",
+                                 log);
   ASSERT_GT(mpirun, 0);
-  const auto t0 = Clock::now();
-  while (read_text(log).find("\"step\":2}") == std::string::npos &&
-         std::chrono::duration<double>(Clock::now() - t0).count() < 60)
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  std::vector<pid_t> ranks = children_of(mpirun);
   pid_t victim = -1;
-  for (pid_t r : ranks)
-    if (world_rank_of(r) == 1) victim = r;
+  const std::vector<pid_t> ranks = ranks_when(mpirun, [&] { return step_two_logged(log); }, &victim);
   if (victim >= 0) kill(victim, SIGSTOP);
   const int st = wait_for(mpirun, 60);  // the default timeout would keep it waiting 300 s
   if (victim >= 0) {
     kill(victim, SIGKILL);
     kill(victim, SIGCONT);
   }
-  if (st == -1 || victim < 0) {
-    kill(mpirun, SIGKILL);
-    for (pid_t r : ranks) kill(r, SIGKILL);
-    wait_for(mpirun, 10);
-  }
+  if (st == -1 || victim < 0) kill_job(mpirun, ranks);
   const std::string output = read_text(log);
   ASSERT_GE(victim, 0) << "no rank 1 among mpirun's children; log:\n" << output;
   ASSERT_NE(st, -1) << "mpirun still running 60 s after rank 1 stopped:\n" << output;

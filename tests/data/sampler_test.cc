@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
-#include "cpuft/util/read_file.h"
 #include "cpuft/util/error.h"
+#include "cpuft/util/read_file.h"
 
 namespace cpuft {
 namespace {

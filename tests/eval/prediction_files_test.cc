@@ -6,9 +6,9 @@
 #include <cstdlib>
 
 #include "common/temp_dir.h"
-#include "cpuft/util/read_file.h"
 #include "cpuft/util/error.h"
 #include "cpuft/util/py_json.h"
+#include "cpuft/util/read_file.h"
 #include "eval/fixture.h"
 
 namespace cpuft {

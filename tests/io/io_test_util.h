@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "cpuft/util/atomic_file.h"
-#include "cpuft/util/read_file.h"
 #include "cpuft/util/error.h"
+#include "cpuft/util/read_file.h"
 
 namespace io_test {
 

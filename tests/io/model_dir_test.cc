@@ -10,7 +10,7 @@
 #include "common/temp_dir.h"
 #include "io_test_util.h"
 
-using cpuft::Checkpoint;
+using cpuft::WeightFiles;
 using cpuft::ModelFamily;
 using cpuft::SafetensorsReader;
 using io_test::expect_error;
@@ -165,24 +165,24 @@ TEST(ModelDir, CanonicalParamNames) {
   for (const Case& c : cases) EXPECT_EQ(cpuft::canonical_param_name(c.key, c.family), c.canonical) << c.key;
 }
 
-TEST(ModelDir, CheckpointOfTransformersDirectories) {
-  Checkpoint d(fixture("distilbert_qa"), ModelFamily::distilbert);
+TEST(ModelDir, WeightFilesOfTransformersDirectories) {
+  WeightFiles d(fixture("distilbert_qa"), ModelFamily::distilbert);
   EXPECT_EQ(d.tensors().size(), 38u);
   EXPECT_TRUE(d.ignored_keys().empty());
   ASSERT_NE(d.find("qa_outputs.weight"), nullptr);
   EXPECT_EQ(d.find("qa_outputs.weight")->info->shape, (std::vector<int64_t>{2, 32}));
 
-  Checkpoint qa(fixture("bert_qa"), ModelFamily::bert);
-  Checkpoint legacy(fixture("bert_legacy"), ModelFamily::bert);
+  WeightFiles qa(fixture("bert_qa"), ModelFamily::bert);
+  WeightFiles legacy(fixture("bert_legacy"), ModelFamily::bert);
   EXPECT_EQ(legacy.tensors().size(), 39u);
   for (const auto& [name, t] : qa.tensors()) {
-    const cpuft::CheckpointTensor* l = legacy.find(name);
+    const cpuft::WeightTensor* l = legacy.find(name);
     ASSERT_NE(l, nullptr) << name;
     EXPECT_EQ(l->reader->read_f32(l->info->name), t.reader->read_f32(t.info->name)) << name;
   }
   EXPECT_EQ(legacy.find("bert.embeddings.LayerNorm.weight")->info->name, "bert.embeddings.LayerNorm.gamma");
 
-  Checkpoint bare(fixture("bert_bare"), ModelFamily::bert);
+  WeightFiles bare(fixture("bert_bare"), ModelFamily::bert);
   EXPECT_EQ(bare.tensors().size(), 37u);  // no qa_outputs
   EXPECT_EQ(bare.find("qa_outputs.weight"), nullptr);
   ASSERT_NE(bare.find("bert.encoder.layer.1.output.dense.weight"), nullptr);
@@ -192,17 +192,17 @@ TEST(ModelDir, CheckpointOfTransformersDirectories) {
   EXPECT_EQ(ignored, (std::vector<std::string>{"pooler.dense.bias", "pooler.dense.weight"}));
 }
 
-TEST(ModelDir, CheckpointRejectsTwoKeysForOneParameter) {
+TEST(ModelDir, WeightFilesRejectTwoKeysForOneParameter) {
   std::string dir = cpuft_test::temp_dir_until_exit();
   float x[2] = {1, 2};
   cpuft::write_safetensors(dir + "/model.safetensors",
                            {{"bert.embeddings.LayerNorm.weight", {2}, x}, {"embeddings.LayerNorm.gamma", {2}, x}});
-  expect_error([&] { Checkpoint c(dir, ModelFamily::bert); },
+  expect_error([&] { WeightFiles c(dir, ModelFamily::bert); },
                {dir, "keys 'bert.embeddings.LayerNorm.weight'", "and 'embeddings.LayerNorm.gamma'",
                 "both map to parameter 'bert.embeddings.LayerNorm.weight'"});
 }
 
-TEST(ModelDir, ShardedCheckpoint) {
+TEST(ModelDir, ShardedWeightFiles) {
   std::string dir = cpuft_test::temp_dir_until_exit();
   SafetensorsReader src(fixture("bert_qa/model.safetensors"));
   std::vector<std::vector<float>> data;
@@ -220,7 +220,7 @@ TEST(ModelDir, ShardedCheckpoint) {
   cpuft::write_safetensors(dir + "/" + names[1], shard[1]);
   cpuft::write_file_atomic(dir + "/model.safetensors.index.json", index.dump());
   EXPECT_EQ(cpuft::find_weight_files(dir), (std::vector<std::string>{dir + "/" + names[0], dir + "/" + names[1]}));
-  Checkpoint c(dir, ModelFamily::bert);
+  WeightFiles c(dir, ModelFamily::bert);
   EXPECT_EQ(c.tensors().size(), 39u);
   EXPECT_EQ(c.files().size(), 2u);
   EXPECT_EQ(c.find("qa_outputs.bias")->reader->path(), dir + "/" + names[1]);
@@ -229,7 +229,7 @@ TEST(ModelDir, ShardedCheckpoint) {
   const std::string index_path = dir + "/model.safetensors.index.json";
   index["weight_map"]["qa_outputs.bias"] = names[0];
   cpuft::write_file_atomic(index_path, index.dump());
-  expect_error([&] { Checkpoint bad(dir, ModelFamily::bert); },
+  expect_error([&] { WeightFiles bad(dir, ModelFamily::bert); },
                {index_path, "weight_map puts 'qa_outputs.bias' in " + names[0] + ", which holds no such tensor"});
   index["weight_map"]["qa_outputs.bias"] = "model-00003-of-00002.safetensors";
   cpuft::write_file_atomic(index_path, index.dump());

@@ -16,8 +16,8 @@
 #include "cpuft/kernels/gemm_int8.h"
 #include "cpuft/model/int8_model.h"
 #include "cpuft/util/atomic_file.h"
-#include "cpuft/util/read_file.h"
 #include "cpuft/util/error.h"
+#include "cpuft/util/read_file.h"
 #include "common/temp_dir.h"
 #include "model/reference.h"
 

@@ -12,8 +12,8 @@
 #include "cpuft/io/safetensors.h"
 #include "cpuft/train/trainer_state.h"
 #include "cpuft/util/atomic_file.h"
-#include "cpuft/util/read_file.h"
 #include "cpuft/util/error.h"
+#include "cpuft/util/read_file.h"
 
 namespace fs = std::filesystem;
 

@@ -7,8 +7,8 @@
 
 #include "common/temp_dir.h"
 #include "cpuft/util/atomic_file.h"
-#include "cpuft/util/read_file.h"
 #include "cpuft/util/error.h"
+#include "cpuft/util/read_file.h"
 
 // Expected bytes below were written by transformers 5.24 (TrainerState.save_to_json, speed_metrics,
 // Trainer.save_metrics / json.dump(indent=4, sort_keys=True)) for the same inputs.

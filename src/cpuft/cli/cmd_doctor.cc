@@ -7,11 +7,11 @@
 #include <nlohmann/json.hpp>
 
 #include "cpuft/cli/commands.h"
-#include "cpuft/cli/flag_values.h"
 #include "cpuft/cpu/features.h"
 #include "cpuft/cpu/onednn_info.h"
 #include "cpuft/cpu/placement.h"
 #include "cpuft/cpu/topology.h"
+#include "cpuft/flags/flag_values.h"
 #include "cpuft/kernels/gemm.h"
 #include "cpuft/kernels/gemm_int8.h"
 #include "cpuft/util/error.h"

@@ -5,8 +5,8 @@
 #include <cstdio>
 
 #include "cpuft/cli/commands.h"
-#include "cpuft/train/args.h"
-#include "cpuft/train/trainer.h"
+#include "cpuft/flags/args.h"
+#include "cpuft/infer/inference.h"
 #include "cpuft/util/error.h"
 #include "cpuft/util/log.h"
 

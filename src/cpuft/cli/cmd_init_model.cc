@@ -5,12 +5,11 @@
 #include <filesystem>
 
 #include "cpuft/cli/commands.h"
-#include "cpuft/cli/flag_values.h"
+#include "cpuft/flags/flag_values.h"
 #include "cpuft/io/hf_config.h"
 #include "cpuft/model/qa_model.h"
+#include "cpuft/run/setup.h"
 #include "cpuft/text/tokenizer.h"
-#include "cpuft/train/checkpoint.h"
-#include "cpuft/train/run_setup.h"
 #include "cpuft/util/error.h"
 
 namespace cpuft {

@@ -13,12 +13,9 @@
 #include <nlohmann/json.hpp>
 
 #include "cpuft/cli/commands.h"
-#include "cpuft/data/feature_builder.h"
 #include "cpuft/data/question_lines.h"
-#include "cpuft/train/args.h"
-#include "cpuft/train/evaluator.h"
-#include "cpuft/train/run_setup.h"
-#include "cpuft/train/trainer.h"
+#include "cpuft/flags/args.h"
+#include "cpuft/infer/inference.h"
 #include "cpuft/util/log.h"
 
 namespace cpuft {
@@ -101,23 +98,9 @@ int cmd_predict(const Argv& argv_in, Communicator& comm, const StartComm& start)
   }
   // Empty input, empty output (as a filter in a pipeline should); the model is not even loaded.
   if (data.examples.empty()) return 0;
-  configure_threads(static_cast<int>(args.threads), comm);
-  LoadedModel loaded = load_model(args, comm);
-  reserve_activations(*loaded.model, args, args.per_device_eval_batch_size, false, "--per_device_eval_batch_size");
-  FeatureOptions fo;
-  fo.max_seq_length = static_cast<int>(args.max_seq_length);
-  fo.doc_stride = static_cast<int>(args.doc_stride);
-  build_features_of(data, *loaded.tokenizer, fo, /*train=*/false);
-  PostprocessOptions post;
-  post.n_best_size = static_cast<int>(args.n_best_size);
-  post.max_answer_length = static_cast<int>(args.max_answer_length);
-  post.version_2_with_negative = args.version_2_with_negative;
-  post.null_score_diff_threshold = args.null_score_diff_threshold;
-  EvalOutcome out = evaluate_qa(*loaded.model, data, post, static_cast<int>(args.per_device_eval_batch_size),
-                                fo.max_seq_length, comm, "predict", false);
-  if (!comm.is_root()) return 0;
-  for (size_t i = 0; i < out.predictions.size(); ++i) {
-    const ExamplePrediction& p = out.predictions[i];
+  const std::vector<ExamplePrediction> predictions = answer_questions(args, comm, data);
+  for (size_t i = 0; i < predictions.size(); ++i) {
+    const ExamplePrediction& p = predictions[i];
     nlohmann::json line;
     if (id_given[i]) line["id"] = p.id;
     const NbestEntry* best = nullptr;

@@ -15,15 +15,15 @@
 #include <sstream>
 
 #include "cpuft/cli/commands.h"
-#include "cpuft/cli/flag_values.h"
 #include "cpuft/data/batch.h"
 #include "cpuft/data/feature_builder.h"
+#include "cpuft/data/qa_data.h"
+#include "cpuft/flags/flag_values.h"
 #include "cpuft/io/model_dir.h"
 #include "cpuft/io/quantization_config.h"
 #include "cpuft/kernels/gemm_int8.h"
 #include "cpuft/model/int8_model.h"
-#include "cpuft/train/qa_data.h"
-#include "cpuft/train/run_setup.h"
+#include "cpuft/run/setup.h"
 #include "cpuft/util/atomic_file.h"
 #include "cpuft/util/error.h"
 #include "cpuft/util/json_read.h"
@@ -100,9 +100,9 @@ void check_architecture(const std::string& dir, const ModelConfig& config) {
   if (!ok)
     fail(path, ": architectures is ", arch.is_null() ? std::string("missing") : json_preview(arch), "; cpuft quantize supports ",
          want, " (a model fine-tuned for question answering, e.g. by cpuft train)");
-  Checkpoint ckpt(dir, config.family);
-  if (!ckpt.find("qa_outputs.weight") || !ckpt.find("qa_outputs.bias"))
-    fail(ckpt.files().front(), ": has no qa_outputs.weight / qa_outputs.bias; cpuft quantize needs a model fine-tuned "
+  WeightFiles weights(dir, config.family);
+  if (!weights.find("qa_outputs.weight") || !weights.find("qa_outputs.bias"))
+    fail(weights.files().front(), ": has no qa_outputs.weight / qa_outputs.bias; cpuft quantize needs a model fine-tuned "
          "for question answering");
 }
 

@@ -1,9 +1,9 @@
-// cpuft train: parse run_qa-style flags (train/args.h) and run (train/trainer.h). `cpuft evaluate` is
+// cpuft train: parse run_qa-style flags (flags/args.h) and run (train/trainer.h). `cpuft evaluate` is
 // cmd_evaluate.cc.
 #include <cstdio>
 
 #include "cpuft/cli/commands.h"
-#include "cpuft/train/args.h"
+#include "cpuft/flags/args.h"
 #include "cpuft/train/trainer.h"
 #include "cpuft/util/log.h"
 

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "cpuft/dist/communicator.h"
-#include "cpuft/train/train_args.h"
+#include "cpuft/flags/train_args.h"
 
 namespace cpuft {
 

@@ -177,7 +177,7 @@ std::string canonical_param_name(const std::string& key, ModelFamily family) {
   return "";
 }
 
-Checkpoint::Checkpoint(const std::string& dir, ModelFamily family) : files_(find_weight_files(dir)) {
+WeightFiles::WeightFiles(const std::string& dir, ModelFamily family) : files_(find_weight_files(dir)) {
   std::map<std::string, std::string> key_of;  // canonical name -> the key it came from, for errors
   for (const std::string& file : files_) {
     readers_.push_back(std::make_unique<SafetensorsReader>(file));
@@ -188,7 +188,7 @@ Checkpoint::Checkpoint(const std::string& dir, ModelFamily family) : files_(find
         ignored_.push_back(t.name);
         continue;
       }
-      auto [it, inserted] = tensors_.emplace(name, CheckpointTensor{reader, &t});
+      auto [it, inserted] = tensors_.emplace(name, WeightTensor{reader, &t});
       if (!inserted) {
         fail(dir, ": keys '", text_preview(it->second.info->name), "' (", it->second.reader->path(), ") and '",
              text_preview(t.name), "' (", file, ") both map to parameter '", name, "'; expected one");
@@ -207,7 +207,7 @@ Checkpoint::Checkpoint(const std::string& dir, ModelFamily family) : files_(find
   }
 }
 
-const CheckpointTensor* Checkpoint::find(const std::string& canonical_name) const {
+const WeightTensor* WeightFiles::find(const std::string& canonical_name) const {
   auto it = tensors_.find(canonical_name);
   return it == tensors_.end() ? nullptr : &it->second;
 }

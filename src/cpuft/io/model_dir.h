@@ -1,5 +1,5 @@
 // Hugging Face model directories: resolving --model_name_or_path (a local directory or a repo id in
-// the local hub cache; cpuft never downloads), finding the weight files, and the checkpoint-key
+// the local hub cache; cpuft never downloads), finding the weight files, and the stored-key
 // canonicalisation the model loader uses (docs/parity.md, Model and Files).
 #pragma once
 
@@ -28,32 +28,32 @@ std::string resolve_model_dir(const std::string& name_or_path);
 // only PyTorch pickles (with a one-line conversion command) or no weights at all.
 std::vector<std::string> find_weight_files(const std::string& dir);
 
-// Maps a checkpoint key to the canonical HF name of a QA model of this family (with "distilbert."/
+// Maps a stored tensor key to the canonical HF name of a QA model of this family (with "distilbert."/
 // "bert." prefix; LayerNorm.gamma/beta -> weight/bias), or "" when the key is to be ignored
 // (pooler, cls.*, vocab_*, position_ids, ...).
 std::string canonical_param_name(const std::string& key, ModelFamily family);
 
-struct CheckpointTensor {
+struct WeightTensor {
   const SafetensorsReader* reader = nullptr;
   const StTensorInfo* info = nullptr;  // info->name is the key as stored in the file
 };
 
 // Every weight file of a model directory, opened, with its tensors under their canonical names.
-class Checkpoint {
+class WeightFiles {
  public:
   // Throws cpuft::Error when two keys map to the same canonical name, or when a sharded index
   // names a tensor that its shard does not hold.
-  Checkpoint(const std::string& dir, ModelFamily family);
+  WeightFiles(const std::string& dir, ModelFamily family);
 
-  const std::map<std::string, CheckpointTensor>& tensors() const { return tensors_; }
-  const CheckpointTensor* find(const std::string& canonical_name) const;  // nullptr if absent
+  const std::map<std::string, WeightTensor>& tensors() const { return tensors_; }
+  const WeightTensor* find(const std::string& canonical_name) const;  // nullptr if absent
   const std::vector<std::string>& ignored_keys() const { return ignored_; }  // keys mapped to ""
   const std::vector<std::string>& files() const { return files_; }
 
  private:
   std::vector<std::string> files_;
   std::vector<std::unique_ptr<SafetensorsReader>> readers_;
-  std::map<std::string, CheckpointTensor> tensors_;
+  std::map<std::string, WeightTensor> tensors_;
   std::vector<std::string> ignored_;
 };
 

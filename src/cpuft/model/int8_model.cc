@@ -25,12 +25,12 @@ namespace cpuft {
 namespace {
 
 // The tensor `name` of the checkpoint with dtype `dtype` and shape `shape`, or a one-line error.
-const CheckpointTensor& expect_tensor(const Checkpoint& ckpt, const std::string& dir, const std::string& name,
+const WeightTensor& expect_tensor(const WeightFiles& stored, const std::string& dir, const std::string& name,
                                       StDtype dtype, const char* dtype_name, const std::vector<int64_t>& shape,
                                       const char* what) {
-  const CheckpointTensor* t = ckpt.find(name);
+  const WeightTensor* t = stored.find(name);
   if (!t)
-    fail(ckpt.files().empty() ? dir : ckpt.files().front(), ": tensor ", name, " is missing; expected ", dtype_name, " ",
+    fail(stored.files().empty() ? dir : stored.files().front(), ": tensor ", name, " is missing; expected ", dtype_name, " ",
          shape_text(shape), " (", what, ")");
   if (t->info->dtype != dtype)
     fail(t->reader->path(), ": tensor ", t->info->name, " has dtype ", t->info->dtype_name, ", expected ", dtype_name,
@@ -51,7 +51,7 @@ void release_pages(float* p, size_t n) {
   if (end > begin) ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_DONTNEED);
 }
 
-std::vector<float> read_floats(const CheckpointTensor& t) {
+std::vector<float> read_floats(const WeightTensor& t) {
   std::vector<float> v(static_cast<size_t>(t.info->numel()));
   t.reader->read_f32(*t.info, v.data());
   return v;
@@ -78,7 +78,7 @@ QaModel QaModel::from_int8(const std::string& dir, std::ostream& notices) {
   ModelConfig config = load_model_config(config_path);
   const QuantizationConfig qc = read_quantization_config(config.raw, config_path);
   QaModel model(config, /*bf16=*/false, /*seed=*/0);
-  Checkpoint ckpt(dir, config.family);
+  WeightFiles stored(dir, config.family);
   auto weights = std::make_shared<Int8Weights>();
   weights->static_activations = qc.static_activations;
   std::set<std::string> used;
@@ -86,9 +86,9 @@ QaModel QaModel::from_int8(const std::string& dir, std::ostream& notices) {
     used.insert(e.name);
     float* dst = model.params() + e.offset;
     if (!e.gemm_weight || int8_keeps_f32(e.name)) {
-      const CheckpointTensor* t = ckpt.find(e.name);
+      const WeightTensor* t = stored.find(e.name);
       if (!t)
-        fail(ckpt.files().empty() ? dir : ckpt.files().front(), ": tensor ", e.name, " is missing; expected shape ",
+        fail(stored.files().empty() ? dir : stored.files().front(), ": tensor ", e.name, " is missing; expected shape ",
              shape_text(e.shape));
       if (t->info->shape != e.shape)
         fail(t->reader->path(), ": tensor ", t->info->name, " has shape ", shape_text(t->info->shape), ", expected ",
@@ -100,13 +100,13 @@ QaModel QaModel::from_int8(const std::string& dir, std::ostream& notices) {
     Int8Linear l;
     l.out = out;
     l.in = in;
-    const CheckpointTensor& w = expect_tensor(ckpt, dir, e.name, StDtype::I8, "I8", e.shape, "an int8 weight");
+    const WeightTensor& w = expect_tensor(stored, dir, e.name, StDtype::I8, "I8", e.shape, "an int8 weight");
     l.w.resize(static_cast<size_t>(out * in));
     std::memcpy(l.w.data(), w.reader->data(*w.info), l.w.size());
     const std::string scale_name = weight_scale_name(e.name);
     used.insert(scale_name);
-    const CheckpointTensor& s =
-        expect_tensor(ckpt, dir, scale_name, StDtype::F32, "F32", {out}, "the per-output-channel weight scales");
+    const WeightTensor& s =
+        expect_tensor(stored, dir, scale_name, StDtype::F32, "F32", {out}, "the per-output-channel weight scales");
     l.w_scale = read_floats(s);
     for (int64_t n = 0; n < out; ++n)
       if (!(l.w_scale[static_cast<size_t>(n)] > 0.f) || !std::isfinite(l.w_scale[static_cast<size_t>(n)]))
@@ -122,8 +122,8 @@ QaModel QaModel::from_int8(const std::string& dir, std::ostream& notices) {
     const std::string range_name = input_range_name(e.name);
     used.insert(range_name);
     if (qc.static_activations) {
-      const CheckpointTensor& r =
-          expect_tensor(ckpt, dir, range_name, StDtype::F32, "F32", {2}, "the calibrated input range [min, max]");
+      const WeightTensor& r =
+          expect_tensor(stored, dir, range_name, StDtype::F32, "F32", {2}, "the calibrated input range [min, max]");
       const std::vector<float> v = read_floats(r);
       if (!std::isfinite(v[0]) || !std::isfinite(v[1]) || v[0] > v[1])
         fail(r.reader->path(), ": tensor ", r.info->name, " is [", v[0], ", ", v[1],
@@ -134,11 +134,11 @@ QaModel QaModel::from_int8(const std::string& dir, std::ostream& notices) {
     }
     weights->layers.emplace(e.offset, std::move(l));
   }
-  std::vector<std::string> extra = ckpt.ignored_keys();
-  for (const auto& [name, t] : ckpt.tensors())
+  std::vector<std::string> extra = stored.ignored_keys();
+  for (const auto& [name, t] : stored.tensors())
     if (!used.count(name)) extra.push_back(t.info->name);
   if (!extra.empty())
-    notices << "cpuft: ignored " << extra.size() << " checkpoint tensor(s) the QA model does not use (first: "
+    notices << "cpuft: ignored " << extra.size() << " stored tensor(s) the QA model does not use (first: "
             << extra.front() << ")\n";
   model.int8_ = std::move(weights);
   return model;

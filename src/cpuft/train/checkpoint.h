@@ -14,7 +14,7 @@
 #include <string_view>
 #include <vector>
 
-#include "cpuft/train/train_args.h"
+#include "cpuft/flags/train_args.h"
 
 namespace cpuft {
 
@@ -107,9 +107,5 @@ void rotate_checkpoints(const std::string& output_dir, int64_t limit, const std:
 // checkpoint, and an error if it has none but is not empty (the leftovers of an interrupted run do not
 // count). Empty: start afresh.
 std::string resolve_resume_checkpoint(const TrainArgs& args);
-
-// mkdir -p for an output directory; a one-line error naming --output_dir when it cannot be made or
-// nothing can be written in it (checked before any work, not at the first save).
-void create_output_dir(const std::string& dir);
 
 }  // namespace cpuft

@@ -104,18 +104,6 @@ void rotate_checkpoints(const std::string& output_dir, int64_t limit, const std:
   }
 }
 
-void create_output_dir(const std::string& dir) {
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  if (ec || !fs::is_directory(dir, ec))
-    fail("--output_dir: cannot create directory ", dir, ec ? ": " + ec.message() : std::string(" (a file is in the way)"));
-  try {
-    check_directory_writable(dir);
-  } catch (const Error& e) {
-    fail("--output_dir: ", e.what());
-  }
-}
-
 std::string resolve_resume_checkpoint(const TrainArgs& args) {
   const std::string& r = args.resume_from_checkpoint;
   if (r == "last") {

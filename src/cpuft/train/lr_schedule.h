@@ -5,7 +5,7 @@
 
 #include <cstdint>
 
-#include "cpuft/train/train_args.h"
+#include "cpuft/flags/train_args.h"
 
 namespace cpuft {
 

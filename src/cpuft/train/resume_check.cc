@@ -4,7 +4,7 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "cpuft/train/flag_table.h"
+#include "cpuft/flags/flag_table.h"
 #include "cpuft/util/error.h"
 #include "cpuft/util/json_read.h"
 

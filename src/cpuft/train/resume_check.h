@@ -12,8 +12,8 @@
 #include <map>
 #include <string>
 
+#include "cpuft/flags/train_args.h"
 #include "cpuft/train/checkpoint.h"
-#include "cpuft/train/train_args.h"
 
 namespace cpuft {
 

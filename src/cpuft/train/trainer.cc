@@ -6,16 +6,16 @@
 #include <memory>
 
 #include "cpuft/data/batch.h"
+#include "cpuft/data/qa_data.h"
 #include "cpuft/data/sampler.h"
 #include "cpuft/dist/grad_buckets.h"
-#include "cpuft/eval/prediction_files.h"
+#include "cpuft/eval/results_files.h"
+#include "cpuft/infer/inference.h"
 #include "cpuft/model/optimizer.h"
+#include "cpuft/run/setup.h"
 #include "cpuft/train/checkpoint.h"
-#include "cpuft/train/evaluator.h"
 #include "cpuft/train/lr_schedule.h"
-#include "cpuft/train/qa_data.h"
 #include "cpuft/train/resume_check.h"
-#include "cpuft/train/run_setup.h"
 #include "cpuft/train/step_plan.h"
 #include "cpuft/train/trainer_state.h"
 #include "cpuft/util/atomic_file.h"
@@ -26,23 +26,6 @@
 
 namespace cpuft {
 namespace {
-
-FeatureOptions feature_options(const TrainArgs& a) {
-  FeatureOptions o;
-  o.max_seq_length = static_cast<int>(a.max_seq_length);
-  o.doc_stride = static_cast<int>(a.doc_stride);
-  o.pad_to_max_length = a.pad_to_max_length;
-  return o;
-}
-
-PostprocessOptions postprocess_options(const TrainArgs& a) {
-  PostprocessOptions o;
-  o.n_best_size = static_cast<int>(a.n_best_size);
-  o.max_answer_length = static_cast<int>(a.max_answer_length);
-  o.version_2_with_negative = a.version_2_with_negative;
-  o.null_score_diff_threshold = a.null_score_diff_threshold;
-  return o;
-}
 
 // The checkpoint to resume from (checkpoint_dirs.cc), saying so when it was found rather than asked for.
 std::string resume_point(const TrainArgs& args) {
@@ -398,11 +381,7 @@ void Trainer::evaluate() {
   EvalOutcome out = evaluate_qa(*model_, eval_, postprocess_options(args_),
                                 static_cast<int>(args_.per_device_eval_batch_size), seq_len_, comm_, "eval", true);
   if (args_.do_train) out.metrics["epoch"] = epoch_float();
-  if (!comm_.is_root()) return;
-  write_prediction_files(args_.output_dir, out.predictions, args_.version_2_with_negative, "eval");
-  save_metrics(args_.output_dir, "eval", out.metrics);  // also merged into all_results.json
-  log_info("***** eval metrics *****");
-  for (auto it = out.metrics.begin(); it != out.metrics.end(); ++it) log_info("  ", it.key(), " = ", it.value().dump());
+  write_results(args_.output_dir, "eval", out, args_.version_2_with_negative, comm_);
 }
 
 int Trainer::run() {
@@ -462,38 +441,6 @@ int Trainer::run() {
 int run_train(const TrainArgs& args, Communicator& comm) {
   Trainer trainer(args, comm, configure_threads(static_cast<int>(args.threads), comm));
   return trainer.run();
-}
-
-int run_evaluate(const TrainArgs& args, Communicator& comm) {
-  configure_threads(static_cast<int>(args.threads), comm);
-  const bool predict = args.command == Command::Predict;
-  const std::string& file = predict ? args.test_file : args.validation_file;
-  if (file.empty()) fail(predict ? "--test_file" : "--validation_file", ": missing, expected a SQuAD JSON file");
-  LoadedModel loaded = load_model(args, comm);
-  // Where the results go is checked before the work that produces them.
-  const std::string& out_dir = args.output_dir;  // required by cpuft evaluate / predict --test_file
-  if (comm.is_root()) {
-    create_output_dir(out_dir);
-    check_results_file(out_dir);
-  }
-  reserve_activations(*loaded.model, args, args.per_device_eval_batch_size, false, "--per_device_eval_batch_size");
-  QaData data = predict ? load_eval_data(file, *loaded.tokenizer, feature_options(args), args.max_predict_samples)
-                        : load_eval_data(file, *loaded.tokenizer, feature_options(args), args.max_eval_samples);
-  warn_if_v2_without_flag(data, args.version_2_with_negative);
-  const int seq = static_cast<int>(args.max_seq_length);
-  const std::string split = predict ? "predict" : "eval";
-  // A file without answers can still be answered; it just cannot be scored.
-  bool has_answers = false;
-  for (const Example& e : data.examples) has_answers |= !e.answers.empty();
-  EvalOutcome out = evaluate_qa(*loaded.model, data, postprocess_options(args),
-                                static_cast<int>(args.per_device_eval_batch_size), seq, comm, split, has_answers);
-  if (!comm.is_root()) return 0;
-  write_prediction_files(out_dir, out.predictions, args.version_2_with_negative, split);
-  save_metrics(out_dir, split, out.metrics);
-  log_info("***** ", split, " metrics *****");
-  for (auto it = out.metrics.begin(); it != out.metrics.end(); ++it) log_info("  ", it.key(), " = ", it.value().dump());
-  log_info("predictions written to ", out_dir);
-  return 0;
 }
 
 }  // namespace cpuft

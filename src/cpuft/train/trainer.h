@@ -1,4 +1,4 @@
-// `cpuft train`, `cpuft evaluate` and `cpuft predict --test_file`: run_qa.py's main() in C++.
+// `cpuft train`: run_qa.py's main() in C++ (evaluation through infer/inference.h).
 //
 // The training loop follows the HF Trainer step for step (docs/parity.md, Training): per optimizer
 // step, gradient_accumulation_steps micro-batches (each loss divided by the accumulation count),
@@ -10,14 +10,11 @@
 #pragma once
 
 #include "cpuft/dist/communicator.h"
-#include "cpuft/train/train_args.h"
+#include "cpuft/flags/train_args.h"
 
 namespace cpuft {
 
 // Runs train (+ evaluation when --do_eval) as `args` says; returns the process exit code.
 int run_train(const TrainArgs& args, Communicator& comm);
-
-// Evaluates --model_name_or_path on --validation_file (or answers --test_file for `predict`).
-int run_evaluate(const TrainArgs& args, Communicator& comm);
 
 }  // namespace cpuft

@@ -18,15 +18,6 @@ json train_log_entry(double loss_mean, double grad_norm, double learning_rate, d
               {"step", step}};
 }
 
-json speed_metrics(const std::string& split, const SpeedInputs& in) {
-  json m = json::object();
-  m[split + "_runtime"] = py_round(in.runtime_s, 4);
-  if (in.runtime_s == 0) return m;
-  m[split + "_samples_per_second"] = py_round(in.num_samples / in.runtime_s, 3);
-  m[split + "_steps_per_second"] = py_round(in.num_steps / in.runtime_s, 3);
-  return m;
-}
-
 json train_metrics(const SpeedInputs& in, double total_flos, double train_loss, double epoch) {
   json m = speed_metrics("train", in);
   m["total_flos"] = total_flos;
@@ -108,35 +99,6 @@ TrainerState TrainerState::from_json(const std::string& text, const std::string&
     if (!history[i].is_object()) fail(path, ": log_history[", i, "]: found ", history[i].type_name(), ", expected an object");
   s.log_history = history;
   return s;
-}
-
-namespace {
-
-// output_dir/all_results.json as an object to merge into (empty when there is none).
-json read_all_results(const std::string& output_dir) {
-  const std::string all_path = output_dir + "/all_results.json";
-  json all = json::object();
-  if (non_regular_kind(all_path) == "missing") return all;
-  try {
-    all = read_json_file(all_path, kMaxSmallJsonBytes);
-  } catch (const Error& e) {
-    fail(e.what(), "; remove it or choose another --output_dir");
-  }
-  if (!all.is_object()) fail(all_path, ": not a JSON object; remove it or choose another --output_dir");
-  return all;
-}
-
-}  // namespace
-
-void check_results_file(const std::string& output_dir) { read_all_results(output_dir); }
-
-void save_metrics(const std::string& output_dir, const std::string& split, const json& metrics) {
-  if (!metrics.is_object()) fail(split, " metrics: expected a JSON object");
-  json all = read_all_results(output_dir);
-  write_file_atomic(output_dir + "/" + split + "_results.json", py_json_dumps(metrics, 4));
-  const std::string all_path = output_dir + "/all_results.json";
-  all.update(metrics);
-  write_file_atomic(all_path, py_json_dumps(all, 4));
 }
 
 }  // namespace cpuft

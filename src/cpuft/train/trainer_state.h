@@ -1,6 +1,6 @@
 // What the Trainer writes into output_dir and checkpoint-N/ (docs/parity.md, Files), byte for byte
-// as transformers writes it: log_history entries, trainer_state.json (indent 2, sorted keys, trailing
-// newline) and {train,eval,predict,all}_results.json (indent 4, sorted keys, no trailing newline).
+// as transformers writes it: log_history entries, train metrics and trainer_state.json (indent 2,
+// sorted keys, trailing newline). The *_results.json files are eval/results_files.h's.
 #pragma once
 
 #include <cstdint>
@@ -8,23 +8,14 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cpuft/eval/results_files.h"
+
 namespace cpuft {
 
 // One training log entry: {loss: round(loss_mean, 4), grad_norm, learning_rate, epoch, step}.
 // loss_mean is the mean per-step loss since the previous log.
 nlohmann::json train_log_entry(double loss_mean, double grad_norm, double learning_rate, double epoch,
                                int64_t step);
-
-// Inputs of speed_metrics: runtime in seconds, the sample and step counts it divides.
-struct SpeedInputs {
-  double runtime_s = 0;
-  double num_samples = 0;
-  double num_steps = 0;
-};
-
-// transformers' speed_metrics(split, ...): {split_runtime: round(t, 4), split_samples_per_second:
-// round(n / t, 3), split_steps_per_second: round(s / t, 3)}; only the runtime when t == 0.
-nlohmann::json speed_metrics(const std::string& split, const SpeedInputs& in);
 
 // The metrics Trainer.train() returns and logs: speed_metrics("train") + total_flos + train_loss
 // (mean loss over all steps) + epoch. The final log_history entry is this plus "step".
@@ -51,14 +42,5 @@ struct TrainerState {
   // Parses trainer_state.json text (for resume); errors name `path` and the key.
   static TrainerState from_json(const std::string& text, const std::string& path);
 };
-
-// Writes output_dir/{split}_results.json and merges the same keys into output_dir/all_results.json
-// (as Trainer.save_metrics(split, metrics, combined=True)). Atomic writes.
-void save_metrics(const std::string& output_dir, const std::string& split, const nlohmann::json& metrics);
-
-// Throws what save_metrics would when output_dir/all_results.json exists but cannot be merged into
-// (not a regular file, not JSON, nested too deep, not an object): called before the work whose
-// results it would receive.
-void check_results_file(const std::string& output_dir);
 
 }  // namespace cpuft

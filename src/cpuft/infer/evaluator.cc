@@ -1,4 +1,4 @@
-#include "cpuft/train/evaluator.h"
+#include "cpuft/infer/evaluator.h"
 
 #include <algorithm>
 #include <cmath>
@@ -6,8 +6,8 @@
 #include <cstring>
 
 #include "cpuft/data/batch.h"
+#include "cpuft/eval/results_files.h"
 #include "cpuft/eval/squad_metrics.h"
-#include "cpuft/train/trainer_state.h"
 #include "cpuft/util/error.h"
 
 namespace cpuft {

@@ -1,12 +1,12 @@
-// The flag table behind train/args.h: one entry per flag, declared once (train/flag_table.cc).
-// Internal to the argument parser; other code uses train/args.h.
+// The flag table behind flags/args.h: one entry per flag, declared once (flags/flag_table.cc).
+// Internal to the argument parser; other code uses flags/args.h.
 #pragma once
 
 #include <functional>
 #include <string>
 #include <vector>
 
-#include "cpuft/train/train_args.h"
+#include "cpuft/flags/train_args.h"
 
 namespace cpuft {
 

@@ -1,10 +1,10 @@
-#include "cpuft/train/args.h"
+#include "cpuft/flags/args.h"
 
 #include <algorithm>
 #include <cstdlib>
 #include <set>
 
-#include "cpuft/train/flag_table.h"
+#include "cpuft/flags/flag_table.h"
 #include "cpuft/util/error.h"
 #include "cpuft/util/json_read.h"
 

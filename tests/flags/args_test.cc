@@ -1,4 +1,4 @@
-#include "cpuft/train/args.h"
+#include "cpuft/flags/args.h"
 
 #include <gtest/gtest.h>
 

@@ -9,9 +9,9 @@
 #include "cpuft/cpu/placement.h"
 #include "cpuft/dist/communicator.h"
 #include "cpuft/dist/grad_buckets.h"
+#include "cpuft/flags/train_args.h"
 #include "cpuft/model/qa_model.h"
 #include "cpuft/text/tokenizer.h"
-#include "cpuft/train/train_args.h"
 
 namespace cpuft {
 
@@ -42,6 +42,10 @@ LoadedModel load_model(const TrainArgs& args, Communicator& comm, const std::str
 // in this machine's memory; the error names `batch_flag` and the sizes. Returns the arena's bytes.
 size_t reserve_activations(QaModel& model, const TrainArgs& args, int64_t batch, bool training,
                            const char* batch_flag);
+
+// mkdir -p for an output directory; a one-line error naming --output_dir when it cannot be made or
+// nothing can be written in it (checked before any work, not at the first save).
+void create_output_dir(const std::string& dir);
 
 // Copies the tokenizer files into `dir` (so transformers loads the tokenizer from a cpuft output).
 void copy_tokenizer_files(const Tokenizer& tokenizer, const std::string& dir);

@@ -1,5 +1,5 @@
 // Command-line parsing for `cpuft train | evaluate | predict`. Every flag is declared once in a table
-// (train/flag_table.cc) with its name, placeholder, group, help text, validator and optional CPUFT_*
+// (flags/flag_table.cc) with its name, placeholder, group, help text, validator and optional CPUFT_*
 // environment variable; --help is generated from the same table. Flags of the Python reference stack
 // that mean nothing here are accepted with one notice each. Lives in train/ (not cli/) so that tests
 // can link it.
@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "cpuft/train/train_args.h"
+#include "cpuft/flags/train_args.h"
 
 namespace cpuft {
 

@@ -1,4 +1,4 @@
-#include "cpuft/train/qa_data.h"
+#include "cpuft/data/qa_data.h"
 
 #include "cpuft/data/feature_builder.h"
 #include "cpuft/data/squad_reader.h"

@@ -30,16 +30,16 @@ QaModel QaModel::from_pretrained(const std::string& dir, bool bf16, uint64_t see
   // Everything the config implies is checked against the safetensors header before the model is
   // allocated: a config that disagrees with its weights costs an error line, not gigabytes.
   const ParamTable table(config);
-  Checkpoint ckpt(dir, config.family);
+  WeightFiles weights(dir, config.family);
   std::vector<std::string> missing_head;
   for (const ParamEntry& e : table.entries()) {
-    const CheckpointTensor* t = ckpt.find(e.name);
+    const WeightTensor* t = weights.find(e.name);
     if (!t) {
       if (is_qa_head(e.name)) {
         missing_head.push_back(e.name);
         continue;
       }
-      fail(ckpt.files().empty() ? dir : ckpt.files().front(), ": tensor ", e.name, " is missing; expected shape ",
+      fail(weights.files().empty() ? dir : weights.files().front(), ": tensor ", e.name, " is missing; expected shape ",
            shape_text(e.shape), " (", config_path, ")");
     }
     if (t->info->shape != e.shape)
@@ -50,7 +50,7 @@ QaModel QaModel::from_pretrained(const std::string& dir, bool bf16, uint64_t see
                                                            config.hidden, " (", table.total(), " parameters)"));
   QaModel model(config, bf16, seed);
   for (const ParamEntry& e : table.entries()) {
-    const CheckpointTensor* t = ckpt.find(e.name);
+    const WeightTensor* t = weights.find(e.name);
     if (!t) continue;
     float* p = model.params() + e.offset;
     t->reader->read_f32(*t->info, p);
@@ -59,12 +59,12 @@ QaModel QaModel::from_pretrained(const std::string& dir, bool bf16, uint64_t see
       notices << "warning: " << t->reader->path() << ": tensor " << t->info->name << " holds " << bad
               << " NaN or infinite value(s) of " << e.numel << "; training and answers will not be meaningful\n";
   }
-  // Tensors of the checkpoint that the QA model has no use for: pooler, pre-training heads, ...
-  std::vector<std::string> extra = ckpt.ignored_keys();
-  for (const auto& [name, t] : ckpt.tensors())
+  // Tensors of the weight files that the QA model has no use for: pooler, pre-training heads, ...
+  std::vector<std::string> extra = weights.ignored_keys();
+  for (const auto& [name, t] : weights.tensors())
     if (!table.find(name)) extra.push_back(t.info->name);
   if (!extra.empty())
-    notices << "cpuft: ignored " << extra.size() << " checkpoint tensor(s) the QA model does not use (first: "
+    notices << "cpuft: ignored " << extra.size() << " stored tensor(s) the QA model does not use (first: "
             << text_preview(extra.front(), 80) << ")\n";
   if (!missing_head.empty()) {
     // A fresh head as transformers' _init_weights makes it: weight ~ N(0, initializer_range), bias 0.

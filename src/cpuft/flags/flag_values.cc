@@ -1,4 +1,4 @@
-#include "cpuft/cli/flag_values.h"
+#include "cpuft/flags/flag_values.h"
 
 #include <cmath>
 #include <stdexcept>

@@ -1,7 +1,8 @@
-#include "cpuft/train/run_setup.h"
+#include "cpuft/run/setup.h"
 
 #include <omp.h>
 
+#include <filesystem>
 #include <sstream>
 #include <thread>
 
@@ -12,9 +13,9 @@
 #include "cpuft/kernels/gemm.h"
 #include "cpuft/kernels/gemm_int8.h"
 #include "cpuft/util/atomic_file.h"
-#include "cpuft/util/read_file.h"
 #include "cpuft/util/log.h"
 #include "cpuft/util/memory.h"
+#include "cpuft/util/read_file.h"
 
 namespace cpuft {
 
@@ -105,6 +106,18 @@ void copy_tokenizer_files(const Tokenizer& tokenizer, const std::string& dir) {
     const size_t slash = src.find_last_of('/');
     const std::string name = slash == std::string::npos ? src : src.substr(slash + 1);
     write_file_atomic(dir + "/" + name, read_file(src, kMaxTokenizerBytes));
+  }
+}
+
+void create_output_dir(const std::string& dir) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec || !std::filesystem::is_directory(dir, ec))
+    fail("--output_dir: cannot create directory ", dir, ec ? ": " + ec.message() : std::string(" (a file is in the way)"));
+  try {
+    check_directory_writable(dir);
+  } catch (const Error& e) {
+    fail("--output_dir: ", e.what());
   }
 }
 

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "cpuft/util/error.h"
-#include "text_fixtures.h"
+#include "text/text_fixtures.h"
 #include "common/shared_data.h"
 
 namespace cpuft {

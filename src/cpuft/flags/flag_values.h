@@ -1,5 +1,5 @@
 // Values of the small subcommands' flags (doctor, bench, launch, cluster-check, init-model); `train`
-// and its siblings use the flag table of train/flag_table.h.
+// and its siblings use the flag table of flags/flag_table.h.
 #pragma once
 
 #include <string>

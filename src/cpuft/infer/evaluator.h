@@ -8,10 +8,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cpuft/data/qa_data.h"
 #include "cpuft/dist/communicator.h"
 #include "cpuft/eval/postprocess.h"
 #include "cpuft/model/qa_model.h"
-#include "cpuft/train/qa_data.h"
 
 namespace cpuft {
 

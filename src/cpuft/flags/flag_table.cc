@@ -1,4 +1,4 @@
-#include "cpuft/train/flag_table.h"
+#include "cpuft/flags/flag_table.h"
 
 #include <cctype>
 #include <cerrno>

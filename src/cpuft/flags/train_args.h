@@ -1,7 +1,7 @@
 // Every option of `cpuft train | evaluate | predict`, as a plain struct. Names and defaults follow
 // run_qa.py's DataTrainingArguments / ModelArguments and transformers' TrainingArguments
 // (docs/parity.md, Training), so a reference command line ports by changing the program name.
-// The flag table that fills it lives in train/flag_table.cc.
+// The flag table that fills it lives in flags/flag_table.cc.
 #pragma once
 
 #include <cstdint>

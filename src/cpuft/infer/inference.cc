@@ -1,0 +1,78 @@
+#include "cpuft/infer/inference.h"
+
+#include "cpuft/eval/prediction_files.h"
+#include "cpuft/eval/results_files.h"
+#include "cpuft/run/setup.h"
+#include "cpuft/util/error.h"
+#include "cpuft/util/log.h"
+
+namespace cpuft {
+
+FeatureOptions feature_options(const TrainArgs& a) {
+  FeatureOptions o;
+  o.max_seq_length = static_cast<int>(a.max_seq_length);
+  o.doc_stride = static_cast<int>(a.doc_stride);
+  o.pad_to_max_length = a.pad_to_max_length;
+  return o;
+}
+
+PostprocessOptions postprocess_options(const TrainArgs& a) {
+  PostprocessOptions o;
+  o.n_best_size = static_cast<int>(a.n_best_size);
+  o.max_answer_length = static_cast<int>(a.max_answer_length);
+  o.version_2_with_negative = a.version_2_with_negative;
+  o.null_score_diff_threshold = a.null_score_diff_threshold;
+  return o;
+}
+
+void write_results(const std::string& out_dir, const std::string& split, const EvalOutcome& out,
+                   bool version_2_with_negative, const Communicator& comm) {
+  if (!comm.is_root()) return;
+  write_prediction_files(out_dir, out.predictions, version_2_with_negative, split);
+  save_metrics(out_dir, split, out.metrics);  // also merged into all_results.json
+  log_info("***** ", split, " metrics *****");
+  for (auto it = out.metrics.begin(); it != out.metrics.end(); ++it) log_info("  ", it.key(), " = ", it.value().dump());
+}
+
+int run_evaluate(const TrainArgs& args, Communicator& comm) {
+  configure_threads(static_cast<int>(args.threads), comm);
+  const bool predict = args.command == Command::Predict;
+  const std::string& file = predict ? args.test_file : args.validation_file;
+  if (file.empty()) fail(predict ? "--test_file" : "--validation_file", ": missing, expected a SQuAD JSON file");
+  LoadedModel loaded = load_model(args, comm);
+  // Where the results go is checked before the work that produces them.
+  const std::string& out_dir = args.output_dir;  // required by cpuft evaluate / predict --test_file
+  if (comm.is_root()) {
+    create_output_dir(out_dir);
+    check_results_file(out_dir);
+  }
+  reserve_activations(*loaded.model, args, args.per_device_eval_batch_size, false, "--per_device_eval_batch_size");
+  QaData data = load_eval_data(file, *loaded.tokenizer, feature_options(args),
+                               predict ? args.max_predict_samples : args.max_eval_samples);
+  warn_if_v2_without_flag(data, args.version_2_with_negative);
+  const std::string split = predict ? "predict" : "eval";
+  // A file without answers can still be answered; it just cannot be scored.
+  bool has_answers = false;
+  for (const Example& e : data.examples) has_answers |= !e.answers.empty();
+  const EvalOutcome out = evaluate_qa(*loaded.model, data, postprocess_options(args),
+                                      static_cast<int>(args.per_device_eval_batch_size),
+                                      static_cast<int>(args.max_seq_length), comm, split, has_answers);
+  write_results(out_dir, split, out, args.version_2_with_negative, comm);
+  if (comm.is_root()) log_info("predictions written to ", out_dir);
+  return 0;
+}
+
+std::vector<ExamplePrediction> answer_questions(const TrainArgs& args, Communicator& comm, QaData& data) {
+  configure_threads(static_cast<int>(args.threads), comm);
+  LoadedModel loaded = load_model(args, comm);
+  reserve_activations(*loaded.model, args, args.per_device_eval_batch_size, false, "--per_device_eval_batch_size");
+  const FeatureOptions fo = feature_options(args);
+  build_features_of(data, *loaded.tokenizer, fo, /*train=*/false);
+  EvalOutcome out = evaluate_qa(*loaded.model, data, postprocess_options(args),
+                                static_cast<int>(args.per_device_eval_batch_size), fo.max_seq_length, comm, "predict",
+                                /*with_metrics=*/false);
+  if (!comm.is_root()) return {};
+  return std::move(out.predictions);
+}
+
+}  // namespace cpuft

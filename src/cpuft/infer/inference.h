@@ -1,0 +1,37 @@
+// The one inference driver: `cpuft train --do_eval`, `cpuft evaluate`, `cpuft predict --test_file` and
+// `cpuft predict` on questions all answer through here (forward passes, answers and scores are
+// infer/evaluator.h's; the files written are eval/prediction_files.h's and eval/results_files.h's).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "cpuft/data/feature_builder.h"
+#include "cpuft/data/qa_data.h"
+#include "cpuft/dist/communicator.h"
+#include "cpuft/eval/postprocess.h"
+#include "cpuft/flags/train_args.h"
+#include "cpuft/infer/evaluator.h"
+
+namespace cpuft {
+
+// The windows (--max_seq_length, --doc_stride, --pad_to_max_length) and the answer search
+// (--n_best_size, --max_answer_length, SQuAD v2 flags) the flags ask for.
+FeatureOptions feature_options(const TrainArgs& args);
+PostprocessOptions postprocess_options(const TrainArgs& args);
+
+// Rank 0 writes `split`'s prediction files and {split}_results.json (merged into all_results.json)
+// into out_dir and logs the metrics; the other ranks do nothing.
+void write_results(const std::string& out_dir, const std::string& split, const EvalOutcome& out,
+                   bool version_2_with_negative, const Communicator& comm);
+
+// `cpuft evaluate` (--validation_file) and `cpuft predict --test_file`: loads the model, answers the
+// SQuAD file, scores it when it has answers, and writes the results into --output_dir. Returns the
+// exit code.
+int run_evaluate(const TrainArgs& args, Communicator& comm);
+
+// `cpuft predict` on questions: loads the model, builds the windows of data.examples and answers
+// them. One prediction per example, in order, on rank 0 (the other ranks get none).
+std::vector<ExamplePrediction> answer_questions(const TrainArgs& args, Communicator& comm, QaData& data);
+
+}  // namespace cpuft

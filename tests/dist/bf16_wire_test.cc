@@ -25,8 +25,8 @@ TEST(Bf16Wire, SumIntoAddsInF32AndRounds) {
   EXPECT_EQ(cpuft::bf16_to_f32(io[1]), 256.0f);  // 257 is not representable: rounds to even 256
   float f[3] = {0.1f, -3.0f, 1e30f}, back[3];
   uint16_t h[3];
-  cpuft::f32_to_bf16(f, h, 3);
-  cpuft::bf16_to_f32(h, back, 3);
+  cpuft::f32_to_bf16_array(f, h, 3);
+  cpuft::bf16_to_f32_array(h, back, 3);
   for (int i = 0; i < 3; ++i) EXPECT_NEAR(back[i], f[i], std::fabs(f[i]) / 256) << i;
 }
 

@@ -35,9 +35,9 @@ struct Fixture {
 
   cpuft::CheckpointState state(int64_t step) const {
     cpuft::CheckpointState s;
-    s.global_step = step;
-    s.epoch = 1;
-    s.batches_in_epoch = 3;
+    s.progress.global_step = step;
+    s.progress.epoch = 1;
+    s.progress.batches_in_epoch = 3;
     s.samples_seen = 56;
     s.adam_step = step;
     s.scheduler_step = step;
@@ -48,10 +48,10 @@ struct Fixture {
     s.seed = 42;
     s.data_seed = 7;
     s.rng = {{"dropout_offset", 123456789012ull}};
-    s.loss_sum = 12.5;
-    s.loss_since_log = 1.25;
-    s.last_logged_step = step - 1;
-    s.total_flos = 1.5e12;
+    s.progress.loss_sum = 12.5;
+    s.progress.loss_since_log = 1.25;
+    s.progress.last_logged_step = step - 1;
+    s.progress.total_flos = 1.5e12;
     s.world_size = 2;
     s.args_hash = "0123456789abcdef";
     return s;
@@ -104,17 +104,17 @@ TEST(Checkpoint, RoundTripRestoresMomentsAndState) {
   EXPECT_EQ(d.vw, f.vw);
   EXPECT_EQ(d.vb, f.vb);
   const auto& s = loaded.state;
-  EXPECT_EQ(s.global_step, 10);
-  EXPECT_EQ(s.epoch, 1);
-  EXPECT_EQ(s.batches_in_epoch, 3);
+  EXPECT_EQ(s.progress.global_step, 10);
+  EXPECT_EQ(s.progress.epoch, 1);
+  EXPECT_EQ(s.progress.batches_in_epoch, 3);
   EXPECT_EQ(s.samples_seen, 56);
   EXPECT_EQ(s.adam_step, 10);
   EXPECT_EQ(s.lr_scheduler_type, "cosine");
   EXPECT_EQ(s.base_lr, 3e-5);
   EXPECT_EQ(s.data_seed, 7);
   EXPECT_EQ(s.rng.at("dropout_offset"), 123456789012ull);
-  EXPECT_EQ(s.loss_since_log, 1.25);
-  EXPECT_EQ(s.total_flos, 1.5e12);
+  EXPECT_EQ(s.progress.loss_since_log, 1.25);
+  EXPECT_EQ(s.progress.total_flos, 1.5e12);
   EXPECT_EQ(s.world_size, 2);
   EXPECT_EQ(s.args_hash, "0123456789abcdef");
   EXPECT_EQ(loaded.trainer_state_json, f.trainer_state(10));

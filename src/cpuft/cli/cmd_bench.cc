@@ -2,7 +2,7 @@
 // initialised model on random data and prints samples/s, tokens/s, achieved GFLOP/s counted from the
 // model's shapes, the oneDNN matrix-product peak measured in the same run, their ratio, and peak RSS;
 // with --profile, the share of the step each kind of operation takes (util/op_profile.h). Under
-// mpirun the step is the data-parallel one (cli/bench_data_parallel.h): the report adds the
+// mpirun the step is the data-parallel one (perf/data_parallel_timing.h): the report adds the
 // allreduce per step, its exposed part, the share hidden behind backward and the scaling efficiency
 // against one rank.
 #include <omp.h>
@@ -10,8 +10,9 @@
 
 #include <algorithm>
 #include <chrono>
-#include <optional>
 #include <cstdio>
+#include <memory>
+#include <optional>
 #include <random>
 #include <string>
 #include <utility>
@@ -19,8 +20,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cpuft/cli/bench_data_parallel.h"
 #include "cpuft/cli/commands.h"
+#include "cpuft/data/batch.h"
 #include "cpuft/cpu/features.h"
 #include "cpuft/cpu/onednn_info.h"
 #include "cpuft/dist/grad_buckets.h"
@@ -29,8 +30,11 @@
 #include "cpuft/kernels/gemm.h"
 #include "cpuft/model/optimizer.h"
 #include "cpuft/model/qa_model.h"
+#include "cpuft/perf/data_parallel_timing.h"
+#include "cpuft/perf/step_flops.h"
+#include "cpuft/run/batch_view.h"
 #include "cpuft/run/setup.h"
-#include "cpuft/tensor/tensor.h"
+#include "cpuft/train/train_step.h"
 #include "cpuft/util/error.h"
 #include "cpuft/util/op_profile.h"
 
@@ -122,29 +126,6 @@ double median(std::vector<double> v) {
   return v.empty() ? 0 : v[v.size() / 2];
 }
 
-// Matrix FLOPs of one training step (forward + backward = 3x forward) or one forward pass.
-double step_flops(const ModelConfig& c, int batch, int seq, bool train) {
-  const double tokens = static_cast<double>(batch) * seq;
-  const double h = static_cast<double>(c.hidden), in = static_cast<double>(c.intermediate);
-  const double weights = static_cast<double>(c.layers) * (4 * h * h + 2 * h * in) + 2 * h;
-  const double attention = static_cast<double>(c.layers) * 4.0 * seq * h;  // QK^T and PV per token
-  return (train ? 3.0 : 1.0) * tokens * (2 * weights + attention);
-}
-
-// The matrix-product peak of oneDNN on this machine: a large product in the bench's dtype.
-double gemm_peak_gflops(bool bf16) {
-  const int64_t n = 2048;
-  const DType dt = bf16 ? DType::bf16 : DType::f32;
-  Tensor x(dt, {n, n}), w(dt, {n, n}), y(DType::f32, {n, n});
-  std::vector<double> runs;
-  for (int r = 0; r < 5; ++r) {
-    const double t0 = now_s();
-    linear_forward(n, n, n, x.raw(), w.raw(), dt, nullptr, y.raw());
-    if (r > 0) runs.push_back(now_s() - t0);
-  }
-  return 2.0 * n * n * n / median(runs) / 1e9;
-}
-
 // Seconds per step of each op kind over the timed steps, largest first, and what no op scope covered
 // ("other") last.
 using Profile = std::vector<std::pair<std::string, double>>;
@@ -234,44 +215,33 @@ int cmd_bench(const Argv& argv, Communicator& comm) {
   model.reserve(a.batch, a.seq, /*training=*/!a.eval);
   std::optional<AdamW> opt;  // training only: its moments are memory a forward pass does not need
   if (!a.eval) opt.emplace(model, AdamWConfig{});
-  std::optional<GradBuckets> buckets;
-  if (data_parallel)
-    buckets.emplace(comm, model.grads(), model.num_params(), static_cast<size_t>(a.bucket_mb * 1024 * 1024), a.wire,
-                    place.spare_cpus, word_embedding_rows(model));
+  std::unique_ptr<GradBuckets> buckets;
+  if (data_parallel) buckets = make_grad_buckets(comm, model, a.bucket_mb, a.wire, place.spare_cpus);
 
-  std::mt19937 rng(1234 + static_cast<unsigned>(comm.rank()));  // each rank its own rows
-  const size_t n = static_cast<size_t>(a.batch) * a.seq;
-  std::vector<int32_t> ids(n), start(a.batch), end(a.batch);
-  std::vector<int8_t> types(n, 0), mask(n, 1);
-  for (auto& t : ids) t = static_cast<int32_t>(rng() % static_cast<uint32_t>(a.model.vocab_size));
-  for (int b = 0; b < a.batch; ++b) {
-    start[b] = static_cast<int32_t>(rng() % static_cast<uint32_t>(a.seq));
-    end[b] = std::min<int32_t>(a.seq - 1, start[b] + 3);
-  }
-  QaModel::Batch batch;
-  batch.input_ids = ids.data();
-  batch.token_type_ids = types.data();
-  batch.attention_mask = mask.data();
-  batch.start_positions = start.data();
-  batch.end_positions = end.data();
-  batch.batch = a.batch;
+  // Random windows of --seq tokens (each rank its own rows), answers three tokens long.
+  std::mt19937 rng(1234 + static_cast<unsigned>(comm.rank()));
+  BatchBuffers batch;
+  batch.rows = a.batch;
   batch.seq_len = a.seq;
-  batch.row_offset = static_cast<int64_t>(comm.rank()) * a.batch;
+  const size_t n = static_cast<size_t>(a.batch) * a.seq;
+  batch.input_ids.resize(n);
+  for (auto& t : batch.input_ids) t = static_cast<int32_t>(rng() % static_cast<uint32_t>(a.model.vocab_size));
+  batch.token_type_ids.assign(n, 0);
+  batch.attention_mask.assign(n, 1);
+  for (int b = 0; b < a.batch; ++b) {
+    batch.start_positions.push_back(static_cast<int32_t>(rng() % static_cast<uint32_t>(a.seq)));
+    batch.end_positions.push_back(std::min<int32_t>(a.seq - 1, batch.start_positions.back() + 3));
+  }
+  const int64_t row_offset = static_cast<int64_t>(comm.rank()) * a.batch;
   std::vector<float> sl(n), el(n);
 
-  // One training step; with `allreduce`, the trainer's: each rank's loss weighs 1 / ranks and the
-  // buckets sum the gradients while backward runs, waited for before clipping.
+  // One training step as the trainer runs it (train/train_step.h); with `allreduce`, each rank's loss
+  // weighs 1 / ranks and the buckets sum the gradients while backward runs, waited for before clipping.
   uint64_t seed = 0;
   auto train_step = [&](bool allreduce) -> double {
     const double t0 = now_s();
-    if (allreduce) {
-      buckets->begin_step(1.0f);
-      buckets->note_rows(ids.data(), ids.size());
-      model.set_grad_ready_callback([&](size_t b, size_t e) { buckets->mark_ready(b, e); });
-    } else {
-      model.set_grad_ready_callback(nullptr);
-    }
-    model.forward_backward(batch, seed++, allreduce ? 1.0f / static_cast<float>(comm.size()) : 1.0f);
+    micro_batch(model, allreduce ? buckets.get() : nullptr, /*last=*/true, batch, row_offset, seed++,
+                allreduce ? 1.0f / static_cast<float>(comm.size()) : 1.0f);
     const double backward_end = now_s() - t0;
     if (allreduce) buckets->wait_all();
     clip_grad_norm(model, 1.0);
@@ -285,9 +255,8 @@ int cmd_bench(const Argv& argv, Communicator& comm) {
   op_profile_enable(a.profile);
   if (data_parallel) {
     auto allreduce_only = [&] {
-      buckets->begin_step(1.0f);
-      buckets->note_rows(ids.data(), ids.size());
-      buckets->mark_ready(0, model.num_params());
+      buckets->note_rows(batch.input_ids.data(), batch.input_ids.size());
+      empty_micro_batch(model, *buckets);  // every gradient ready at once
       buckets->wait_all();
     };
     dp = time_data_parallel(comm, *buckets, train_step, allreduce_only, a.warmup, a.steps);
@@ -296,7 +265,7 @@ int cmd_bench(const Argv& argv, Communicator& comm) {
       if (s == a.warmup) op_profile_reset();
       const double t0 = now_s();
       if (a.eval)
-        model.forward(batch, sl.data(), el.data());
+        model.forward(batch_view(batch), sl.data(), el.data());
       else
         train_step(false);
       if (s >= a.warmup) times.push_back(now_s() - t0);

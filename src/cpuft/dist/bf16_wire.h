@@ -12,10 +12,6 @@
 
 namespace cpuft {
 
-// Array conversions in size_t, the communicator's count type: f32_to_bf16_array / bf16_to_f32_array.
-void f32_to_bf16(const float* in, uint16_t* out, size_t n);
-void bf16_to_f32(const uint16_t* in, float* out, size_t n);
-
 // inout[i] = bf16(f32(in[i]) + f32(inout[i])): the reduction operator of the bf16 wire.
 void bf16_sum_into(const uint16_t* in, uint16_t* inout, size_t n);
 

@@ -6,7 +6,7 @@
 //
 // 1 - exposed / allreduce is the share backward covered. A rank that ends backward before another
 // also waits for that rank in exposed_s (and its buckets are in flight meanwhile): `cpuft bench`
-// measures that wait and leaves it out (cli/bench_data_parallel.h); the trainer logs both times per
+// measures that wait and leaves it out (perf/data_parallel_timing.h); the trainer logs both times per
 // logging step as they are.
 #pragma once
 

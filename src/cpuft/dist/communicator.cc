@@ -79,7 +79,7 @@ AllreduceHandle::~AllreduceHandle() {
 bool AllreduceHandle::active() const { return p_ != nullptr; }
 
 void AllreduceHandle::finish() {
-  if (p_->wire == WireType::bf16) bf16_to_f32(p_->bf16.data(), p_->data, p_->n);
+  if (p_->wire == WireType::bf16) bf16_to_f32_array(p_->bf16.data(), p_->data, static_cast<int64_t>(p_->n));
   if (CollectiveWatchdog* dog = p_->comm->watchdog()) dog->end();
   p_.reset();
 }
@@ -271,7 +271,7 @@ AllreduceHandle Communicator::iallreduce_sum(float* data, size_t n, WireType wir
   p.wire = wire;
   if (wire == WireType::bf16) {
     p.bf16.resize(n);
-    f32_to_bf16(data, p.bf16.data(), n);
+    f32_to_bf16_array(data, p.bf16.data(), static_cast<int64_t>(n));
   }
   std::lock_guard<std::mutex> lock(mpi_mu_);
   if (watchdog_) watchdog_->begin("MPI_Iallreduce");

@@ -5,7 +5,7 @@
 #include <chrono>
 #include <cstring>
 
-#include "cpuft/data/batch.h"
+#include "cpuft/run/batch_view.h"
 #include "cpuft/eval/results_files.h"
 #include "cpuft/eval/squad_metrics.h"
 #include "cpuft/util/error.h"
@@ -26,13 +26,7 @@ void compute_logits(QaModel& model, const std::vector<Feature>& features, int ba
   for (size_t b = lo; b < hi; b += static_cast<size_t>(batch_size)) {
     const size_t e = std::min(hi, b + static_cast<size_t>(batch_size));
     buf.gather(features, order, b, e, seq_len);
-    QaModel::Batch batch;
-    batch.input_ids = buf.input_ids.data();
-    batch.token_type_ids = buf.token_type_ids.data();
-    batch.attention_mask = buf.attention_mask.data();
-    batch.batch = buf.rows;
-    batch.seq_len = seq_len;
-    model.forward(batch, mine_start.data() + (b - lo) * per, mine_end.data() + (b - lo) * per);
+    model.forward(batch_view(buf), mine_start.data() + (b - lo) * per, mine_end.data() + (b - lo) * per);
   }
 
   start_logits.resize(n * per);

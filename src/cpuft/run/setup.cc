@@ -34,14 +34,6 @@ RankPlacement configure_threads(int threads, Communicator& comm) {
   return place.mine();
 }
 
-SparseRegion word_embedding_rows(const QaModel& model) {
-  SparseRegion r;
-  r.begin = model.table().embeddings().word;
-  r.rows = static_cast<size_t>(model.config().vocab_size);
-  r.width = static_cast<size_t>(model.config().hidden);
-  return r;
-}
-
 LoadedModel load_model(const TrainArgs& args, Communicator& comm, const std::string& weights_dir) {
   if (args.model_name_or_path.empty())
     fail("--model_name_or_path: missing, expected a Hugging Face model directory or a repo id in the local cache");

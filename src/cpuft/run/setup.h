@@ -8,7 +8,6 @@
 
 #include "cpuft/cpu/placement.h"
 #include "cpuft/dist/communicator.h"
-#include "cpuft/dist/grad_buckets.h"
 #include "cpuft/flags/train_args.h"
 #include "cpuft/model/qa_model.h"
 #include "cpuft/text/tokenizer.h"
@@ -19,10 +18,6 @@ namespace cpuft {
 // thread CPUs and spare CPUs). `threads` 0 means one per physical core of this rank's share of the
 // node (or OMP_NUM_THREADS when set); more than the machine's logical CPUs is an error naming --threads.
 RankPlacement configure_threads(int threads, Communicator& comm);
-
-// The model's word-embedding table as a row-sparse region of its gradient arena (dist/grad_buckets.h):
-// only the rows of the step's tokens are summed over ranks.
-SparseRegion word_embedding_rows(const QaModel& model);
 
 struct LoadedModel {
   std::string model_dir;      // resolved directory of --model_name_or_path

@@ -31,9 +31,9 @@ json state_to_json(const CheckpointState& s) {
   json rng = json::object();
   for (const auto& [k, v] : s.rng) rng[k] = v;
   return json{{"format_version", s.format_version},
-              {"global_step", s.global_step},
-              {"epoch", s.epoch},
-              {"batches_in_epoch", s.batches_in_epoch},
+              {"global_step", s.progress.global_step},
+              {"epoch", s.progress.epoch},
+              {"batches_in_epoch", s.progress.batches_in_epoch},
               {"samples_seen", s.samples_seen},
               {"adam_step", s.adam_step},
               {"scheduler", {{"step", s.scheduler_step},
@@ -44,10 +44,10 @@ json state_to_json(const CheckpointState& s) {
               {"seed", s.seed},
               {"data_seed", s.data_seed},
               {"rng", rng},
-              {"loss_sum", s.loss_sum},
-              {"loss_since_log", s.loss_since_log},
-              {"last_logged_step", s.last_logged_step},
-              {"total_flos", s.total_flos},
+              {"loss_sum", s.progress.loss_sum},
+              {"loss_since_log", s.progress.loss_since_log},
+              {"last_logged_step", s.progress.last_logged_step},
+              {"total_flos", s.progress.total_flos},
               {"world_size", s.world_size},
               {"args_hash", s.args_hash},
               {"flags", s.flags}};
@@ -204,9 +204,9 @@ CheckpointState parse_checkpoint_state(std::string_view text, const std::string&
   if (s.format_version != kCheckpointFormatVersion)
     fail(path, ": format_version: found ", s.format_version, ", expected ", kCheckpointFormatVersion,
          " (written by a different cpuft version)");
-  s.global_step = r.integer(j, "global_step");
-  s.epoch = r.integer(j, "epoch");
-  s.batches_in_epoch = r.integer(j, "batches_in_epoch");
+  s.progress.global_step = r.integer(j, "global_step");
+  s.progress.epoch = r.integer(j, "epoch");
+  s.progress.batches_in_epoch = r.integer(j, "batches_in_epoch");
   s.samples_seen = r.integer(j, "samples_seen");
   s.adam_step = r.integer(j, "adam_step");
   const json& sched = r.get(j, "scheduler", "");
@@ -225,10 +225,10 @@ CheckpointState parse_checkpoint_state(std::string_view text, const std::string&
       fail(path, ": rng.", text_preview(it.key()), ": found ", json_preview(*it), ", expected an integer >= 0");
     s.rng[it.key()] = it->get<uint64_t>();
   }
-  s.loss_sum = r.number(j, "loss_sum");
-  s.loss_since_log = r.number(j, "loss_since_log");
-  s.last_logged_step = r.integer(j, "last_logged_step");
-  s.total_flos = r.number(j, "total_flos");
+  s.progress.loss_sum = r.number(j, "loss_sum");
+  s.progress.loss_since_log = r.number(j, "loss_since_log");
+  s.progress.last_logged_step = r.integer(j, "last_logged_step");
+  s.progress.total_flos = r.number(j, "total_flos");
   s.world_size = r.integer(j, "world_size");
   s.args_hash = r.text(j, "args_hash");
   if (auto flags = j.find("flags"); flags != j.end()) {
@@ -236,8 +236,9 @@ CheckpointState parse_checkpoint_state(std::string_view text, const std::string&
     for (auto it = flags->begin(); it != flags->end(); ++it)
       s.flags[it.key()] = r.text(*flags, it.key().c_str(), "flags.");
   }
-  if (s.global_step < 0 || s.world_size < 1 || s.epoch < 0 || s.batches_in_epoch < 0)
-    fail(path, ": global_step ", s.global_step, ", epoch ", s.epoch, ", batches_in_epoch ", s.batches_in_epoch,
+  const TrainProgress& p = s.progress;
+  if (p.global_step < 0 || s.world_size < 1 || p.epoch < 0 || p.batches_in_epoch < 0)
+    fail(path, ": global_step ", p.global_step, ", epoch ", p.epoch, ", batches_in_epoch ", p.batches_in_epoch,
          ", world_size ", s.world_size, ": expected non-negative counts and world_size >= 1");
   return s;
 }
@@ -260,8 +261,8 @@ LoadedCheckpoint load_checkpoint(const std::string& dir, const MutableNamedArray
   require_file(ts_path);
   out.trainer_state_json = read_file(ts_path, kMaxTrainerStateBytes);
   TrainerState ts = TrainerState::from_json(out.trainer_state_json, ts_path);
-  if (ts.global_step != out.state.global_step)
-    fail(ts_path, ": global_step: found ", ts.global_step, ", expected ", out.state.global_step,
+  if (ts.global_step != out.state.progress.global_step)
+    fail(ts_path, ": global_step: found ", ts.global_step, ", expected ", out.state.progress.global_step,
          " (cpuft_state.json)");
   const std::string opt_path = dir + "/" + kOptimizerFile;
   require_file(opt_path);

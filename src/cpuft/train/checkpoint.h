@@ -34,12 +34,24 @@ struct MutableNamedArray {
 using NamedArrays = std::vector<NamedArray>;
 using MutableNamedArrays = std::vector<MutableNamedArray>;
 
-// The loop position and everything else cpuft_state.json records.
-struct CheckpointState {
-  int64_t format_version = kCheckpointFormatVersion;
+// Where training stands: the counters the Trainer advances step by step. The Trainer holds one, and
+// a checkpoint records it whole, so a resumed run continues from exactly these values.
+struct TrainProgress {
   int64_t global_step = 0;       // optimizer steps done
   int64_t epoch = 0;             // completed epochs
   int64_t batches_in_epoch = 0;  // micro-batches of the current epoch already consumed (this rank)
+  // Loss bookkeeping so logs and train_loss continue exactly.
+  double loss_sum = 0;            // sum of per-step losses since step 0
+  double loss_since_log = 0;      // sum since the last log entry
+  int64_t last_logged_step = 0;
+  double total_flos = 0;
+};
+
+// Everything cpuft_state.json records: the progress, and what the run was (schedule, seeds, ranks,
+// flags), which resuming checks against the new run.
+struct CheckpointState {
+  int64_t format_version = kCheckpointFormatVersion;
+  TrainProgress progress;
   int64_t samples_seen = 0;      // training windows consumed, all ranks
   int64_t adam_step = 0;         // AdamW t (also stored in optimizer.safetensors)
   // Scheduler: the step counter k and what defines the schedule.
@@ -50,11 +62,6 @@ struct CheckpointState {
   // Random streams: the seeds and named counters (e.g. the dropout stream's offset).
   int64_t seed = 42, data_seed = 42;
   std::map<std::string, uint64_t> rng;
-  // Loss bookkeeping so logs and train_loss continue exactly.
-  double loss_sum = 0;            // sum of per-step losses since step 0
-  double loss_since_log = 0;      // sum since the last log entry
-  int64_t last_logged_step = 0;
-  double total_flos = 0;
   int64_t world_size = 1;
   std::string args_hash;  // training_args_hash() of the run that wrote it
   // The trajectory flags of that run (train/resume_check.h: training_flags); empty in checkpoints

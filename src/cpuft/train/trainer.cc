@@ -17,6 +17,7 @@
 #include "cpuft/train/lr_schedule.h"
 #include "cpuft/train/resume_check.h"
 #include "cpuft/train/step_plan.h"
+#include "cpuft/train/train_step.h"
 #include "cpuft/train/trainer_state.h"
 #include "cpuft/util/atomic_file.h"
 #include "cpuft/util/log.h"
@@ -58,6 +59,8 @@ class Trainer {
   double accumulate(int64_t epoch, int64_t first_batch, int64_t batches);
   void log_step(double loss, double grad_norm, double lr);
   void save_checkpoint_now();
+  // trainer_state.json's step, epoch and FLOP count from progress_ (the rest it keeps itself).
+  void sync_trainer_state();
   CheckpointState checkpoint_state() const;
   void restore(const std::string& dir);
   NamedArrays named(const std::vector<float>& arena) const;
@@ -87,14 +90,8 @@ class Trainer {
   int seq_len_ = 0;
 
   int stop_signal_ = 0;
-  int64_t global_step_ = 0;
-  int64_t epoch_ = 0;           // current epoch (0-based)
-  int64_t batch_in_epoch_ = 0;  // micro-batches of the current epoch already consumed
-  double loss_sum_ = 0;         // sum of step losses since step 0 (for train_loss)
-  double loss_since_log_ = 0;
+  TrainProgress progress_;        // where training stands; a checkpoint records it whole
   StepCommStats comm_since_log_;  // this rank's gradient allreduce since the last log line
-  int64_t last_logged_step_ = 0;
-  double total_flos_ = 0;
   nlohmann::json train_metrics_ = nlohmann::json::object();
 };
 
@@ -106,7 +103,7 @@ int Trainer::agreed_stop_signal() {
 }
 
 double Trainer::epoch_float() const {
-  return epoch_progress(epoch_, batch_in_epoch_, plan_.batches_per_epoch);
+  return epoch_progress(progress_.epoch, progress_.batches_in_epoch, plan_.batches_per_epoch);
 }
 
 NamedArrays Trainer::named(const std::vector<float>& arena) const {
@@ -160,57 +157,49 @@ void Trainer::setup() {
 
 void Trainer::restore(const std::string& dir) {
   LoadedCheckpoint ck = load_checkpoint(dir, named_mut(optimizer_->exp_avg()), named_mut(optimizer_->exp_avg_sq()));
-  const CheckpointState& s = ck.state;
-  optimizer_->set_steps(s.adam_step);
-  global_step_ = s.global_step;
-  epoch_ = s.epoch;
-  batch_in_epoch_ = s.batches_in_epoch;
-  loss_sum_ = s.loss_sum;
-  loss_since_log_ = s.loss_since_log;
-  last_logged_step_ = s.last_logged_step;
-  total_flos_ = s.total_flos;
+  optimizer_->set_steps(ck.state.adam_step);
+  progress_ = ck.state.progress;
   state_ = TrainerState::from_json(ck.trainer_state_json, dir + "/trainer_state.json");
   // A checkpoint taken at the end of an epoch continues with the next one.
-  if (batch_in_epoch_ >= plan_.batches_per_epoch) {
-    ++epoch_;
-    batch_in_epoch_ = 0;
+  if (progress_.batches_in_epoch >= plan_.batches_per_epoch) {
+    ++progress_.epoch;
+    progress_.batches_in_epoch = 0;
   }
-  log_info("resumed from ", dir, " at step ", global_step_, " (epoch ", epoch_, ", batch ", batch_in_epoch_, ")");
+  log_info("resumed from ", dir, " at step ", progress_.global_step, " (epoch ", progress_.epoch, ", batch ",
+           progress_.batches_in_epoch, ")");
 }
 
 CheckpointState Trainer::checkpoint_state() const {
   CheckpointState s;
-  s.global_step = global_step_;
-  s.epoch = epoch_;
-  s.batches_in_epoch = batch_in_epoch_;
-  s.samples_seen = global_step_ * plan_.total_train_batch_size;
+  s.progress = progress_;
+  s.samples_seen = progress_.global_step * plan_.total_train_batch_size;
   s.adam_step = optimizer_->steps();
-  s.scheduler_step = global_step_;
+  s.scheduler_step = progress_.global_step;
   s.lr_scheduler_type = lr_scheduler_name(args_.lr_scheduler_type);
   s.base_lr = args_.learning_rate;
   s.warmup_steps = plan_.warmup_steps;
   s.max_steps = plan_.max_steps;
   s.seed = args_.seed;
   s.data_seed = args_.effective_data_seed();
-  s.loss_sum = loss_sum_;
-  s.loss_since_log = loss_since_log_;
-  s.last_logged_step = last_logged_step_;
-  s.total_flos = total_flos_;
   s.world_size = comm_.size();
   s.args_hash = training_args_hash(args_);
   s.flags = training_flags(args_);
   return s;
 }
 
-void Trainer::save_checkpoint_now() {
-  state_.global_step = global_step_;
+void Trainer::sync_trainer_state() {
+  state_.global_step = progress_.global_step;
   state_.epoch = epoch_float();
-  state_.total_flos = total_flos_;
+  state_.total_flos = progress_.total_flos;
+}
+
+void Trainer::save_checkpoint_now() {
+  sync_trainer_state();
   if (!comm_.is_root()) return;
   const Tokenizer& tok = *loaded_.tokenizer;
   const QaModel& model = *model_;
   std::string dir = save_checkpoint(
-      args_.output_dir, global_step_, checkpoint_state(),
+      args_.output_dir, progress_.global_step, checkpoint_state(),
       [&](const std::string& d) {
         model.save_pretrained(d);
         copy_tokenizer_files(tok, d);
@@ -235,31 +224,20 @@ double Trainer::accumulate(int64_t epoch, int64_t first_batch, int64_t batches) 
     // This rank's share of the global mean, divided by the accumulation count as the Trainer does.
     const float scale = static_cast<float>(static_cast<double>(rows.size()) / static_cast<double>(global_rows) /
                                            static_cast<double>(args_.gradient_accumulation_steps));
-    if (buckets_ && last) buckets_->begin_step(1.0f);
-    model_->set_grad_ready_callback(buckets_ && last ? std::function<void(size_t, size_t)>(
-                                                           [this](size_t b, size_t e) { buckets_->mark_ready(b, e); })
-                                                     : std::function<void(size_t, size_t)>());
     double local = 0;
     if (!rows.empty()) {
       batch_.gather(train_.features, rows, 0, rows.size(), seq_len_);
-      if (buckets_) buckets_->note_rows(batch_.input_ids.data(), static_cast<size_t>(batch_.rows) * seq_len_);
-      QaModel::Batch b;
-      b.input_ids = batch_.input_ids.data();
-      b.token_type_ids = batch_.token_type_ids.data();
-      b.attention_mask = batch_.attention_mask.data();
-      b.start_positions = batch_.start_positions.data();
-      b.end_positions = batch_.end_positions.data();
-      b.batch = batch_.rows;
-      b.seq_len = seq_len_;
-      b.row_offset = global_rows * comm_.rank() / comm_.size();  // this rank's slice (data/sampler.h)
-      local = model_->forward_backward(b, dropout_seed(args_.seed, global_step_, micro), scale) *
+      // This rank's slice of the global batch starts at row_offset (data/sampler.h).
+      const int64_t row_offset = global_rows * comm_.rank() / comm_.size();
+      local = micro_batch(*model_, buckets_.get(), last, batch_, row_offset,
+                          dropout_seed(args_.seed, progress_.global_step, micro), scale) *
               static_cast<double>(rows.size()) / static_cast<double>(global_rows);
     } else if (buckets_ && last) {
-      buckets_->mark_ready(0, model_->num_params());  // nothing computed here: contribute zeros
+      empty_micro_batch(*model_, *buckets_);  // nothing computed here: contribute zeros
     }
     loss += local / static_cast<double>(batches);
-    total_flos_ += 6.0 * static_cast<double>(global_rows) * seq_len_ *
-                   static_cast<double>(model_->num_params() - model_->table().embeddings().end);
+    progress_.total_flos += 6.0 * static_cast<double>(global_rows) * seq_len_ *
+                            static_cast<double>(model_->num_params() - model_->table().embeddings().end);
   }
   if (buckets_) {
     buckets_->wait_all();
@@ -270,104 +248,103 @@ double Trainer::accumulate(int64_t epoch, int64_t first_batch, int64_t batches) 
 }
 
 void Trainer::log_step(double loss, double grad_norm, double lr) {
-  loss_sum_ += loss;
-  loss_since_log_ += loss;
-  const bool first = args_.logging_first_step && global_step_ == 1;
-  if (!first && global_step_ % plan_.logging_steps != 0) return;
-  const double mean = loss_since_log_ / static_cast<double>(global_step_ - last_logged_step_);
-  nlohmann::json entry = train_log_entry(mean, grad_norm, lr, epoch_float(), global_step_);
+  progress_.loss_sum += loss;
+  progress_.loss_since_log += loss;
+  const bool first = args_.logging_first_step && progress_.global_step == 1;
+  if (!first && progress_.global_step % plan_.logging_steps != 0) return;
+  const int64_t steps_since_log = progress_.global_step - progress_.last_logged_step;
+  const double mean = progress_.loss_since_log / static_cast<double>(steps_since_log);
+  nlohmann::json entry = train_log_entry(mean, grad_norm, lr, epoch_float(), progress_.global_step);
   state_.log_history.push_back(entry);
   if (comm_.is_root()) {
     // The printed line also says what the gradient allreduce cost per step on rank 0 (not kept in
     // trainer_state.json: timings differ between runs that are otherwise identical).
     if (buckets_) {
-      const double steps = static_cast<double>(global_step_ - last_logged_step_);
+      const double steps = static_cast<double>(steps_since_log);
       entry["allreduce_s"] = py_round(comm_since_log_.allreduce_s / steps, 4);
       entry["allreduce_exposed_s"] = py_round(comm_since_log_.exposed_s / steps, 4);
     }
     log_info(entry.dump());
   }
   comm_since_log_ = StepCommStats{};
-  loss_since_log_ = 0;
-  last_logged_step_ = global_step_;
+  progress_.loss_since_log = 0;
+  progress_.last_logged_step = progress_.global_step;
 }
 
 bool Trainer::train_loop() {
   const int64_t ga = args_.gradient_accumulation_steps;
   const auto t0 = std::chrono::steady_clock::now();
-  const int64_t start_step = global_step_;
+  const int64_t start_step = progress_.global_step;
   ProgressOptions po;
   po.live = comm_.is_root() && Progress::stderr_is_terminal();
   po.plain_every_s = 30;
-  Progress progress(plan_.max_steps, start_step, po);
+  Progress bar(plan_.max_steps, start_step, po);
   install_stop_handlers();
   bool stopped = false;
 
-  while (global_step_ < plan_.max_steps && !stopped) {
-    if (batch_in_epoch_ >= plan_.batches_per_epoch) {
-      ++epoch_;
-      batch_in_epoch_ = 0;
+  while (progress_.global_step < plan_.max_steps && !stopped) {
+    if (progress_.batches_in_epoch >= plan_.batches_per_epoch) {
+      ++progress_.epoch;
+      progress_.batches_in_epoch = 0;
     }
-    const int64_t batches = std::min(ga, plan_.batches_per_epoch - batch_in_epoch_);
-    const double loss = accumulate(epoch_, batch_in_epoch_, batches);
+    const int64_t batches = std::min(ga, plan_.batches_per_epoch - progress_.batches_in_epoch);
+    const double loss = accumulate(progress_.epoch, progress_.batches_in_epoch, batches);
     const double grad_norm = clip_grad_norm(*model_, args_.max_grad_norm);
     if (!std::isfinite(loss) || !std::isfinite(grad_norm))
-      fail("step ", global_step_ + 1, ": the ", std::isfinite(loss) ? "gradient norm" : "loss", " is ",
+      fail("step ", progress_.global_step + 1, ": the ", std::isfinite(loss) ? "gradient norm" : "loss", " is ",
            std::isfinite(loss) ? grad_norm : loss, "; stopping (",
-           global_step_ == start_step ? "before any update: the weights loaded give non-finite values"
+           progress_.global_step == start_step ? "before any update: the weights loaded give non-finite values"
                                       : "try a lower --learning_rate, or --max_grad_norm 1.0",
            "); nothing was written for this step");
-    const double lr = schedule_->lr(global_step_);
+    const double lr = schedule_->lr(progress_.global_step);
     optimizer_->step(*model_, lr);
     model_->zero_grads();
-    ++global_step_;
-    batch_in_epoch_ += batches;
+    ++progress_.global_step;
+    progress_.batches_in_epoch += batches;
     // The learning rate this step used, as transformers 5 logs it (4.x logged the next step's).
     log_step(loss, grad_norm, lr);
     if (comm_.is_root())
-      progress.update(global_step_, epoch_float(), loss, lr, global_step_ * plan_.total_train_batch_size);
+      bar.update(progress_.global_step, epoch_float(), loss, lr, progress_.global_step * plan_.total_train_batch_size);
 
     // A stop request on any rank stops every rank after the same step.
     const int stop = agreed_stop_signal();
     // A stop during the last step is no stop: the run is complete and run() writes the final model.
-    stopped = stop > 0 && global_step_ < plan_.max_steps;
-    const bool save_due = args_.save_strategy == SaveStrategy::Steps && global_step_ % plan_.save_steps == 0;
-    const bool epoch_done = batch_in_epoch_ >= plan_.batches_per_epoch;
+    stopped = stop > 0 && progress_.global_step < plan_.max_steps;
+    const bool save_due = args_.save_strategy == SaveStrategy::Steps && progress_.global_step % plan_.save_steps == 0;
+    const bool epoch_done = progress_.batches_in_epoch >= plan_.batches_per_epoch;
     if ((save_due || (args_.save_strategy == SaveStrategy::Epoch && epoch_done) || stopped) &&
-        global_step_ < plan_.max_steps)
+        progress_.global_step < plan_.max_steps)
       save_checkpoint_now();
   }
-  progress.finish();
+  bar.finish();
   const double runtime = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (stopped) {
     if (comm_.is_root())
-      log_warn("stopped by ", signal_name(stop_signal_), " after step ", global_step_,
+      log_warn("stopped by ", signal_name(stop_signal_), " after step ", progress_.global_step,
                "; resume with: --resume_from_checkpoint ",
-               args_.output_dir, "/checkpoint-", global_step_, " (or --resume_from_checkpoint last)");
+               args_.output_dir, "/checkpoint-", progress_.global_step, " (or --resume_from_checkpoint last)");
     return false;
   }
   SpeedInputs speed;
   speed.runtime_s = runtime;
   speed.num_samples = plan_.num_train_samples;
   speed.num_steps = static_cast<double>(plan_.max_steps - start_step);
-  train_metrics_ = train_metrics(speed, total_flos_, loss_sum_ / static_cast<double>(std::max<int64_t>(1, global_step_)),
-                                 epoch_float());
+  const double train_loss = progress_.loss_sum / static_cast<double>(std::max<int64_t>(1, progress_.global_step));
+  train_metrics_ = train_metrics(speed, progress_.total_flos, train_loss, epoch_float());
   train_metrics_["train_samples"] = static_cast<int64_t>(train_.features.size());
   nlohmann::json last = train_metrics_;
-  last["step"] = global_step_;
+  last["step"] = progress_.global_step;
   last.erase("train_samples");
   state_.log_history.push_back(last);
   return true;
 }
 
 void Trainer::save_final_model() {
-  state_.global_step = global_step_;
-  state_.epoch = epoch_float();
-  state_.total_flos = total_flos_;
+  sync_trainer_state();
   state_.max_steps = plan_.max_steps;
   if (!comm_.is_root()) return;
   // Save the final checkpoint too (recent Trainer versions do) when a save strategy is on.
-  if (args_.save_strategy != SaveStrategy::No && global_step_ > 0) save_checkpoint_now();
+  if (args_.save_strategy != SaveStrategy::No && progress_.global_step > 0) save_checkpoint_now();
   model_->save_pretrained(args_.output_dir);
   copy_tokenizer_files(*loaded_.tokenizer, args_.output_dir);
   save_metrics(args_.output_dir, "train", train_metrics_);
@@ -401,10 +378,9 @@ int Trainer::run() {
     ac.weight_decay = args_.weight_decay;
     optimizer_ = std::make_unique<AdamW>(*model_, ac);
     if (comm_.size() > 1)
-      buckets_ = std::make_unique<GradBuckets>(
-          comm_, model_->grads(), model_->num_params(), static_cast<size_t>(args_.bucket_size_mb * 1024 * 1024),
-          args_.allreduce_dtype == AllreduceDtype::BF16 ? WireType::bf16 : WireType::f32, placement_.spare_cpus,
-          word_embedding_rows(*model_));
+      buckets_ = make_grad_buckets(comm_, *model_, args_.bucket_size_mb,
+                                   args_.allreduce_dtype == AllreduceDtype::BF16 ? WireType::bf16 : WireType::f32,
+                                   placement_.spare_cpus);
     state_.max_steps = plan_.max_steps;
     state_.num_train_epochs = plan_.num_epochs;
     state_.logging_steps = plan_.logging_steps;

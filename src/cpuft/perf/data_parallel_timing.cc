@@ -1,4 +1,4 @@
-#include "cpuft/cli/bench_data_parallel.h"
+#include "cpuft/perf/data_parallel_timing.h"
 
 #include <algorithm>
 #include <chrono>

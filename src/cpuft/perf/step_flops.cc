@@ -1,0 +1,34 @@
+#include "cpuft/perf/step_flops.h"
+
+#include <algorithm>
+#include <chrono>
+#include <vector>
+
+#include "cpuft/kernels/gemm.h"
+#include "cpuft/tensor/tensor.h"
+
+namespace cpuft {
+
+double step_flops(const ModelConfig& c, int batch, int seq, bool train) {
+  const double tokens = static_cast<double>(batch) * seq;
+  const double h = static_cast<double>(c.hidden), in = static_cast<double>(c.intermediate);
+  const double weights = static_cast<double>(c.layers) * (4 * h * h + 2 * h * in) + 2 * h;
+  const double attention = static_cast<double>(c.layers) * 4.0 * seq * h;  // QK^T and PV per token
+  return (train ? 3.0 : 1.0) * tokens * (2 * weights + attention);
+}
+
+double gemm_peak_gflops(bool bf16) {
+  const int64_t n = 2048;
+  const DType dt = bf16 ? DType::bf16 : DType::f32;
+  Tensor x(dt, {n, n}), w(dt, {n, n}), y(DType::f32, {n, n});
+  std::vector<double> runs;
+  for (int r = 0; r < 5; ++r) {
+    const auto t0 = std::chrono::steady_clock::now();
+    linear_forward(n, n, n, x.raw(), w.raw(), dt, nullptr, y.raw());
+    if (r > 0) runs.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  }
+  std::sort(runs.begin(), runs.end());
+  return 2.0 * n * n * n / runs[runs.size() / 2] / 1e9;
+}
+
+}  // namespace cpuft

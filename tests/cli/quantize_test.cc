@@ -109,6 +109,25 @@ TEST_F(Quantize, TrainingRefusesAnInt8Directory) {
   EXPECT_ONE_LINE_ERROR(r, path("int8") + "/config.json", "quantization_config", "full-precision");
 }
 
+// An int8 directory whose config.json disagrees with its weights is refused from the headers, before
+// the model is allocated: asked for an 8192-wide model (3 GB of f32 slots) under a 1.5 GB address space,
+// the allocation would fail first.
+TEST_F(Quantize, Int8ConfigIsCheckedAgainstTheWeightsBeforeAllocating) {
+  const std::string model = tiny_model();
+  ASSERT_EQ(quantize(model, path("int8")).status, 0);
+  nlohmann::json config = read_json(path("int8/config.json"));
+  config["hidden_size"] = 8192;
+  write_text(path("int8/config.json"), config.dump());
+  RunOptions small;
+  small.address_space_limit = uint64_t{1500} << 20;
+  ProcessResult r = cpuft_with(concat({"evaluate", "--output_dir", path("eval-out"), "--model_name_or_path",
+                                       path("int8"), "--validation_file", squad_file("dev.json", 2, 1)},
+                                      tiny_flags()),
+                               small);
+  EXPECT_ONE_LINE_ERROR(r, path("int8/model.safetensors") + ": tensor ", "expected [",
+                        ", 8192] as " + path("int8/config.json") + " says");
+}
+
 TEST_F(Quantize, RefusesWhatItCannotQuantize) {
   const std::string model = tiny_model();
   // Not a QA model: architectures of a bare encoder.

@@ -18,7 +18,9 @@
 #include "cpuft/io/model_dir.h"
 #include "cpuft/io/quantization_config.h"
 #include "cpuft/io/safetensors.h"
+#include "cpuft/model/stored_shapes.h"
 #include "cpuft/util/error.h"
+#include "cpuft/util/memory.h"
 #include "cpuft/util/shape_text.h"
 
 namespace cpuft {
@@ -77,8 +79,15 @@ QaModel QaModel::from_int8(const std::string& dir, std::ostream& notices) {
   const std::string config_path = dir + "/config.json";
   ModelConfig config = load_model_config(config_path);
   const QuantizationConfig qc = read_quantization_config(config.raw, config_path);
-  QaModel model(config, /*bf16=*/false, /*seed=*/0);
+  // Checked before the model is allocated: the headers against config.json, then the size against the
+  // memory this process may use (the f32 arena is allocated whole before the int8 slots are released).
   WeightFiles stored(dir, config.family);
+  const ParamTable table(config);
+  check_stored_shapes(table, stored, dir, config_path, nullptr);
+  check_fits_in_memory(weight_bytes(config, /*bf16=*/false),
+                       str_cat(config_path, ": ", config.layers, " layers of width ", config.hidden, " (",
+                               table.total(), " parameters)"));
+  QaModel model(config, /*bf16=*/false, /*seed=*/0);
   auto weights = std::make_shared<Int8Weights>();
   weights->static_activations = qc.static_activations;
   std::set<std::string> used;

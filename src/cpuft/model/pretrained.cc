@@ -9,6 +9,7 @@
 #include "cpuft/io/quantization_config.h"
 #include "cpuft/io/safetensors.h"
 #include "cpuft/model/qa_model.h"
+#include "cpuft/model/stored_shapes.h"
 #include "cpuft/util/error.h"
 #include "cpuft/util/json_read.h"
 #include "cpuft/util/memory.h"
@@ -31,21 +32,7 @@ QaModel QaModel::from_pretrained(const std::string& dir, bool bf16, uint64_t see
   // allocated: a config that disagrees with its weights costs an error line, not gigabytes.
   const ParamTable table(config);
   WeightFiles weights(dir, config.family);
-  std::vector<std::string> missing_head;
-  for (const ParamEntry& e : table.entries()) {
-    const WeightTensor* t = weights.find(e.name);
-    if (!t) {
-      if (is_qa_head(e.name)) {
-        missing_head.push_back(e.name);
-        continue;
-      }
-      fail(weights.files().empty() ? dir : weights.files().front(), ": tensor ", e.name, " is missing; expected shape ",
-           shape_text(e.shape), " (", config_path, ")");
-    }
-    if (t->info->shape != e.shape)
-      fail(t->reader->path(), ": tensor ", t->info->name, " has shape ", shape_text(t->info->shape), ", expected ",
-           shape_text(e.shape), " as ", config_path, " says");
-  }
+  const std::vector<std::string> missing_head = check_stored_shapes(table, weights, dir, config_path, is_qa_head);
   check_fits_in_memory(weight_bytes(config, bf16), str_cat(config_path, ": ", config.layers, " layers of width ",
                                                            config.hidden, " (", table.total(), " parameters)"));
   QaModel model(config, bf16, seed);

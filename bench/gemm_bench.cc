@@ -10,16 +10,30 @@
 
 #include "cpuft/kernels/gemm.h"
 #include "cpuft/tensor/bf16.h"
-#include "cpuft/tensor/tensor.h"
+#include "cpuft/tensor/dtype.h"
 
 namespace cpuft {
 namespace {
 
 constexpr int64_t kTokens = 8 * 384;
 
-// A tensor of random values in [-1, 1) (bf16 ones are rounded from f32).
-Tensor random_tensor(DType t, int64_t n, uint32_t seed) {
-  Tensor x(t, {n});
+// n values of one dtype in plain storage: the products take a raw pointer and the dtype.
+class Buffer {
+ public:
+  Buffer(DType t, int64_t n) : words_((static_cast<size_t>(n) * dtype_size(t) + 3) / 4) {}
+  void* raw() { return words_.data(); }
+  template <typename T>
+  T* data() {
+    return reinterpret_cast<T*>(words_.data());
+  }
+
+ private:
+  std::vector<float> words_;
+};
+
+// Random values in [-1, 1) (bf16 ones are rounded from f32).
+Buffer random_values(DType t, int64_t n, uint32_t seed) {
+  Buffer x(t, n);
   std::mt19937 rng(seed);
   std::uniform_real_distribution<float> u(-1.0f, 1.0f);
   for (int64_t i = 0; i < n; ++i) {
@@ -43,9 +57,9 @@ template <LinearOp op>
 void BM_Linear(benchmark::State& state) {
   const int64_t M = kTokens, N = state.range(0), K = state.range(1);
   const DType in = state.range(2) ? DType::bf16 : DType::f32;
-  Tensor x = random_tensor(in, M * K, 1), w = random_tensor(in, N * K, 2), dy = random_tensor(in, M * N, 3);
-  Tensor bias = random_tensor(DType::f32, N, 4);
-  Tensor y(DType::f32, {M * N}), dx(DType::f32, {M * K}), dw(DType::f32, {N * K});
+  Buffer x = random_values(in, M * K, 1), w = random_values(in, N * K, 2), dy = random_values(in, M * N, 3);
+  Buffer bias = random_values(DType::f32, N, 4);
+  Buffer y(DType::f32, M * N), dx(DType::f32, M * K), dw(DType::f32, N * K);
   for (auto _ : state) {
     if (op == LinearOp::forward)
       linear_forward(M, N, K, x.raw(), w.raw(), in, bias.data<float>(), y.raw());
@@ -77,8 +91,8 @@ void BM_AttentionForward(benchmark::State& state) {
   const int64_t B = 8, H = 12, T = 384, D = 64, C = H * D;
   const DType in = state.range(0) ? DType::bf16 : DType::f32;
   const int64_t es = static_cast<int64_t>(dtype_size(in));
-  Tensor qkv = random_tensor(in, B * T * 3 * C, 1), probs = random_tensor(in, B * H * T * T, 2);
-  Tensor scores(DType::f32, {B * H * T * T}), ctx(DType::f32, {B * T * C});
+  Buffer qkv = random_values(in, B * T * 3 * C, 1), probs = random_values(in, B * H * T * T, 2);
+  Buffer scores(DType::f32, B * H * T * T), ctx(DType::f32, B * T * C);
   const char* base = static_cast<const char*>(qkv.raw());
   HeadsIn q{base, in, T * 3 * C, D, 3 * C}, k{base + C * es, in, T * 3 * C, D, 3 * C},
       v{base + 2 * C * es, in, T * 3 * C, D, 3 * C};
@@ -96,8 +110,8 @@ BENCHMARK(BM_AttentionForward)->Arg(0)->Arg(1)->ArgName("bf16")->Unit(benchmark:
 void BM_SquarePeak(benchmark::State& state) {
   const int64_t n = state.range(0);
   const DType in = state.range(1) ? DType::bf16 : DType::f32;
-  Tensor a = random_tensor(in, n * n, 1), b = random_tensor(in, n * n, 2);
-  Tensor c(DType::f32, {n * n});
+  Buffer a = random_values(in, n * n, 1), b = random_values(in, n * n, 2);
+  Buffer c(DType::f32, n * n);
   for (auto _ : state) linear_forward(n, n, n, a.raw(), b.raw(), in, nullptr, c.raw());
   set_gflops(state, 2.0 * n * n * n);
 }
@@ -107,7 +121,7 @@ BENCHMARK(BM_SquarePeak)->Args({2048, 0})->Args({2048, 1})->ArgNames({"n", "bf16
 // Streaming copy of a 256 MiB float array (bytes read + bytes written per second).
 void BM_StreamCopy(benchmark::State& state) {
   const int64_t n = int64_t(64) << 20;
-  Tensor src = random_tensor(DType::f32, n, 1), dst(DType::f32, {n});
+  Buffer src = random_values(DType::f32, n, 1), dst(DType::f32, n);
   const float* s = src.data<float>();
   float* d = dst.data<float>();
   for (auto _ : state) {
@@ -123,7 +137,7 @@ BENCHMARK(BM_StreamCopy)->Unit(benchmark::kMillisecond)->UseRealTime();
 // f32 <-> bf16 conversion of one 3072 x 768 activation (bytes read + written per second).
 void BM_Bf16Convert(benchmark::State& state) {
   const int64_t n = kTokens * 768;
-  Tensor f = random_tensor(DType::f32, n, 1), h(DType::bf16, {n});
+  Buffer f = random_values(DType::f32, n, 1), h(DType::bf16, n);
   for (auto _ : state) f32_to_bf16_array(f.data<float>(), h.data<uint16_t>(), n);
   state.counters["GB"] = benchmark::Counter(6.0 * n * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
   state.SetLabel(bf16_convert_path());

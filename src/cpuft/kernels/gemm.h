@@ -21,7 +21,7 @@
 #include <cstdint>
 #include <string>
 
-#include "cpuft/tensor/tensor.h"
+#include "cpuft/tensor/dtype.h"
 
 namespace cpuft {
 

@@ -7,7 +7,7 @@
 
 #include <cstdint>
 
-#include "cpuft/tensor/tensor.h"
+#include "cpuft/tensor/dtype.h"
 
 namespace cpuft {
 

@@ -3,8 +3,8 @@
 // (network namespaces on a private bridge, one CPU each where there are two), `shape 25gbit` puts a
 // tbf qdisc on both ends of every host's link. Checks that the figures are printed and consistent and
 // that the gradients really crossed the shaped links (the qdiscs' byte counters); never a timing.
-// Skipped where namespaces cannot be made (not root, no ip netns) or tc cannot shape. The cluster has
-// its own name and subnet (cpuftb-h1, cpuftb-h2 on 10.79.0.0/24), apart from the other namespace tests.
+// Skipped where namespaces cannot be made (not root, no ip netns) or tc cannot shape. The hosts' names
+// and subnet are this test process's own (dist/netns_hosts.h).
 #include <unistd.h>
 
 #include <gtest/gtest.h>
@@ -16,63 +16,47 @@
 #include <nlohmann/json.hpp>
 
 #include "dist/mpi_run.h"
+#include "dist/netns_hosts.h"
 
 namespace {
-
-const std::string kScript = CPUFT_SOURCE_DIR "/scripts/netns-cluster.sh";
 
 class BenchNetns : public ::testing::Test {
  protected:
   void SetUp() override {
     cpuft_test::prepare_mpirun_env();
-    if (geteuid() != 0) GTEST_SKIP() << "needs root for ip netns and tc";
+    if (std::string why = cpuft_test::NetnsHosts::unavailable(); !why.empty()) GTEST_SKIP() << why;
     if (!cpuft_test::have_mpirun()) GTEST_SKIP() << "mpirun not found";
     if (!cpuft_test::helper_has_mpi(CPUFT_DIST_HELPER)) GTEST_SKIP() << "built without MPI";
-    if (cpuft_test::run_command("ip netns list && tc -V").status != 0) GTEST_SKIP() << "ip netns or tc not available";
-    state_ = "/tmp/cpuft-bench-netns-" + std::to_string(getpid());
+    if (cpuft_test::run_command("tc -V").status != 0) GTEST_SKIP() << "tc not available";
     // One CPU per host where the machine has two, as on separate machines.
-    cpus_ = std::thread::hardware_concurrency() >= 2 ? "CPUFT_NETNS_CPUS='0 1' " : "";
-    cpuft_test::RunResult up = script("up 2 10.79.0.0/24");
-    up_ = true;  // tear down even a partial cluster
-    if (up.status != 0) GTEST_SKIP() << "cannot create namespaces here: " << up.output;
-    const std::string marker = "mpirun flags: ";
-    const size_t at = up.output.find(marker);
-    ASSERT_NE(at, std::string::npos) << up.output;
-    flags_ = up.output.substr(at + marker.size(), up.output.find('\n', at) - at - marker.size());
-    cpuft_test::RunResult shape = script("shape 25gbit");
+    const std::string cpus = std::thread::hardware_concurrency() >= 2 ? "0 1" : "";
+    if (std::string failed = hosts_.up(2, 1, cpus); !failed.empty())
+      GTEST_SKIP() << "cannot create namespaces here: " << failed;
+    cpuft_test::RunResult shape = hosts_.script("shape 25gbit");
     if (shape.status != 0) GTEST_SKIP() << "tc cannot shape the links here: " << shape.output;
   }
-  void TearDown() override {
-    if (!up_) return;
-    cpuft_test::RunResult down = script("down");
-    EXPECT_EQ(down.status, 0) << down.output;
-    EXPECT_EQ(cpuft_test::run_command("ip netns list | grep cpuftb-h").output, "");
-  }
-  cpuft_test::RunResult script(const std::string& args) {
-    return cpuft_test::run_command(cpus_ + "CPUFT_NETNS_NAME=cpuftb CPUFT_NETNS_STATE=" + state_ +
-                                   " CPUFT_NETNS_SLOTS=1 " + kScript + " " + args);
-  }
+  void TearDown() override { hosts_.down(); }
   // Bytes the tbf qdisc on host i's eth0 has sent (what host i put on its shaped link).
-  static double tbf_bytes_sent(int host) {
+  double tbf_bytes_sent(int host) const {
     cpuft_test::RunResult r =
-        cpuft_test::run_command("ip netns exec cpuftb-h" + std::to_string(host) + " tc -s qdisc show dev eth0");
+        cpuft_test::run_command("ip netns exec " + hosts_.host(host) + " tc -s qdisc show dev eth0");
     std::smatch m;
     if (r.output.find("tbf") == std::string::npos || !std::regex_search(r.output, m, std::regex("Sent ([0-9]+) bytes")))
       return -1;
     return std::stod(m[1]);
   }
 
-  std::string state_, cpus_, flags_;
-  bool up_ = false;
+  cpuft_test::NetnsHosts hosts_;
 };
 
 TEST_F(BenchNetns, TwoShapedHostsReportSaneFigures) {
-  ASSERT_NE(cpuft_test::run_command("tc qdisc show dev cpuftbv1").output.find("rate 25Gbit"), std::string::npos);
+  const std::string qdisc = cpuft_test::run_command("tc qdisc show dev " + hosts_.veth(1)).output;
+  ASSERT_NE(qdisc.find("rate 25Gbit"), std::string::npos) << qdisc;
   const double sent_before = tbf_bytes_sent(1);
-  ASSERT_GE(sent_before, 0) << "no tbf qdisc on cpuftb-h1";
+  ASSERT_GE(sent_before, 0) << "no tbf qdisc on " << hosts_.host(1);
   // Two layers of hidden 256 over a 2,000-word vocabulary: 3.9 MB of f32 gradients, 1 MB buckets.
   cpuft_test::RunResult r = cpuft_test::run_command(
-      "timeout -k 10 300 mpirun --bind-to none -np 2 --map-by ppr:1:node " + flags_ + " " CPUFT_BINARY
+      "timeout -k 10 300 mpirun --bind-to none -np 2 --map-by ppr:1:node " + hosts_.mpirun_flags() + " " CPUFT_BINARY
       " bench --hidden 256 --layers 2 --heads 4 --intermediate 1024 --vocab 2000 --batch 4 --seq 64 --steps 2"
       " --warmup 1 --bucket_size_mb 1 --json");
   ASSERT_EQ(r.status, 0) << r.output;
@@ -108,7 +92,7 @@ TEST_F(BenchNetns, TwoShapedHostsReportSaneFigures) {
   // Each rank sent at least its share of a step's gradients through its shaped link per timed and
   // warm-up step (binomial or ring, every rank sends about what it sums).
   const double sent = tbf_bytes_sent(1) - sent_before;
-  EXPECT_GT(sent, 0.5 * mb * 1e6 * 3) << "bytes through cpuftb-h1's tbf qdisc: " << sent;
+  EXPECT_GT(sent, 0.5 * mb * 1e6 * 3) << "bytes through " << hosts_.host(1) << "'s tbf qdisc: " << sent;
 }
 
 }  // namespace

@@ -8,77 +8,56 @@
 
 #include "cpuft/dist/cluster_check.h"
 #include "dist/mpi_run.h"
+#include "dist/netns_hosts.h"
 
 namespace {
-
-const std::string kScript = CPUFT_SOURCE_DIR "/scripts/netns-cluster.sh";
-const std::string kState = "/tmp/cpuft-netns-test-" + std::to_string(getpid());
 
 class NetnsCluster : public ::testing::Test {
  protected:
   void SetUp() override {
     cpuft_test::prepare_mpirun_env();
-    if (geteuid() != 0) GTEST_SKIP() << "needs root for ip netns";
+    if (std::string why = cpuft_test::NetnsHosts::unavailable(); !why.empty()) GTEST_SKIP() << why;
     if (!cpuft_test::have_mpirun()) GTEST_SKIP() << "mpirun not found";
     if (!cpuft_test::helper_has_mpi(CPUFT_DIST_HELPER)) GTEST_SKIP() << "built without MPI";
-    if (cpuft_test::run_command("ip netns list").status != 0) GTEST_SKIP() << "ip netns not available";
-    cpuft_test::RunResult up = script("up 2");
-    if (up.status != 0) {
-      script("down");
-      GTEST_SKIP() << "cannot create namespaces here: " << up.output;
-    }
-    up_ = true;
+    if (std::string failed = hosts_.up(2, 2); !failed.empty())
+      GTEST_SKIP() << "cannot create namespaces here: " << failed;
   }
-  void TearDown() override {
-    if (!up_) return;
-    cpuft_test::RunResult down = script("down");
-    EXPECT_EQ(down.status, 0) << down.output;
-    EXPECT_EQ(cpuft_test::run_command("ip netns list | grep cpuft-h").output, "");
-    EXPECT_EQ(cpuft_test::run_command("grep cpuft-netns /etc/hosts").output, "");
-  }
-  static cpuft_test::RunResult script(const std::string& args) {
-    return cpuft_test::run_command("CPUFT_NETNS_STATE=" + kState + " CPUFT_NETNS_SLOTS=2 " + kScript + " " + args);
-  }
-  // Open MPI flags that keep the job on the namespaces' bridge (see the script's output).
-  static std::string net_flags() {
-    return "-x LSAN_OPTIONS --mca btl tcp,self --mca btl_tcp_if_include 10.77.0.0/24 "
-           "--mca oob_tcp_if_include 10.77.0.0/24";
-  }
-  static cpuft_test::RunResult mpirun(int per_node, const std::string& args) {
-    return cpuft_test::run_command("timeout 120 mpirun --oversubscribe --bind-to none --hostfile " + kState +
-                                   "/hostfile --mca plm_rsh_agent " + kState + "/rsh-agent " + net_flags() +
-                                   " -np " + std::to_string(2 * per_node) + " --map-by ppr:" +
+  void TearDown() override { hosts_.down(); }
+  cpuft_test::RunResult mpirun(int per_node, const std::string& args) {
+    return cpuft_test::run_command("timeout 120 mpirun --oversubscribe --bind-to none -x LSAN_OPTIONS " +
+                                   hosts_.mpirun_flags() + " -np " + std::to_string(2 * per_node) + " --map-by ppr:" +
                                    std::to_string(per_node) + ":node " CPUFT_DIST_HELPER " " + args);
   }
-  bool up_ = false;
+  cpuft_test::NetnsHosts hosts_;
 };
 
 TEST_F(NetnsCluster, TwoHosts) {
   std::vector<cpuft::HostReachability> reach =
-      cpuft::check_hosts_reachable({"cpuft-h1", "cpuft-h2", "cpuft-h9"}, kState + "/rsh-agent", 5);
+      cpuft::check_hosts_reachable({hosts_.host(1), hosts_.host(2), hosts_.host(9)}, hosts_.agent(), 5);
   ASSERT_EQ(reach.size(), 3u);
   EXPECT_TRUE(reach[0].ok) << reach[0].detail;
   EXPECT_TRUE(reach[1].ok) << reach[1].detail;
   EXPECT_FALSE(reach[2].ok);
-  EXPECT_NE(reach[2].detail.find("no namespace cpuft-h9"), std::string::npos) << reach[2].detail;
+  EXPECT_NE(reach[2].detail.find("no namespace " + hosts_.host(9)), std::string::npos) << reach[2].detail;
 
   cpuft_test::RunResult info = mpirun(2, "info");
   ASSERT_EQ(info.status, 0) << info.output;
-  EXPECT_NE(info.output.find("rank=3 size=4 local_rank=1 local_size=2 nodes=2 host=cpuft-h2"), std::string::npos)
+  EXPECT_NE(info.output.find("rank=3 size=4 local_rank=1 local_size=2 nodes=2 host=" + hosts_.host(2)),
+            std::string::npos)
       << info.output;
 
-  cpuft_test::RunResult check = mpirun(1, "cluster-check cpuft-h1 cpuft-h2");
+  cpuft_test::RunResult check = mpirun(1, "cluster-check " + hosts_.host(1) + " " + hosts_.host(2));
   ASSERT_EQ(check.status, 0) << check.output;
-  EXPECT_NE(check.output.find("1    cpuft-h2"), std::string::npos) << check.output;
+  EXPECT_NE(check.output.find("1    " + hosts_.host(2)), std::string::npos) << check.output;
   EXPECT_NE(check.output.find("cluster-check: OK"), std::string::npos) << check.output;
   std::printf("%s", check.output.c_str());  // the measured bandwidth and latency, for the log
 
   // The command as `cpuft cluster-check` runs it: reachability first, then itself under mpirun.
   cpuft_test::RunResult cmd = cpuft_test::run_command(
-      "timeout 120 " CPUFT_DIST_HELPER " cluster-cmd " + kState + "/hostfile " + kState + "/rsh-agent " +
-      net_flags());
+      "timeout 120 " CPUFT_DIST_HELPER " cluster-cmd " + hosts_.hostfile() + " " + hosts_.agent() + " " +
+      hosts_.transport_flags());
   EXPECT_EQ(cmd.status, 0) << cmd.output;
-  EXPECT_NE(cmd.output.find("cpuft-h2             reachable"), std::string::npos) << cmd.output;
+  EXPECT_NE(cmd.output.find(hosts_.host(2) + "             reachable"), std::string::npos) << cmd.output;
   EXPECT_NE(cmd.output.find("mpirun -np 2 --hostfile"), std::string::npos) << cmd.output;
   EXPECT_NE(cmd.output.find("cluster-check: OK"), std::string::npos) << cmd.output;
 
@@ -88,7 +67,7 @@ TEST_F(NetnsCluster, TwoHosts) {
   cpuft_test::RunResult abort = mpirun(1, "abort 1");
   EXPECT_NE(abort.status, 0);
   EXPECT_LT(abort.seconds, 30) << abort.output;
-  EXPECT_NE(abort.output.find("cpuft: rank 1 of 2 on cpuft-h2: injected failure"), std::string::npos)
+  EXPECT_NE(abort.output.find("cpuft: rank 1 of 2 on " + hosts_.host(2) + ": injected failure"), std::string::npos)
       << abort.output;
 }
 

@@ -13,7 +13,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);
   try {
     const cpuft::CheckpointState s = cpuft::parse_checkpoint_state(text, "fuzz/cpuft_state.json");
-    if (s.global_step < 0 || s.world_size < 1) std::abort();
+    if (s.progress.global_step < 0 || s.world_size < 1) std::abort();
     const cpuft::ResumeCheck check = cpuft::check_resume(s, cpuft::TrainArgs{}, 1);
     if (check.refusal.find('\n') != std::string::npos) std::abort();
   } catch (const cpuft::Error& e) {

@@ -31,7 +31,8 @@ import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from make_eval_reference import postprocess_qa_predictions, squad_v1_compute  # noqa: E402
-from make_text_reference import load_squad, tokenize_batch  # noqa: E402
+from hf_reference_qa import eval_features  # noqa: E402  (run_qa's evaluation windows)
+from make_text_reference import load_squad  # noqa: E402
 
 
 def parse_args():
@@ -113,22 +114,13 @@ def main():
     runner = OrtRunner(args) if args.engine == "onnxruntime" else TorchDynamicRunner(args)
     tok = AutoTokenizer.from_pretrained(args.model_name_or_path)
     t0 = time.perf_counter()
-    examples = load_squad(args.validation_file)
-    if args.max_eval_samples is not None:
-        examples = examples[: args.max_eval_samples]
-    enc = tokenize_batch(tok, [e["question"] for e in examples], [e["context"] for e in examples],
-                         args.max_seq_length, args.doc_stride)
-    meta = []
-    for i in range(len(enc["input_ids"])):
-        seq_ids = enc.sequence_ids(i)
-        offsets = [o if seq_ids[k] == 1 else None for k, o in enumerate(enc["offset_mapping"][i])]
-        meta.append({"example_id": examples[enc["overflow_to_sample_mapping"][i]]["id"], "offset_mapping": offsets})
-    cols = [c for c in ("input_ids", "attention_mask", "token_type_ids") if c in enc]
+    examples, features, meta = eval_features(tok, load_squad(args.validation_file), args)
+    cols = features.columns
     t1 = time.perf_counter()
     starts, ends = [], []
     n, bs = len(meta), args.per_device_eval_batch_size
     for b in range(0, n, bs):
-        s, e = runner({c: enc[c][b:b + bs] for c in cols})
+        s, e = runner({c: v[b:b + bs] for c, v in cols.items()})
         starts.append(s)
         ends.append(e)
     t2 = time.perf_counter()

@@ -93,7 +93,7 @@ $(FUZZ_LIB): $(FUZZ_LIB_OBJS) Makefile
 	ar rcs $@ $(FUZZ_LIB_OBJS)
 
 $(FUZZ_BUILD)/%_fuzz: fuzz/%_fuzz.cc $(FUZZ_LIB)
-	$(FUZZ_CXX) $(FUZZ_FLAGS) -fsanitize=fuzzer -DCPUFT_FUZZ_TOKENIZER_DIR='"$(CURDIR)/tests/data/text"' \
+	$(FUZZ_CXX) $(FUZZ_FLAGS) -fsanitize=fuzzer -DCPUFT_FUZZ_TOKENIZER_DIR='"$(CURDIR)/tests/fixtures/text"' \
 	  $< $(FUZZ_LIB) -lutf8proc -o $@
 
 -include $(wildcard $(FUZZ_BUILD)/*.d $(FUZZ_BUILD)/*/*/*.d)

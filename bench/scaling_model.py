@@ -200,7 +200,7 @@ def main():
     ap.add_argument("results")
     ap.add_argument("--profile", help="a 6-layer bench --json line (under mpirun) for the projection")
     ap.add_argument("--squad", default=os.path.join(ROOT, "data/squad-mini/train-mini-v1.1.json"))
-    ap.add_argument("--vocab", default=os.path.join(ROOT, "tests/data/text/vocab.txt"))
+    ap.add_argument("--vocab", default=os.path.join(ROOT, "tests/fixtures/text/vocab.txt"))
     ap.add_argument("--link_efficiency", type=float,
                     help="share of the nominal rate the link carries [the share fitted at the slowest shaped rate]")
     a = ap.parse_args()

@@ -1,6 +1,6 @@
 // Tokenizer and feature-builder throughput on the whole SQuAD v1.1 dev set with the bundled uncased
 // vocabulary, read from the current directory as the repository root (../shared/data/squad/dev-v1.1.json,
-// the optional SQuAD files beside the repository, tests/common/shared_data.h; tests/data/text) unless
+// the optional SQuAD files beside the repository, tests/common/shared_data.h; tests/fixtures/text) unless
 // CPUFT_BENCH_SQUAD / CPUFT_BENCH_TOKENIZER name them. The argument is the OpenMP
 // thread count; 0 means all. tools/text_speed_compare.py runs these next to HF tokenizers.
 //   Tokenizer/Encode: every question and every distinct context, Tokenizer::encode (strings=x/s).
@@ -29,7 +29,7 @@ std::string env_or(const char* name, const char* fallback) {
 std::string dev_set_path() { return env_or("CPUFT_BENCH_SQUAD", "../shared/data/squad/dev-v1.1.json"); }
 
 struct DevSet {
-  Tokenizer tokenizer = Tokenizer::load(env_or("CPUFT_BENCH_TOKENIZER", "tests/data/text"));
+  Tokenizer tokenizer = Tokenizer::load(env_or("CPUFT_BENCH_TOKENIZER", "tests/fixtures/text"));
   std::vector<Example> examples;
   std::vector<std::string> strings;  // questions, then distinct contexts, in file order
 };

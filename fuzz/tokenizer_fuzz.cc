@@ -1,5 +1,5 @@
 // libFuzzer target: Tokenizer::encode on arbitrary bytes with the bundled uncased vocabulary
-// (tests/data/text). Malformed UTF-8 must end in cpuft::Error; anything else must give one offset per
+// (tests/fixtures/text). Malformed UTF-8 must end in cpuft::Error; anything else must give one offset per
 // id, each a non-empty code-point span inside the input, in order.
 #include <cstddef>
 #include <cstdint>

@@ -17,7 +17,7 @@ else
   model=out/demo-random-model
   rm -rf "$model"  # init-model writes only into a new (or empty) directory
   mkdir -p out
-  "$bin" init-model --config data/demo/tiny-bert-config.json --tokenizer tests/data/text --output_dir "$model"
+  "$bin" init-model --config data/demo/tiny-bert-config.json --tokenizer tests/fixtures/text --output_dir "$model"
 fi
 
 "$bin" train \

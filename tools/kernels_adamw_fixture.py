@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes tests/data/kernels/adamw_torch.json: four torch.optim.AdamW steps on a 64-element f32
+"""Writes tests/fixtures/kernels/adamw_torch.json: four torch.optim.AdamW steps on a 64-element f32
 parameter (changing lr, weight decay 0.01), with w, m (exp_avg), v (exp_avg_sq) after each step.
 
 cpuft's adamw_step is held to these values: m and v bit for bit, w within 2 ulps (torch's f32
@@ -39,7 +39,7 @@ def main():
                       "m": floats(st["exp_avg"]), "v": floats(st["exp_avg_sq"])})
     out = {"torch": torch.__version__, "beta1": BETAS[0], "beta2": BETAS[1], "eps": EPS,
            "weight_decay": WD, "w0": floats(w0), "steps": steps}
-    path = os.path.join(os.path.dirname(__file__), "..", "tests", "data", "kernels",
+    path = os.path.join(os.path.dirname(__file__), "..", "tests", "fixtures", "kernels",
                         "adamw_torch.json")
     with open(path, "w") as f:
         json.dump(out, f, indent=0)

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Post-processing of fixed pseudo-random logits on real dev features: tests/data/eval/dev_logits_case.json.
+"""Post-processing of fixed pseudo-random logits on real dev features: tests/fixtures/eval/dev_logits_case.json.
 
 The first N_EXAMPLES questions of ../shared/data/squad/dev-v1.1.json (the optional SQuAD files beside the
 repository, docs/parity.md, Fixtures) are turned into evaluation features at

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Reference fixtures for cpuft's eval and data modules (tests/data/eval/).
+"""Reference fixtures for cpuft's eval and data modules: tests/fixtures/eval/*.json (except
+dev_logits_case.json, tools/make_dev_logits_reference.py) and tests/fixtures/data/randperm_cases.json.
 
 Run offline with the project venv:  HF_HUB_OFFLINE=1 /work/pyref/bin/python tools/make_eval_reference.py
 
@@ -10,7 +11,7 @@ with numpy (docs/parity.md, Post-processing and Metrics). torch supplies the ran
 
 Data: questions and contexts come from the SQuAD v1.1 dev set (../shared/data/squad/dev-v1.1.json,
 beside the repository and not part of it, docs/parity.md Fixtures; CC BY-SA 4.0); the fixtures derived from
-it carry that licence (tests/data/eval/README.md).
+it carry that licence (tests/fixtures/eval/README.md).
 """
 import collections
 import json
@@ -25,7 +26,8 @@ import torch
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEV = os.path.join(ROOT, "..", "shared", "data", "squad", "dev-v1.1.json")
-OUT = os.path.join(ROOT, "tests", "data", "eval")
+OUT = os.path.join(ROOT, "tests", "fixtures", "eval")
+DATA_OUT = os.path.join(ROOT, "tests", "fixtures", "data")  # the sampler's randperm_cases.json
 
 
 # ----------------------------------------------------------------- official SQuAD v1.1 metric
@@ -524,8 +526,8 @@ def accelerate_shard_cases():
     return cases
 
 
-def dump(name, obj):
-    path = os.path.join(OUT, name)
+def dump(name, obj, out=OUT):
+    path = os.path.join(out, name)
     with open(path, "w", encoding="utf-8") as f:
         json.dump(obj, f, ensure_ascii=False, separators=(",", ":"))
         f.write("\n")
@@ -534,6 +536,7 @@ def dump(name, obj):
 
 def main():
     os.makedirs(OUT, exist_ok=True)
+    os.makedirs(DATA_OUT, exist_ok=True)
     rng = random.Random(20240611)
     nprng = np.random.default_rng(20240611)
     dev = load_dev()
@@ -550,7 +553,8 @@ def main():
     dump("postprocess_cases.json", cases)
     dump("format_cases.json", {"float_repr": float_repr_cases(nprng), "json_string": json_string_cases(),
                                  "numpy_expf": numpy_expf_cases(nprng)})
-    dump("randperm_cases.json", {"randperm": randperm_cases(), "accelerate_shards": accelerate_shard_cases()})
+    dump("randperm_cases.json", {"randperm": randperm_cases(), "accelerate_shards": accelerate_shard_cases()},
+         DATA_OUT)
 
 
 if __name__ == "__main__":

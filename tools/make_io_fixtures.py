@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes the small reference model directories of tests/data/io/ with the real transformers writer.
+"""Writes the small reference model directories of tests/fixtures/io/ with the real transformers writer.
 
 Each directory holds config.json + model.safetensors exactly as transformers save_pretrained wrote them
 for a tiny randomly initialised model (seeded), so the C++ reader is tested on real files and the C++
@@ -29,7 +29,7 @@ from safetensors.torch import save_file
 from transformers import (BertConfig, BertForQuestionAnswering, BertModel, BertTokenizerFast,
                           DistilBertConfig, DistilBertForQuestionAnswering)
 
-ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "data", "io")
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "fixtures", "io")
 
 # Enough words for the fixed input of check_transformers_load.py plus some word pieces.
 VOCAB = (["[PAD]"] + [f"[unused{i}]" for i in range(3)] + ["[UNK]", "[CLS]", "[SEP]", "[MASK]"] +

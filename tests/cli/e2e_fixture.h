@@ -115,8 +115,8 @@ class E2eTest : public ::testing::Test {
   // Writes a random tiny BERT (hidden 64, 2 layers, uncased 30,522-token vocabulary) to `name`.
   std::string tiny_model(const std::string& name = "model", const std::string& seed = "42") {
     const std::string out = path(name);
-    ProcessResult r = cpuft({"init-model", "--config", CPUFT_TEST_DATA "/cli/tiny_bert_config.json", "--tokenizer",
-                             CPUFT_TEST_DATA "/text", "--output_dir", out, "--seed", seed});
+    ProcessResult r = cpuft({"init-model", "--config", CPUFT_FIXTURES "/cli/tiny_bert_config.json", "--tokenizer",
+                             CPUFT_FIXTURES "/text", "--output_dir", out, "--seed", seed});
     EXPECT_EQ(r.status, 0) << r.err;
     return out;
   }

@@ -122,7 +122,7 @@ TEST_F(HostileFiles, NonFiniteWeightsAreNamed) {
 TEST_F(HostileFiles, TokenizerLargerThanTheModelsVocabulary) {
   const std::string tok = path("big-tokenizer");
   fs::create_directories(tok);
-  write_text(tok + "/vocab.txt", slurp(CPUFT_TEST_DATA "/text/vocab.txt") + "extra1\nextra2\n");
+  write_text(tok + "/vocab.txt", slurp(CPUFT_FIXTURES "/text/vocab.txt") + "extra1\nextra2\n");
   ProcessResult r = cpuft(concat({"evaluate", "--output_dir", path("eval-out"),
                                   "--model_name_or_path", model_, "--tokenizer_name", tok,
                                   "--validation_file", train_},

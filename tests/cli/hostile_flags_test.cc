@@ -80,7 +80,7 @@ TEST_F(HostileFlags, ConfigBeyondTheMachinesMemory) {
   const std::string config = path("huge.json");
   write_text(config, R"({"model_type": "bert", "hidden_size": 65536, "num_hidden_layers": 512,
                          "num_attention_heads": 64, "intermediate_size": 262144})");
-  ProcessResult r = cpuft({"init-model", "--config", config, "--tokenizer", CPUFT_TEST_DATA "/text", "--output_dir",
+  ProcessResult r = cpuft({"init-model", "--config", config, "--tokenizer", CPUFT_FIXTURES "/text", "--output_dir",
                            path("m")});
   EXPECT_ONE_LINE_ERROR(r, "model config: 512 layers of width 65536", "TiB of memory, more than the",
                         "available to this process");

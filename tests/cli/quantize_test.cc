@@ -1,6 +1,6 @@
 // cpuft quantize, and evaluate / predict / train / doctor on its output (docs/quantization.md):
 // the int8 directory's format, the original left as it was, calibration, refusals with one line,
-// and the accuracy of a small fine-tuned model (tests/data/int8/marker_qa) against its f32 self.
+// and the accuracy of a small fine-tuned model (tests/fixtures/cli/marker_qa) against its f32 self.
 #include <algorithm>
 #include <fstream>
 #include <sstream>
@@ -18,7 +18,7 @@
 namespace cpuft_e2e {
 namespace {
 
-const std::string kFineTuned = std::string(CPUFT_TEST_DATA) + "/int8/marker_qa";
+const std::string kFineTuned = std::string(CPUFT_FIXTURES) + "/cli/marker_qa";
 
 class Quantize : public E2eTest {
  protected:
@@ -164,7 +164,7 @@ TEST_F(Quantize, DoctorSaysWhereInt8ProductsRun) {
 }
 
 // The small fine-tuned fixture: a 2-layer BERT (hidden 64) trained by cpuft on the synthetic marker
-// task (120 steps, F1 100 on held-out questions; tests/data/int8/README.md). Its int8 copy's
+// task (120 steps, F1 100 on held-out questions; tests/fixtures/cli/README.md). Its int8 copy's
 // logits on the real tokens of 60 held-out questions' windows stay within 0.5% of the largest f32
 // logit (measured 0.07%, 7-bit activations, Zen 3: the margin covers other CPUs' rounding and 8-bit
 // activations, which only shrink the error), at least 59 of its 60 answers (98%) are the f32 model's
@@ -233,7 +233,7 @@ TEST_F(Quantize, FineTunedModelKeepsItsLogitsAndAnswers) {
   EXPECT_LE(std::fabs(f1_32 - f1_8), 2.0);
 }
 
-// Regenerates tests/data/int8/marker_qa (run by hand: --gtest_also_run_disabled_tests
+// Regenerates tests/fixtures/cli/marker_qa (run by hand: --gtest_also_run_disabled_tests
 // --gtest_filter=Quantize.DISABLED_MakeFineTunedFixture): a vocabulary of the marker task's words,
 // a random tiny BERT over it, fine-tuned as tests/cli/learning_test.cc does.
 TEST_F(Quantize, DISABLED_MakeFineTunedFixture) {
@@ -251,7 +251,7 @@ TEST_F(Quantize, DISABLED_MakeFineTunedFixture) {
   for (const std::string& w : words) vocab += w + "\n";
   write_text(path("tok/vocab.txt"), vocab);
   write_text(path("tok/tokenizer_config.json"), R"({"do_lower_case": true, "tokenizer_class": "BertTokenizer"})");
-  nlohmann::json config = read_json(CPUFT_TEST_DATA "/cli/tiny_bert_config.json");
+  nlohmann::json config = read_json(CPUFT_FIXTURES "/cli/tiny_bert_config.json");
   config["vocab_size"] = words.size();
   write_text(path("config.json"), config.dump());
   ProcessResult init = cpuft({"init-model", "--config", path("config.json"), "--tokenizer", path("tok"), "--output_dir",

@@ -1,5 +1,5 @@
 // Placement on machines bigger than the test machine: the plans for recorded topologies
-// (tests/data/cpu/*.lscpu, the layout of `lscpu -p`, turned into a sysfs tree): the reference job's
+// (tests/fixtures/cpu/*.lscpu, the layout of `lscpu -p`, turned into a sysfs tree): the reference job's
 // 32-core Sapphire Rapids node (with and without sub-NUMA clustering), a 2-socket Sapphire Rapids
 // node, and a 2-socket AMD EPYC with 4 NUMA nodes per socket. What must hold for K ranks per node:
 // every rank gets the same number of cores, inside its own K-th of the node; no two compute threads
@@ -18,7 +18,7 @@ namespace {
 
 cpuft::Topology recorded(const std::string& name) {
   cpuft_test::FakeSysfs fs;
-  std::vector<int> cpus = cpuft_test::load_lscpu(fs, CPUFT_TEST_DATA "/cpu/" + name);
+  std::vector<int> cpus = cpuft_test::load_lscpu(fs, CPUFT_FIXTURES "/cpu/" + name);
   return cpuft::read_topology(cpus, fs.root());
 }
 

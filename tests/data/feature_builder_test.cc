@@ -1,5 +1,5 @@
 // Train and eval features against run_qa.py's preprocessing on the fast tokenizer
-// (tests/data/text/squad_examples.json, feature_counts.json; tools/make_text_reference.py).
+// (tests/fixtures/text/squad_examples.json, tests/fixtures/data/feature_counts.json; tools/make_text_reference.py).
 #include "cpuft/data/feature_builder.h"
 
 #include <gtest/gtest.h>
@@ -19,6 +19,11 @@ namespace {
 
 using nlohmann::json;
 using testing::read_json_fixture;
+
+// The data module's own fixtures (tests/fixtures/data/); the tokenizer and squad_examples.json are the text ones.
+json read_data_fixture(const std::string& name) {
+  return json::parse(read_file(std::string(CPUFT_FIXTURES) + "/data/" + name));
+}
 
 struct Sample {
   std::vector<Example> examples;
@@ -221,7 +226,7 @@ uint64_t feature_hash(const std::vector<Feature>& train, const std::vector<Featu
 
 void check_full_file(const std::string& file, const std::string& key) {
   CPUFT_SHARED_SQUAD_OR_SKIP(path, file);
-  const json counts = read_json_fixture("feature_counts.json");
+  const json counts = read_data_fixture("feature_counts.json");
   const Tokenizer tok = Tokenizer::load(testing::text_fixture(""));
   const std::vector<Example> examples = read_flat_squad(path);
   ASSERT_EQ(examples.size(), counts[key]["examples"].get<size_t>());
@@ -247,7 +252,7 @@ TEST(FeatureBuilder, FullDevSetMatchesHuggingFace) { check_full_file("dev-v1.1.j
 // dev feature at (256, 64).
 TEST(FeatureBuilder, FullDevSetAt256By64MatchesHuggingFace) {
   CPUFT_SHARED_SQUAD_OR_SKIP(path, "dev-v1.1.json");
-  const json expected = read_json_fixture("feature_counts.json")["dev_256_64"];
+  const json expected = read_data_fixture("feature_counts.json")["dev_256_64"];
   const Tokenizer tok = Tokenizer::load(testing::text_fixture(""));
   const std::vector<Example> examples = read_flat_squad(path);
   const auto train = build_train_features(examples, tok, {256, 64, true});

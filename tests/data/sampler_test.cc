@@ -12,7 +12,7 @@ namespace cpuft {
 namespace {
 
 nlohmann::json fixture() {
-  return nlohmann::json::parse(read_file(std::string(CPUFT_TEST_DATA) + "/eval/randperm_cases.json"));
+  return nlohmann::json::parse(read_file(std::string(CPUFT_FIXTURES) + "/data/randperm_cases.json"));
 }
 
 TEST(Sampler, RandpermSpecVectors) {

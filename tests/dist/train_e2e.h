@@ -51,11 +51,11 @@ class TrainE2E : public ::testing::Test {
   // cpuft links the same cpuft_dist as the helper: without MPI in it, every rank would be a world of one.
   static bool mpi_usable() { return have_mpirun() && helper_has_mpi(CPUFT_DIST_HELPER); }
 
-  // A random model from tests/data/dist/CONFIG in dir_/NAME; returns the directory.
+  // A random model from tests/fixtures/dist/CONFIG in dir_/NAME; returns the directory.
   std::string init_model(const std::string& config, const std::string& name) {
     const std::string out = dir_ + "/" + name;
-    RunResult init = run_command(CPUFT_BINARY " init-model --config " CPUFT_TEST_DATA "/dist/" + config +
-                                 " --tokenizer " CPUFT_TEST_DATA "/text --output_dir " + out);
+    RunResult init = run_command(CPUFT_BINARY " init-model --config " CPUFT_FIXTURES "/dist/" + config +
+                                 " --tokenizer " CPUFT_FIXTURES "/text --output_dir " + out);
     EXPECT_EQ(init.status, 0) << init.output;
     return out;
   }

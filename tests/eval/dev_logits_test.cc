@@ -1,6 +1,6 @@
 // Real dev features (first 300 questions, 384/128) with fixed pseudo-random logits, post-processed and
 // scored: predictions.json byte for byte and the v1.1 metrics as utils_qa and the official script give
-// them on HF's features (tests/data/eval/dev_logits_case.json, tools/make_dev_logits_reference.py).
+// them on HF's features (tests/fixtures/eval/dev_logits_case.json, tools/make_dev_logits_reference.py).
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -34,7 +34,7 @@ TEST(DevLogits, PostprocessAndMetricsMatchTheReference) {
   const nlohmann::json expected = testing::load_eval_fixture("dev_logits_case.json");
   std::vector<Example> examples = read_squad(path).examples;
   examples.resize(expected["examples"].get<size_t>());
-  const Tokenizer tok = Tokenizer::load(std::string(CPUFT_TEST_DATA) + "/text");
+  const Tokenizer tok = Tokenizer::load(std::string(CPUFT_FIXTURES) + "/text");
   const int seq_len = expected["max_seq_length"].get<int>();
   const auto features = build_eval_features(examples, tok, {seq_len, expected["doc_stride"].get<int>(), true});
   ASSERT_EQ(features.size(), expected["features"].get<size_t>());

@@ -1,4 +1,4 @@
-// Loading the reference fixtures of tests/data/eval/ (made by tools/make_eval_reference.py).
+// Loading the reference fixtures of tests/fixtures/eval/ (made by tools/make_eval_reference.py).
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -10,7 +10,7 @@
 namespace cpuft::testing {
 
 inline nlohmann::json load_eval_fixture(const std::string& name) {
-  return nlohmann::json::parse(read_file(std::string(CPUFT_TEST_DATA) + "/eval/" + name));
+  return nlohmann::json::parse(read_file(std::string(CPUFT_FIXTURES) + "/eval/" + name));
 }
 
 }  // namespace cpuft::testing

@@ -16,7 +16,7 @@
 
 namespace io_test {
 
-inline std::string fixture(const std::string& rel) { return std::string(CPUFT_TEST_DATA) + "/io/" + rel; }
+inline std::string fixture(const std::string& rel) { return std::string(CPUFT_FIXTURES) + "/io/" + rel; }
 
 inline void make_dirs(const std::string& path) {
   for (size_t i = 1; i <= path.size(); ++i) {

@@ -38,7 +38,7 @@ void adamw_by_hand(std::vector<float>& w, std::vector<float>& m, std::vector<flo
 std::vector<float> vec_of(const nlohmann::json& j) { return j.get<std::vector<float>>(); }
 
 TEST(AdamW, MatchesTorchFixture) {
-  std::ifstream in(CPUFT_TEST_DATA "/kernels/adamw_torch.json");
+  std::ifstream in(CPUFT_FIXTURES "/kernels/adamw_torch.json");
   ASSERT_TRUE(in) << "missing fixture";
   nlohmann::json fx = nlohmann::json::parse(in);
   for (Isa isa : {Isa::ref, Isa::avx2, Isa::avx512}) {

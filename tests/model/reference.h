@@ -1,4 +1,4 @@
-// Loads a fixture written by tools/make_model_reference.py: tests/data/model/<name>/ holds the model
+// Loads a fixture written by tools/make_model_reference.py: tests/fixtures/model/<name>/ holds the model
 // (config.json, model.safetensors) and reference.safetensors (inputs, logits, loss, gradients, ...).
 #pragma once
 
@@ -12,7 +12,7 @@
 
 namespace cpuft::test {
 
-inline std::string model_fixture_dir(const std::string& name) { return std::string(CPUFT_TEST_DATA) + "/model/" + name; }
+inline std::string model_fixture_dir(const std::string& name) { return std::string(CPUFT_FIXTURES) + "/model/" + name; }
 
 struct Reference {
   explicit Reference(const std::string& path) : reader(path) {

@@ -13,7 +13,7 @@
 
 namespace cpuft::testing {
 
-inline std::string text_fixture(const std::string& name) { return std::string(CPUFT_TEST_DATA) + "/text/" + name; }
+inline std::string text_fixture(const std::string& name) { return std::string(CPUFT_FIXTURES) + "/text/" + name; }
 
 inline nlohmann::json read_json_fixture(const std::string& name) {
   return nlohmann::json::parse(read_file(text_fixture(name)));

@@ -1,5 +1,5 @@
 // Tokenisation of tricky strings and real SQuAD text against Hugging Face BertTokenizerFast
-// (tests/data/text/*.json, written by tools/make_text_reference.py): ids and offsets must be equal.
+// (tests/fixtures/text/*.json, written by tools/make_text_reference.py): ids and offsets must be equal.
 #include <gtest/gtest.h>
 
 #include <string>

@@ -37,7 +37,7 @@ std::string flag_help(const FlagTable& table) {
   if (!table.rest_placeholder().empty()) out += " -- " + table.rest_placeholder();
   out += "\n" + table.about();
   if (!table.about().empty() && table.about().back() != '\n') out += "\n";
-  out += "Flags: --flag VALUE or --flag=VALUE";
+  out += "Each flag as --flag VALUE or --flag=VALUE";
   out += any_boolean ? "; booleans also as --flag, --flag true|false.\n" : ".\n";
 
   width = std::min<size_t>(width, 44);  // a longer name starts its help on the next line

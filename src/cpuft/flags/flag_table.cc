@@ -12,6 +12,11 @@ Flag& Flag::with_alias(std::string other) {
   return *this;
 }
 
+Flag& Flag::with_placeholder(std::string text) {
+  placeholder = std::move(text);
+  return *this;
+}
+
 Flag& Flag::with_env(std::string variable) {
   env = std::move(variable);
   return *this;

@@ -3,11 +3,12 @@
 // to a variable of the command's own arguments struct, so the parser (flags/flag_parser.h) stores
 // checked values straight into it and the help (flags/flag_help.h) is generated from the same table.
 //
-//   BenchArgs a;
-//   FlagTable t("bench", "Times training steps ...");
-//   t.group("Shape");
-//   t.integer("hidden", &a.hidden, 1, 65536, "hidden size");
-//   t.text_list("mpi-arg", "ARG", &a.mpi_args, "passed to mpirun").with_raw_value();
+//   int ranks = 0;
+//   bool json = false;
+//   FlagTable t("doctor", "Prints what cpuft sees on this machine ...");
+//   t.integer("ranks-per-node", &ranks, 1, 1000000, "show the plan for K ranks").with_alias("ranks_per_node");
+//   t.boolean("json", &json, "print the report as JSON");
+//   if (parse_flags(t, argv).help) std::fputs(flag_help(t).c_str(), stdout);
 #pragma once
 
 #include <cstdint>
@@ -56,6 +57,7 @@ struct Flag {
   std::function<std::string()> show;  // the bound variable's value as --help shows it
 
   Flag& with_alias(std::string other);
+  Flag& with_placeholder(std::string text);  // "K" rather than the type's "N"
   Flag& with_env(std::string variable);
   Flag& with_default_text(std::string text);  // when the value alone does not say it ("one per core")
   Flag& as_required();

@@ -38,7 +38,7 @@ const char* kTrainAbout =
     "Several ranks: mpirun -np N cpuft train ... (or cpuft launch).\n";
 
 const char* kEvaluateAbout =
-    "Scores --validation_file (SQuAD JSON) with the model of --model_name_or_path, as run_qa.py --do_eval\n"
+    "Scores --validation_file (SQuAD JSON) with the model of --model_name_or_path as run_qa.py evaluates,\n"
     "without training: EM / F1 (SQuAD v1.1) or the v2.0 metrics, also printed.\n"
     "Results: eval_predictions.json, eval_nbest_predictions.json (and eval_null_odds.json with\n"
     "--version_2_with_negative), eval_results.json and all_results.json, written into --output_dir (required).\n";

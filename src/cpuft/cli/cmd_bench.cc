@@ -56,8 +56,8 @@ struct BenchArgs {
   double bucket_mb = 25;
 };
 
-// Reads the flags into `a`; false when --help was asked for (and printed by rank 0).
-bool parse(const Argv& argv, BenchArgs& a, bool root) {
+// Reads the flags into `a`; false when --help was asked for (its text in *help).
+bool parse(const Argv& argv, BenchArgs& a, std::string* help) {
   constexpr int64_t kMaxCount = 1000000;  // far beyond any real shape, far from overflowing a product of them
   FlagTable t("bench", kBenchAbout);
   t.group("Model");
@@ -86,7 +86,7 @@ bool parse(const Argv& argv, BenchArgs& a, bool root) {
   // with several buckets. The largest is train's: above 4 GiB there is no overlap left to measure.
   t.number("bucket_size_mb", &a.bucket_mb, above(0, 4096), "gradient bucket size in MiB");
   if (parse_flags(t, argv).help) {
-    if (root) std::fputs(flag_help(t).c_str(), stdout);
+    *help = flag_help(t);
     return false;
   }
   if (!a.config.empty()) {
@@ -215,9 +215,15 @@ void print_text(const BenchArgs& a, const Communicator& comm, double t, double a
 
 }  // namespace
 
-int cmd_bench(const Argv& argv, Communicator& comm) {
+int cmd_bench(const Argv& argv, Communicator& comm, const StartComm& start_comm) {
   BenchArgs a;
-  if (!parse(argv, a, comm.is_root())) return 0;
+  std::string help;
+  const bool run = parse(argv, a, &help);
+  start_comm({});
+  if (!run) {
+    if (comm.is_root()) std::fputs(help.c_str(), stdout);
+    return 0;
+  }
   const bool data_parallel = comm.size() > 1;
   if (data_parallel && a.eval) fail("--eval: times one process; under mpirun cpuft bench times training steps");
   const RankPlacement place = configure_threads(a.threads, comm);

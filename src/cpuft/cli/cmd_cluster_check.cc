@@ -8,7 +8,7 @@
 
 namespace cpuft {
 
-int cmd_cluster_check(const Argv& argv, Communicator& comm) {
+int cmd_cluster_check(const Argv& argv, Communicator& comm, const StartComm& start) {
   ClusterCheckCommand c;
   c.version = CPUFT_VERSION;
   FlagTable t("cluster-check",
@@ -22,7 +22,9 @@ int cmd_cluster_check(const Argv& argv, Communicator& comm) {
   t.text("mpirun", "PATH", &c.mpirun, "the mpirun to run the ranks with");
   // Its values are mpirun's own flags ("--mpi-arg --mca --mpi-arg btl ..."), so they may start with --.
   t.text_list("mpi-arg", "ARG", &c.mpi_args, "one more argument for mpirun, before the program").with_raw_value();
-  if (parse_flags(t, argv).help) {
+  const bool help = parse_flags(t, argv).help;
+  start({});
+  if (help) {
     if (comm.is_root()) std::fputs(flag_help(t).c_str(), stdout);
     return 0;
   }

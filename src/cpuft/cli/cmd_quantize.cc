@@ -131,9 +131,10 @@ InputRanges calibrate(QaModel& model, const Tokenizer& tokenizer, const Quantize
 
 }  // namespace
 
-int cmd_quantize(const Argv& argv, Communicator& comm) {
+int cmd_quantize(const Argv& argv, Communicator& comm, const StartComm& start) {
   QuantizeArgs a;
   if (!parse(argv, a)) return 0;
+  start({});
   if (comm.size() > 1) fail("cpuft quantize: runs as one process, not under mpirun");
   const std::string dir = resolve_model_dir(a.model);
   const ModelConfig config = load_model_config(dir + "/config.json");

@@ -3,6 +3,7 @@
 // and the rank/thread plan it would use. --json for machines.
 #include <omp.h>
 
+#include <algorithm>
 #include <cstdio>
 
 #include <nlohmann/json.hpp>
@@ -16,7 +17,6 @@
 #include "cpuft/flags/flag_parser.h"
 #include "cpuft/kernels/gemm.h"
 #include "cpuft/kernels/gemm_int8.h"
-#include "cpuft/util/error.h"
 
 namespace cpuft {
 

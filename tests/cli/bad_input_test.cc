@@ -148,7 +148,7 @@ TEST_F(BadInput, FeatureErrorsNameTheFile) {
 TEST_F(BadInput, InitModelSeedMustBeANumber) {
   ProcessResult r = cpuft({"init-model", "--config", CPUFT_FIXTURES "/cli/tiny_bert_config.json", "--tokenizer",
                            CPUFT_FIXTURES "/text", "--output_dir", path("m"), "--seed", "x1"});
-  EXPECT_ONE_LINE_ERROR(r, "--seed: found 'x1'", "expected a non-negative integer");
+  EXPECT_ONE_LINE_ERROR(r, "--seed: found 'x1', expected an integer in [0, 2147483647]");
   EXPECT_FALSE(fs::exists(path("m")));
 }
 

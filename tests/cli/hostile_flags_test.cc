@@ -38,10 +38,10 @@ TEST_F(HostileFlags, OutOfRangeNumbersStopBeforeAnyWork) {
 // The small commands' counts are bounded too (a count multiplied into mpirun's -np overflowed).
 TEST_F(HostileFlags, SmallCommandsBoundTheirCounts) {
   EXPECT_ONE_LINE_ERROR(cpuft({"launch", "--nproc_per_node", "99999999999", "--dry-run", "--", "train"}),
-                        "--nproc_per_node: found '99999999999', expected at most 1000000");
+                        "--nproc_per_node: found '99999999999', expected an integer in [1, 1000000]");
   EXPECT_ONE_LINE_ERROR(cpuft({"init-model", "--config", "c.json", "--tokenizer", "t", "--output_dir", path("m"),
                                "--seed", "3000000000"}),
-                        "--seed: found '3000000000', expected at most 2147483647");
+                        "--seed: found '3000000000', expected an integer in [0, 2147483647]");
 }
 
 TEST_F(HostileFlags, ThreadsBeyondTheMachine) {

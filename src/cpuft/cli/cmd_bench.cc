@@ -25,7 +25,8 @@
 #include "cpuft/cpu/features.h"
 #include "cpuft/cpu/onednn_info.h"
 #include "cpuft/dist/grad_buckets.h"
-#include "cpuft/flags/flag_values.h"
+#include "cpuft/flags/flag_help.h"
+#include "cpuft/flags/flag_parser.h"
 #include "cpuft/io/hf_config.h"
 #include "cpuft/kernels/gemm.h"
 #include "cpuft/model/optimizer.h"
@@ -41,23 +42,14 @@
 namespace cpuft {
 namespace {
 
-const char* kBenchHelp =
-    "usage: cpuft bench [flags]\n"
-    "  --config FILE        a config.json (otherwise the shape flags below; default DistilBERT-base)\n"
-    "  --model_type T       distilbert (default) or bert\n"
-    "  --hidden N           768       --layers N   6        --heads N   12\n"
-    "  --intermediate N     3072      --vocab N    30522\n"
-    "  --batch N            8         --seq N      384\n"
-    "  --steps N            5 timed steps (after --warmup N, default 2)\n"
-    "  --threads N          OpenMP threads (default: all cores of this process)\n"
-    "  --bf16               BF16 mixed precision (default FP32)\n"
-    "  --eval               time forward passes only (evaluation), no backward or optimizer\n"
-    "  --profile            also print the share of the step each kind of operation takes\n"
-    "  --json               print one JSON object instead of the text report\n"
-    "Under mpirun (mpirun -np N cpuft bench ...) each rank runs --batch rows; the step sums the\n"
-    "gradients as cpuft train does:\n"
-    "  --allreduce_dtype T  f32 (default) or bf16 gradients on the wire\n"
-    "  --bucket_size_mb X   gradient bucket size (default 25)\n";
+const char* kBenchAbout =
+    "Times full training steps (forward, backward, gradient clipping, AdamW) of a randomly initialised model\n"
+    "on random data: samples/s, tokens/s, achieved GFLOP/s counted from the model's shapes, the oneDNN\n"
+    "matrix-product peak measured in the same run, their ratio (MFU) and peak RSS. The model is DistilBERT-base\n"
+    "unless --config or the shape flags say otherwise.\n"
+    "Under mpirun (mpirun -np N cpuft bench ...) each rank runs --batch rows and the step sums the gradients\n"
+    "as cpuft train does: the report adds the allreduce per step, its exposed part, the share hidden behind\n"
+    "backward and the scaling efficiency against one rank.\n";
 
 struct BenchArgs {
   std::string config;
@@ -68,53 +60,52 @@ struct BenchArgs {
   double bucket_mb = 25;
 };
 
-BenchArgs parse(const Argv& argv) {
-  BenchArgs a;
-  std::string model_type = "distilbert";
-  for (size_t i = 0; i < argv.size(); ++i) {
-    const std::string& f = argv[i];
-    if (f == "--bf16") { a.bf16 = true; continue; }
-    if (f == "--eval") { a.eval = true; continue; }
-    if (f == "--json") { a.json = true; continue; }
-    if (f == "--profile") { a.profile = true; continue; }
-    if (f == "--help" || f == "-h") { std::fputs(kBenchHelp, stdout); std::exit(0); }
-    if (i + 1 >= argv.size()) fail(f, ": missing value (see cpuft bench --help)");
-    const std::string& v = argv[++i];
-    if (f == "--config") a.config = v;
-    else if (f == "--model_type") model_type = v;
-    else if (f == "--hidden") a.model.hidden = flag_int(f, v);
-    else if (f == "--layers") a.model.layers = flag_int(f, v);
-    else if (f == "--heads") a.model.heads = flag_int(f, v);
-    else if (f == "--intermediate") a.model.intermediate = flag_int(f, v);
-    else if (f == "--vocab") a.model.vocab_size = flag_int(f, v);
-    else if (f == "--batch") a.batch = static_cast<int>(flag_int(f, v));
-    else if (f == "--seq") a.seq = static_cast<int>(flag_int(f, v));
-    else if (f == "--steps") a.steps = static_cast<int>(flag_int(f, v));
-    else if (f == "--warmup") a.warmup = static_cast<int>(flag_int(f, v, 0));
-    else if (f == "--threads") a.threads = static_cast<int>(flag_int(f, v));
-    else if (f == "--bucket_size_mb") a.bucket_mb = flag_positive_number(f, v);
-    else if (f == "--allreduce_dtype") {
-      if (v != "f32" && v != "bf16") fail(f, ": found '", v, "', expected f32 or bf16");
-      a.wire = v == "bf16" ? WireType::bf16 : WireType::f32;
-    }
-    else fail("cpuft bench: unknown flag '", f, "' (see cpuft bench --help)");
+// Reads the flags into `a`; false when --help was asked for (its text in *help).
+bool parse(const Argv& argv, BenchArgs& a, std::string* help) {
+  constexpr int64_t kMaxCount = 1000000;  // far beyond any real shape, far from overflowing a product of them
+  FlagTable t("bench", kBenchAbout);
+  t.group("Model");
+  t.text("config", "FILE", &a.config, "a config.json; the shape flags below are then not used");
+  t.choice<ModelFamily>("model_type", &a.model.family,
+                        {{"distilbert", ModelFamily::distilbert}, {"bert", ModelFamily::bert}}, "the encoder family");
+  t.integer("hidden", &a.model.hidden, 1, kMaxCount, "hidden size");
+  t.integer("layers", &a.model.layers, 1, kMaxCount, "encoder layers");
+  t.integer("heads", &a.model.heads, 1, kMaxCount, "attention heads (--hidden must be a multiple)");
+  t.integer("intermediate", &a.model.intermediate, 1, kMaxCount, "feed-forward width");
+  t.integer("vocab", &a.model.vocab_size, 1, kMaxCount, "vocabulary size");
+  t.group("Steps");
+  t.integer("batch", &a.batch, 1, kMaxCount, "rows per step (per rank under mpirun)");
+  t.integer("seq", &a.seq, 1, kMaxCount, "tokens per row, at most the model's max_position_embeddings");
+  t.integer("steps", &a.steps, 1, kMaxCount, "timed steps");
+  t.integer("warmup", &a.warmup, 0, kMaxCount, "untimed steps before them");
+  t.integer("threads", &a.threads, 0, 1024, "OpenMP threads (0: the cores of this process's share)");
+  t.boolean("bf16", &a.bf16, "BF16 mixed precision (otherwise FP32)");
+  t.boolean("eval", &a.eval, "time forward passes only (evaluation), no backward or optimizer");
+  t.boolean("profile", &a.profile, "also print the share of the step each kind of operation takes");
+  t.boolean("json", &a.json, "print one JSON object instead of the text report");
+  t.group("Under mpirun");
+  t.choice<WireType>("allreduce_dtype", &a.wire, {{"f32", WireType::f32}, {"bf16", WireType::bf16}},
+                     "element type of gradients on the wire");
+  // Unlike cpuft train (at least 1 MiB), buckets below 1 MiB are allowed: they are how a tiny model is timed
+  // with several buckets. The largest is train's: above 4 GiB there is no overlap left to measure.
+  t.number("bucket_size_mb", &a.bucket_mb, above(0, 4096), "gradient bucket size in MiB");
+  if (parse_flags(t, argv).help) {
+    *help = flag_help(t);
+    return false;
   }
   if (!a.config.empty()) {
     a.model = load_model_config(a.config);
   } else {
-    if (model_type == "bert") {
-      a.model.family = ModelFamily::bert;
+    if (a.model.family == ModelFamily::bert) {
       a.model.type_vocab_size = 2;
       a.model.qa_dropout = 0.f;
-    } else if (model_type != "distilbert") {
-      fail("--model_type: found '", model_type, "', expected distilbert or bert");
     }
     if (a.model.hidden % a.model.heads != 0)
       fail("--hidden: found ", a.model.hidden, ", expected a multiple of --heads (", a.model.heads, ")");
   }
   if (a.seq > a.model.max_position_embeddings)
     fail("--seq: found ", a.seq, ", expected at most max_position_embeddings (", a.model.max_position_embeddings, ")");
-  return a;
+  return true;
 }
 
 double now_s() {
@@ -205,8 +196,15 @@ void print_text(const BenchArgs& a, const Communicator& comm, double t, double a
 
 }  // namespace
 
-int cmd_bench(const Argv& argv, Communicator& comm) {
-  BenchArgs a = parse(argv);
+int cmd_bench(const Argv& argv, Communicator& comm, const StartComm& start_comm) {
+  BenchArgs a;
+  std::string help;
+  const bool run = parse(argv, a, &help);
+  start_comm({});
+  if (!run) {
+    if (comm.is_root()) std::fputs(help.c_str(), stdout);
+    return 0;
+  }
   const bool data_parallel = comm.size() > 1;
   if (data_parallel && a.eval) fail("--eval: times one process; under mpirun cpuft bench times training steps");
   const RankPlacement place = configure_threads(a.threads, comm);

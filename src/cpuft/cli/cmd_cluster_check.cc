@@ -3,39 +3,31 @@
 
 #include "cpuft/cli/commands.h"
 #include "cpuft/dist/cluster_check_command.h"
-#include "cpuft/flags/flag_values.h"
-#include "cpuft/util/error.h"
+#include "cpuft/flags/flag_help.h"
+#include "cpuft/flags/flag_parser.h"
 
 namespace cpuft {
-namespace {
 
-const char* kClusterCheckHelp =
-    "usage: cpuft cluster-check --hostfile FILE [--rsh-agent PATH] [--timeout S] [--mpirun PATH] [--mpi-arg ARG]...\n"
-    "Checks that every host answers without a password prompt, then runs one rank per host under mpirun:\n"
-    "same cpuft version and build, CPU features, cores, free memory, allreduce bandwidth and latency.\n"
-    "Exits non-zero if anything is off.\n";
-
-}  // namespace
-
-int cmd_cluster_check(const Argv& argv, Communicator& comm) {
+int cmd_cluster_check(const Argv& argv, Communicator& comm, const StartComm& start) {
   ClusterCheckCommand c;
   c.version = CPUFT_VERSION;
-  for (size_t i = 0; i < argv.size(); ++i) {
-    const std::string& f = argv[i];
-    if (f == "--help" || f == "-h") {
-      if (comm.is_root()) std::fputs(kClusterCheckHelp, stdout);
-      return 0;
-    }
-    if (i + 1 >= argv.size()) fail(f, ": missing value (see cpuft cluster-check --help)");
-    const std::string& v = argv[++i];
-    if (f == "--hostfile") c.hostfile = v;
-    else if (f == "--rsh-agent") c.rsh_agent = v;
-    else if (f == "--mpirun") c.mpirun = v;
-    else if (f == "--mpi-arg") c.mpi_args.push_back(v);
-    else if (f == "--timeout") c.timeout_s = flag_int(f, v);
-    else fail("cpuft cluster-check: unknown flag '", f, "'");
+  FlagTable t("cluster-check",
+              "Checks that every host of the hostfile answers without a password prompt, then runs one rank per\n"
+              "host under mpirun: same cpuft version and build, CPU features, cores, free memory, allreduce\n"
+              "bandwidth and latency. Exits non-zero if anything is off.\n");
+  t.text("hostfile", "FILE", &c.hostfile, "the hosts to check, one per line").as_required();
+  t.text("rsh-agent", "PATH", &c.rsh_agent, "the remote shell to reach the hosts with")
+      .with_default_text("$OMPI_MCA_plm_rsh_agent, else ssh");
+  t.integer("timeout", &c.timeout_s, 1, 1000000, "seconds each host has to answer").with_placeholder("S");
+  t.text("mpirun", "PATH", &c.mpirun, "the mpirun to run the ranks with");
+  // Its values are mpirun's own flags ("--mpi-arg --mca --mpi-arg btl ..."), so they may start with --.
+  t.text_list("mpi-arg", "ARG", &c.mpi_args, "one more argument for mpirun, before the program").with_raw_value();
+  const bool help = parse_flags(t, argv).help;
+  start({});
+  if (help) {
+    if (comm.is_root()) std::fputs(flag_help(t).c_str(), stdout);
+    return 0;
   }
-  if (c.hostfile.empty()) fail("cpuft cluster-check: --hostfile FILE is required");
   c.self_args = {"cluster-check", "--hostfile", c.hostfile};
   return run_cluster_check_command(c, comm);
 }

@@ -1,7 +1,9 @@
 // cpuft doctor: what cpuft sees on this machine (CPU features, what oneDNN dispatches and where bf16
-// and int8 matrix products run, with the reason when AMX is present but unused; cores and NUMA nodes) and the rank/thread plan it would use. --json for machines.
+// and int8 matrix products run, with the reason when AMX is present but unused; cores and NUMA nodes)
+// and the rank/thread plan it would use. --json for machines.
 #include <omp.h>
 
+#include <algorithm>
 #include <cstdio>
 
 #include <nlohmann/json.hpp>
@@ -11,37 +13,28 @@
 #include "cpuft/cpu/onednn_info.h"
 #include "cpuft/cpu/placement.h"
 #include "cpuft/cpu/topology.h"
-#include "cpuft/flags/flag_values.h"
+#include "cpuft/flags/flag_help.h"
+#include "cpuft/flags/flag_parser.h"
 #include "cpuft/kernels/gemm.h"
 #include "cpuft/kernels/gemm_int8.h"
-#include "cpuft/util/error.h"
 
 namespace cpuft {
-namespace {
 
-const char* kDoctorHelp =
-    "usage: cpuft doctor [--ranks-per-node K] [--json]\n"
-    "  --ranks-per-node K  show the core plan for K ranks on this node (default: one per NUMA node)\n"
-    "  --json              print the report as JSON\n";
-
-}  // namespace
-
-int cmd_doctor(const Argv& args) {
+int cmd_doctor(const Argv& argv) {
   int ranks_per_node = 0;
   bool json = false;
-  for (size_t i = 0; i < args.size(); ++i) {
-    if (args[i] == "--json") {
-      json = true;
-    } else if (args[i] == "--ranks-per-node" || args[i] == "--ranks_per_node") {
-      if (i + 1 >= args.size()) fail(args[i], ": missing value, expected a positive integer");
-      ranks_per_node = flag_int(args[i], args[i + 1]);
-      ++i;
-    } else if (args[i] == "--help" || args[i] == "-h") {
-      std::fputs(kDoctorHelp, stdout);
-      return 0;
-    } else {
-      fail("cpuft doctor: unknown flag '", args[i], "', expected --ranks-per-node K or --json");
-    }
+  FlagTable t("doctor",
+              "Prints what cpuft sees on this machine: CPU features, the kernels' ISA, where oneDNN runs bf16 and\n"
+              "int8 matrix products (and why not on AMX when the CPU has it), packages, NUMA nodes and cores, and\n"
+              "the plan of ranks and threads cpuft would use on it.\n");
+  t.integer("ranks-per-node", &ranks_per_node, 1, 1000000, "show the core plan for K ranks on this node")
+      .with_placeholder("K")
+      .with_alias("ranks_per_node")
+      .with_default_text("one per NUMA node");
+  t.boolean("json", &json, "print the report as JSON");
+  if (parse_flags(t, argv).help) {
+    std::fputs(flag_help(t).c_str(), stdout);
+    return 0;
   }
   const CpuFeatures& f = cpu_features();
   Bf16MatmulFacts bf16 = bf16_matmul_facts();

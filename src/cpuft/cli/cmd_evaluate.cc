@@ -11,20 +11,11 @@
 #include "cpuft/util/log.h"
 
 namespace cpuft {
-namespace {
-
-const char* kEvaluateExtraHelp =
-    "\nResults (cpuft evaluate): eval_predictions.json, eval_nbest_predictions.json (and eval_null_odds.json\n"
-    "with --version_2_with_negative), eval_results.json and all_results.json, written into --output_dir\n"
-    "(required); the metrics are also printed.\n";
-
-}  // namespace
 
 int cmd_evaluate(const Argv& argv, Communicator& comm, const StartComm& start) {
   ParsedArgs parsed = parse_train_args(Command::Evaluate, argv);
   if (parsed.help) {
     std::fputs(train_args_help(Command::Evaluate).c_str(), stdout);
-    std::fputs(kEvaluateExtraHelp, stdout);
     return 0;
   }
   if (parsed.args.output_dir.empty())

@@ -5,7 +5,8 @@
 #include <filesystem>
 
 #include "cpuft/cli/commands.h"
-#include "cpuft/flags/flag_values.h"
+#include "cpuft/flags/flag_help.h"
+#include "cpuft/flags/flag_parser.h"
 #include "cpuft/io/hf_config.h"
 #include "cpuft/model/qa_model.h"
 #include "cpuft/run/setup.h"
@@ -17,26 +18,18 @@ namespace cpuft {
 int cmd_init_model(const Argv& argv) {
   std::string config, tokenizer_dir, output_dir;
   uint64_t seed = 42;
-  for (size_t i = 0; i < argv.size(); ++i) {
-    const std::string& f = argv[i];
-    if (f == "--help" || f == "-h") {
-      std::fputs(
-          "usage: cpuft init-model --config config.json --tokenizer DIR --output_dir OUT [--seed N]\n"
-          "Writes OUT/config.json, OUT/model.safetensors (random weights, N(0, initializer_range)) and the\n"
-          "tokenizer files of DIR. OUT must not exist or be empty. --seed: 0..2147483647 (default 42).\n",
-          stdout);
-      return 0;
-    }
-    if (i + 1 >= argv.size()) fail(f, ": missing value (see cpuft init-model --help)");
-    const std::string& v = argv[++i];
-    if (f == "--config") config = v;
-    else if (f == "--tokenizer") tokenizer_dir = v;
-    else if (f == "--output_dir") output_dir = v;
-    else if (f == "--seed") seed = static_cast<uint64_t>(flag_int(f, v, 0, 2147483647));
-    else fail("cpuft init-model: unknown flag '", f, "'");
+  FlagTable t("init-model",
+              "Writes a randomly initialised question-answering model as a Hugging Face model directory:\n"
+              "OUT/config.json, OUT/model.safetensors (random weights, N(0, initializer_range), as transformers'\n"
+              "_init_weights) and the tokenizer files of --tokenizer. OUT must not exist or be empty.\n");
+  t.text("config", "FILE", &config, "the config.json of the model (BERT or DistilBERT)").as_required();
+  t.text("tokenizer", "DIR", &tokenizer_dir, "a directory with vocab.txt or tokenizer.json").as_required();
+  t.text("output_dir", "OUT", &output_dir, "the new model directory").as_required();
+  t.integer("seed", &seed, 0, 2147483647, "seed of the random weights");
+  if (parse_flags(t, argv).help) {
+    std::fputs(flag_help(t).c_str(), stdout);
+    return 0;
   }
-  if (config.empty() || tokenizer_dir.empty() || output_dir.empty())
-    fail("cpuft init-model: --config, --tokenizer and --output_dir are required");
   // A trained model directory is never overwritten by random weights.
   std::error_code ec;
   if (std::filesystem::exists(output_dir, ec) && !std::filesystem::is_empty(output_dir, ec))
@@ -45,7 +38,8 @@ int cmd_init_model(const Argv& argv) {
   ModelConfig cfg = load_model_config(config);
   Tokenizer tok = Tokenizer::load(tokenizer_dir);
   if (tok.vocab_size() > cfg.vocab_size)
-    fail(config, ": vocab_size ", cfg.vocab_size, " is smaller than the tokenizer's vocabulary (", tok.vocab_size(), ")");
+    fail(config, ": vocab_size ", cfg.vocab_size, " is smaller than the tokenizer's vocabulary (", tok.vocab_size(),
+         ")");
   create_output_dir(output_dir);
   QaModel model(cfg, false, seed);
   model.save_pretrained(output_dir);

@@ -9,23 +9,21 @@
 #include "cpuft/cpu/topology.h"
 #include "cpuft/dist/launcher.h"
 #include "cpuft/dist/sbatch_script.h"
-#include "cpuft/flags/flag_values.h"
+#include "cpuft/flags/flag_help.h"
+#include "cpuft/flags/flag_parser.h"
 #include "cpuft/util/error.h"
 
 namespace cpuft {
 namespace {
 
-const char* kLaunchHelp =
-    "usage: cpuft launch [--hostfile FILE] [--nproc_per_node K] [--threads_per_rank T] [--mpirun PATH]\n"
-    "                    [--mpi-arg ARG]... [--dry-run] -- <command> [flags]\n"
-    "       cpuft launch --slurm [--nodes N] [--nproc_per_node K] [--threads_per_rank T] [--mpirun PATH]\n"
-    "                    [--dry-run] -- <command> [flags]\n"
-    "Prints the mpirun command for the MPI found (Open MPI, MPICH or Intel MPI syntax) and runs it,\n"
-    "e.g. cpuft launch --hostfile hosts --nproc_per_node 2 -- train --model_name_or_path ...\n"
+const char* kLaunchAbout =
+    "Prints the mpirun command for the MPI found (Open MPI, MPICH or Intel MPI syntax) and runs it, e.g.\n"
+    "  cpuft launch --hostfile hosts --nproc_per_node 2 -- train --model_name_or_path ...\n"
+    "Everything after -- is the cpuft command each rank runs; the flags of launch come before it.\n"
     "With --slurm, prints a Slurm batch script for N nodes x K ranks instead and submits it with sbatch:\n"
     "the ranks start with srun --mpi=pmix (or, given --mpirun, with that mpirun inside the allocation)\n"
     "and pin their threads as cpuft doctor --ranks-per-node K plans. Partition, time limit and account:\n"
-    "sbatch's SBATCH_PARTITION, SBATCH_TIMELIMIT, SBATCH_ACCOUNT. --dry-run prints without running.\n";
+    "sbatch's SBATCH_PARTITION, SBATCH_TIMELIMIT, SBATCH_ACCOUNT.\n";
 
 // The batch script for --slurm, with this machine's placement plan for K ranks as comments.
 std::string slurm_script(const LaunchOptions& o, int nodes, bool inside_mpirun) {
@@ -57,40 +55,35 @@ std::string slurm_script(const LaunchOptions& o, int nodes, bool inside_mpirun) 
 
 int cmd_launch(const Argv& argv) {
   LaunchOptions o;
-  bool dry_run = false, slurm = false, mpirun_given = false;
+  bool dry_run = false, slurm = false;
   int nodes = 1;
-  size_t i = 0;
-  for (; i < argv.size(); ++i) {
-    const std::string& f = argv[i];
-    if (f == "--") {
-      ++i;
-      break;
-    }
-    if (f == "--help" || f == "-h") {
-      std::fputs(kLaunchHelp, stdout);
-      return 0;
-    }
-    if (f == "--dry-run") {
-      dry_run = true;
-      continue;
-    }
-    if (f == "--slurm") {
-      slurm = true;
-      continue;
-    }
-    if (i + 1 >= argv.size()) fail(f, ": missing value (see cpuft launch --help)");
-    const std::string& v = argv[++i];
-    if (f == "--hostfile") o.hostfile = v;
-    else if (f == "--nproc_per_node" || f == "--nproc-per-node") o.nproc_per_node = flag_int(f, v);
-    else if (f == "--threads_per_rank" || f == "--threads-per-rank") o.threads_per_rank = flag_int(f, v);
-    else if (f == "--mpirun") o.mpirun = v, mpirun_given = true;
-    else if (f == "--nodes") nodes = flag_int(f, v);
-    else if (f == "--mpi-arg") o.mpi_args.push_back(v);
-    else fail("cpuft launch: unknown flag '", f, "' (put the cpuft command after --)");
+  constexpr int64_t kMaxCount = 1000000;  // far from overflowing nodes x ranks x threads
+  FlagTable t("launch", kLaunchAbout);
+  t.text("hostfile", "FILE", &o.hostfile, "the hosts to run on, one per line").with_default_text("this machine");
+  t.integer("nproc_per_node", &o.nproc_per_node, 1, kMaxCount, "ranks per host")
+      .with_placeholder("K")
+      .with_alias("nproc-per-node");
+  t.integer("threads_per_rank", &o.threads_per_rank, 1, kMaxCount, "OpenMP threads of each rank (OMP_NUM_THREADS)")
+      .with_placeholder("T")
+      .with_alias("threads-per-rank")
+      .with_default_text("each rank plans its own");
+  t.text("mpirun", "PATH", &o.mpirun, "the mpirun to run (its --version tells the MPI)");
+  // Its values are mpirun's own flags ("--mpi-arg --mca --mpi-arg btl ..."), so they may start with --.
+  t.text_list("mpi-arg", "ARG", &o.mpi_args, "one more argument for mpirun, before the program").with_raw_value();
+  t.boolean("dry-run", &dry_run, "print the command (or batch script) without running it");
+  t.boolean("slurm", &slurm, "write and submit a Slurm batch script instead of running mpirun");
+  t.integer("nodes", &nodes, 1, kMaxCount, "nodes the Slurm job asks for (with --slurm)");
+  t.rest_after_dashes("<command> [flags]");
+  const ParsedFlags parsed = parse_flags(t, argv);
+  if (parsed.help) {
+    std::fputs(flag_help(t).c_str(), stdout);
+    return 0;
   }
-  if (i >= argv.size()) fail("cpuft launch: no command after --, expected e.g. -- train --model_name_or_path ...");
+  if (parsed.rest.empty())
+    fail("cpuft launch: no command after --, expected e.g. -- train --model_name_or_path ...");
   o.program.push_back(self_executable());
-  o.program.insert(o.program.end(), argv.begin() + static_cast<long>(i), argv.end());
+  o.program.insert(o.program.end(), parsed.rest.begin(), parsed.rest.end());
+  const bool mpirun_given = parsed.given.count("mpirun") > 0;
   if (slurm) {
     if (!o.hostfile.empty()) fail("--hostfile: not used with --slurm (Slurm chooses the nodes; give --nodes N)");
     if (!o.mpi_args.empty()) fail("--mpi-arg: not used with --slurm (edit the script printed by --dry-run)");

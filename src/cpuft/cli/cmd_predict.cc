@@ -19,54 +19,15 @@
 #include "cpuft/util/log.h"
 
 namespace cpuft {
-namespace {
 
-const char* kPredictExtraHelp =
-    "\nQuestions (cpuft predict):\n"
-    "  --question Q          a question about --context\n"
-    "  --context C           the text that holds the answer\n"
-    "  --input FILE          JSON lines {\"question\": ..., \"context\": ..., \"id\": optional}; - reads stdin\n"
-    "  (or --test_file FILE  a SQuAD JSON file; writes predict_predictions.json and the other predict_* files\n"
-    "                        into --output_dir, which it then requires)\n"
-    "Output: one JSON line per question: {\"answer\", \"probability\", \"start\", \"end\"}, plus \"id\" when the\n"
-    "input line has one. probability is run_qa's n-best probability: the softmax of the answer's score over\n"
-    "the --n_best_size candidates (not the transformers pipeline's score); start/end is the answer's span\n"
-    "[start, end) in code points of the context. When no span can answer (e.g. an empty context), all four\n"
-    "are null; with --version_2_with_negative, \"answer\": \"\" is the model's choice of no answer.\n";
-
-// Takes `--name value` or `--name=value` out of argv; true when found.
-bool take_flag(Argv& argv, const std::string& name, std::string& value) {
-  for (size_t i = 0; i < argv.size(); ++i) {
-    if (argv[i] == name) {
-      if (i + 1 >= argv.size()) fail(name, ": missing value");
-      value = argv[i + 1];
-      argv.erase(argv.begin() + static_cast<long>(i), argv.begin() + static_cast<long>(i) + 2);
-      return true;
-    }
-    if (argv[i].rfind(name + "=", 0) == 0) {
-      value = argv[i].substr(name.size() + 1);
-      argv.erase(argv.begin() + static_cast<long>(i));
-      return true;
-    }
-  }
-  return false;
-}
-
-}  // namespace
-
-int cmd_predict(const Argv& argv_in, Communicator& comm, const StartComm& start) {
-  Argv argv = argv_in;
-  std::string question, context, input;
-  const bool has_q = take_flag(argv, "--question", question);
-  const bool has_c = take_flag(argv, "--context", context);
-  const bool has_input = take_flag(argv, "--input", input);
+int cmd_predict(const Argv& argv, Communicator& comm, const StartComm& start) {
   ParsedArgs parsed = parse_train_args(Command::Predict, argv);
   if (parsed.help) {
     std::fputs(train_args_help(Command::Predict).c_str(), stdout);
-    std::fputs(kPredictExtraHelp, stdout);
     return 0;
   }
-  TrainArgs args = parsed.args;
+  const TrainArgs& args = parsed.args;
+  const bool has_q = args.question.has_value(), has_c = args.context.has_value(), has_input = args.input.has_value();
   if (args.test_file.empty()) {
     if (has_q != has_c)
       fail(has_q ? "--question" : "--context", ": given without ", has_q ? "--context" : "--question");
@@ -81,18 +42,18 @@ int cmd_predict(const Argv& argv_in, Communicator& comm, const StartComm& start)
   if (!args.test_file.empty()) return run_evaluate(args, comm);
 
   QaData data;
-  data.path = has_input ? input : "--question";
+  data.path = has_input ? *args.input : "--question";
   std::vector<bool> id_given;  // per example: echo its id (only ids the input gave)
   if (has_q) {
     Example ex;
     ex.id = "0";
-    ex.question = question;
-    ex.context = context;
+    ex.question = *args.question;
+    ex.context = *args.context;
     data.examples.push_back(ex);
     id_given.push_back(false);
   }
   if (has_input) {
-    QuestionLines more = read_question_lines(input);
+    QuestionLines more = read_question_lines(*args.input);
     data.examples.insert(data.examples.end(), more.examples.begin(), more.examples.end());
     id_given.insert(id_given.end(), more.id_given.begin(), more.id_given.end());
   }

@@ -18,7 +18,8 @@
 #include "cpuft/data/batch.h"
 #include "cpuft/data/feature_builder.h"
 #include "cpuft/data/qa_data.h"
-#include "cpuft/flags/flag_values.h"
+#include "cpuft/flags/flag_help.h"
+#include "cpuft/flags/flag_parser.h"
 #include "cpuft/io/model_dir.h"
 #include "cpuft/io/quantization_config.h"
 #include "cpuft/kernels/gemm_int8.h"
@@ -32,58 +33,39 @@
 namespace cpuft {
 namespace {
 
-const char* kQuantizeHelp =
-    "usage: cpuft quantize --model_name_or_path DIR --output_dir OUT [--calibration_file squad.json]\n"
-    "                      [--calibration_windows N] [--max_seq_length N] [--doc_stride N]\n"
-    "                      [--per_device_eval_batch_size N] [--threads N]\n"
-    "Writes OUT: an int8 copy of the QA model in DIR (a BertForQuestionAnswering or\n"
-    "DistilBertForQuestionAnswering directory) for cpuft evaluate and cpuft predict. Every encoder linear\n"
-    "layer gets int8 weights with one scale per output channel (qa_outputs stays float32); DIR is not changed.\n"
-    "  --calibration_file F      static activation ranges measured on the first windows of the SQuAD file F\n"
-    "                            (default: none; activations are quantized per token as they arrive)\n"
-    "  --calibration_windows N   windows of F to measure (default 256)\n"
-    "  --max_seq_length N        window length for calibration (default 384)\n"
-    "  --doc_stride N            window overlap for calibration (default 128)\n"
-    "  --per_device_eval_batch_size N  windows per calibration batch (default 8)\n"
-    "  --threads N               OpenMP threads (default: one per core)\n"
-    "OUT must not exist or be empty. The format: docs/quantization.md.\n";
+const char* kQuantizeAbout =
+    "Writes an int8 copy of the QA model of --model_name_or_path (a BertForQuestionAnswering or\n"
+    "DistilBertForQuestionAnswering directory) for cpuft evaluate and cpuft predict: every encoder linear layer\n"
+    "gets int8 weights with one scale per output channel (qa_outputs stays float32). Activations are quantized\n"
+    "per token as they arrive, or, with --calibration_file, with one range per layer measured on its first\n"
+    "windows. The model directory is not changed; --output_dir must not exist or be empty, and appears whole\n"
+    "or not at all. The format: docs/quantization.md.\n";
 
 struct QuantizeArgs {
   std::string model, output_dir, calibration_file;
   int windows = 256, max_seq_length = 384, doc_stride = 128, batch = 8, threads = 0;
 };
 
-QuantizeArgs parse(const Argv& argv, bool* help) {
-  QuantizeArgs a;
-  for (size_t i = 0; i < argv.size(); ++i) {
-    std::string f = argv[i], v;
-    if (f == "--help" || f == "-h") {
-      *help = true;
-      return a;
-    }
-    const size_t eq = f.find('=');
-    if (f.rfind("--", 0) == 0 && eq != std::string::npos) {
-      v = f.substr(eq + 1);
-      f = f.substr(0, eq);
-    } else {
-      if (i + 1 >= argv.size()) fail(f, ": missing value (see cpuft quantize --help)");
-      v = argv[++i];
-    }
-    if (f == "--model_name_or_path") a.model = v;
-    else if (f == "--output_dir") a.output_dir = v;
-    else if (f == "--calibration_file") a.calibration_file = v;
-    else if (f == "--calibration_windows") a.windows = flag_int(f, v);
-    else if (f == "--max_seq_length") a.max_seq_length = flag_int(f, v);
-    else if (f == "--doc_stride") a.doc_stride = flag_int(f, v, 0);
-    else if (f == "--per_device_eval_batch_size") a.batch = flag_int(f, v);
-    else if (f == "--threads") a.threads = flag_int(f, v, 0);
-    else fail("cpuft quantize: unknown flag '", f, "' (see cpuft quantize --help)");
+// Reads the flags into `a`; false when --help was asked for (and printed).
+bool parse(const Argv& argv, QuantizeArgs& a) {
+  FlagTable t("quantize", kQuantizeAbout);
+  t.text("model_name_or_path", "DIR", &a.model, "the fine-tuned model directory to quantize").as_required();
+  t.text("output_dir", "OUT", &a.output_dir, "the new directory for the int8 model").as_required();
+  t.text("calibration_file", "FILE", &a.calibration_file, "a SQuAD JSON file to measure static activation ranges on")
+      .with_default_text("none: activations quantized per token");
+  t.integer("calibration_windows", &a.windows, 1, 1000000, "windows of --calibration_file to measure");
+  // The ranges of the same flags of cpuft train (flags/train_flags.cc).
+  t.integer("max_seq_length", &a.max_seq_length, 4, 8192, "window length for calibration");
+  t.integer("doc_stride", &a.doc_stride, 0, 8191, "window overlap for calibration");
+  t.integer("per_device_eval_batch_size", &a.batch, 1, 4096, "windows per calibration batch");
+  t.integer("threads", &a.threads, 0, 1024, "OpenMP threads (0: the cores of this process's share)");
+  if (parse_flags(t, argv).help) {
+    std::fputs(flag_help(t).c_str(), stdout);
+    return false;
   }
-  if (a.model.empty()) fail("--model_name_or_path: missing, expected the fine-tuned model directory to quantize");
-  if (a.output_dir.empty()) fail("--output_dir: missing, expected a new directory for the int8 model");
   if (a.doc_stride >= a.max_seq_length)
     fail("--doc_stride: found ", a.doc_stride, ", expected less than --max_seq_length (", a.max_seq_length, ")");
-  return a;
+  return true;
 }
 
 std::string real_path(const std::string& p) {
@@ -149,13 +131,10 @@ InputRanges calibrate(QaModel& model, const Tokenizer& tokenizer, const Quantize
 
 }  // namespace
 
-int cmd_quantize(const Argv& argv, Communicator& comm) {
-  bool help = false;
-  const QuantizeArgs a = parse(argv, &help);
-  if (help) {
-    std::fputs(kQuantizeHelp, stdout);
-    return 0;
-  }
+int cmd_quantize(const Argv& argv, Communicator& comm, const StartComm& start) {
+  QuantizeArgs a;
+  if (!parse(argv, a)) return 0;
+  start({});
   if (comm.size() > 1) fail("cpuft quantize: runs as one process, not under mpirun");
   const std::string dir = resolve_model_dir(a.model);
   const ModelConfig config = load_model_config(dir + "/config.json");

@@ -52,17 +52,12 @@ int run(int argc, char** argv, cpuft::Communicator& comm) {
         comm.init(&argc, &argv, options);
         cpuft::set_log_rank(comm.rank(), comm.size());
       };
-      int rc = 0;
-      if (cmd == "cluster-check" || cmd == "bench" || cmd == "quantize") {
-        start({});
-        rc = cmd == "bench"      ? cpuft::cmd_bench(rest, comm)
-             : cmd == "quantize" ? cpuft::cmd_quantize(rest, comm)
-                                 : cpuft::cmd_cluster_check(rest, comm);
-      } else {
-        rc = cmd == "train"      ? cpuft::cmd_train(rest, comm, start)
-             : cmd == "evaluate" ? cpuft::cmd_evaluate(rest, comm, start)
-                                 : cpuft::cmd_predict(rest, comm, start);
-      }
+      const int rc = cmd == "train"      ? cpuft::cmd_train(rest, comm, start)
+                     : cmd == "evaluate" ? cpuft::cmd_evaluate(rest, comm, start)
+                     : cmd == "predict"  ? cpuft::cmd_predict(rest, comm, start)
+                     : cmd == "bench"    ? cpuft::cmd_bench(rest, comm, start)
+                     : cmd == "quantize" ? cpuft::cmd_quantize(rest, comm, start)
+                                         : cpuft::cmd_cluster_check(rest, comm, start);
       comm.finalize();
       return rc;
     }

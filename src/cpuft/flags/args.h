@@ -1,26 +1,21 @@
-// Command-line parsing for `cpuft train | evaluate | predict`. Every flag is declared once in a table
-// (flags/flag_table.cc) with its name, placeholder, group, help text, validator and optional CPUFT_*
-// environment variable; --help is generated from the same table. Flags of the Python reference stack
-// that mean nothing here are accepted with one notice each. Lives in train/ (not cli/) so that tests
-// can link it.
+// Command-line parsing for `cpuft train | evaluate | predict`: the flag table of flags/train_flags.h
+// read by flags/flag_parser.h, then the checks that need every flag (required files for the command,
+// window geometry, dataset hubs).
 #pragma once
 
-#include <functional>
 #include <string>
 #include <vector>
 
+#include "cpuft/flags/flag_parser.h"
 #include "cpuft/flags/train_args.h"
 
 namespace cpuft {
 
 struct ParsedArgs {
   TrainArgs args;
-  std::vector<std::string> notices;  // one line per ignored reference-stack flag (no "cpuft: " prefix)
+  std::vector<std::string> notices;  // one line per flag with no effect (no "cpuft: " prefix)
   bool help = false;                 // --help / -h was given: print train_args_help() and stop
 };
-
-// Returns the value of an environment variable or nullptr (std::getenv by default; tests inject).
-using EnvLookup = std::function<const char*(const char*)>;
 
 // "train" | "evaluate" | "predict"; throws cpuft::Error naming the word otherwise.
 Command parse_command(const std::string& word);
@@ -32,14 +27,11 @@ Command parse_command(const std::string& word);
 ParsedArgs parse_train_args(Command command, const std::vector<std::string>& flags,
                             const EnvLookup& env = EnvLookup());
 
-// The --help text: every flag by group with its placeholder, default and environment variable.
+// The --help text of the command (flags/flag_help.h).
 std::string train_args_help(Command command);
 
-// Names (without "--") of every real flag, then of every accepted reference-stack flag.
+// Names (without "--") of every flag `cpuft train` uses, then of every accepted reference-stack flag.
 std::vector<std::string> train_flag_names();
 std::vector<std::string> ignored_flag_names();
-
-// Levenshtein distance, used for "did you mean" suggestions.
-size_t edit_distance(const std::string& a, const std::string& b);
 
 }  // namespace cpuft

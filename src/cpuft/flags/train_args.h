@@ -1,7 +1,7 @@
 // Every option of `cpuft train | evaluate | predict`, as a plain struct. Names and defaults follow
 // run_qa.py's DataTrainingArguments / ModelArguments and transformers' TrainingArguments
 // (docs/parity.md, Training), so a reference command line ports by changing the program name.
-// The flag table that fills it lives in flags/flag_table.cc.
+// The flag table that fills it lives in flags/train_flags.cc.
 #pragma once
 
 #include <cstdint>
@@ -68,6 +68,10 @@ struct TrainArgs {
   double bucket_size_mb = 25.0;  // gradient bucket size for the overlapped allreduce (DDP default)
   AllreduceDtype allreduce_dtype = AllreduceDtype::F32;
   double collective_timeout = 300;  // seconds a collective may wait with none completing; 0: no watchdog
+
+  // Questions (cpuft predict); unset when not given (an empty --context is a context)
+  std::optional<std::string> question, context;
+  std::optional<std::string> input;  // JSON lines of questions; "-" reads stdin
 
   int64_t effective_data_seed() const { return data_seed ? *data_seed : seed; }
 };

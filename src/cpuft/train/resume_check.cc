@@ -4,7 +4,7 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "cpuft/flags/flag_table.h"
+#include "cpuft/flags/train_flags.h"
 #include "cpuft/util/error.h"
 #include "cpuft/util/json_read.h"
 
@@ -30,9 +30,9 @@ std::string value_of(const std::map<std::string, std::string>& flags, const std:
 
 std::map<std::string, std::string> training_flags(const TrainArgs& args) {
   std::map<std::string, std::string> out;
-  for (const char* name : kTrajectoryFlags)
-    for (const FlagSpec& f : flag_table())
-      if (f.name == name) out[name] = f.show(args);
+  TrainArgs shown = args;  // the table binds to the struct it reads; `args` stays untouched
+  const FlagTable table = train_flags(Command::Train, shown);
+  for (const char* name : kTrajectoryFlags) out[name] = table.find(name)->show();
   out["data_seed"] = std::to_string(args.effective_data_seed());  // shown as "--seed" when not given
   return out;
 }

@@ -49,6 +49,19 @@ const Flag* FlagTable::find(const std::string& name) const {
   return nullptr;
 }
 
+namespace {
+
+// A flag's name, placeholder and help text; the builders below add what it accepts.
+Flag named_flag(const char* name, std::string placeholder, const char* help) {
+  Flag f;
+  f.name = name;
+  f.placeholder = std::move(placeholder);
+  f.help = help;
+  return f;
+}
+
+}  // namespace
+
 Flag& FlagTable::add(Flag f) {
   // Two flags of one name would make one of them unreachable: a mistake in the declarations.
   if (find(f.name)) throw std::logic_error("flag --" + f.name + " declared twice for cpuft " + command_);
@@ -60,10 +73,7 @@ Flag& FlagTable::add(Flag f) {
 
 Flag& FlagTable::add_integer(const char* name, int64_t lo, int64_t hi, const char* help,
                              std::function<void(int64_t)> store, std::function<int64_t()> value) {
-  Flag f;
-  f.name = name;
-  f.placeholder = "N";
-  f.help = help;
+  Flag f = named_flag(name, "N", help);
   f.range = integer_range_text(lo, hi);
   f.set = [=](const std::string& v, const std::string& who) { store(read_integer(v, who, lo, hi)); };
   f.show = [=] { return std::to_string(value()); };
@@ -72,10 +82,7 @@ Flag& FlagTable::add_integer(const char* name, int64_t lo, int64_t hi, const cha
 
 Flag& FlagTable::optional_integer(const char* name, std::optional<int64_t>* field, int64_t lo, int64_t hi,
                                   const char* help) {
-  Flag f;
-  f.name = name;
-  f.placeholder = "N";
-  f.help = help;
+  Flag f = named_flag(name, "N", help);
   f.range = integer_range_text(lo, hi);
   f.set = [=](const std::string& v, const std::string& who) { *field = read_integer(v, who, lo, hi); };
   f.show = [=] { return *field ? std::to_string(**field) : std::string("none"); };
@@ -83,10 +90,7 @@ Flag& FlagTable::optional_integer(const char* name, std::optional<int64_t>* fiel
 }
 
 Flag& FlagTable::number(const char* name, double* field, Range range, const char* help) {
-  Flag f;
-  f.name = name;
-  f.placeholder = "FLOAT";
-  f.help = help;
+  Flag f = named_flag(name, "FLOAT", help);
   f.range = range.text();
   f.set = [=](const std::string& v, const std::string& who) { *field = read_number(v, who, range); };
   f.show = [=] { return show_number(*field); };
@@ -94,10 +98,7 @@ Flag& FlagTable::number(const char* name, double* field, Range range, const char
 }
 
 Flag& FlagTable::text(const char* name, const char* placeholder, std::string* field, const char* help) {
-  Flag f;
-  f.name = name;
-  f.placeholder = placeholder;
-  f.help = help;
+  Flag f = named_flag(name, placeholder, help);
   const std::string ph = placeholder;
   f.set = [=](const std::string& v, const std::string& who) {
     if (v.empty()) fail(who, ": found '', expected a non-empty ", ph);
@@ -109,10 +110,7 @@ Flag& FlagTable::text(const char* name, const char* placeholder, std::string* fi
 
 Flag& FlagTable::optional_text(const char* name, const char* placeholder, std::optional<std::string>* field,
                                const char* help) {
-  Flag f;
-  f.name = name;
-  f.placeholder = placeholder;
-  f.help = help;
+  Flag f = named_flag(name, placeholder, help);
   f.set = [=](const std::string& v, const std::string&) { *field = v; };
   f.show = [=] { return *field ? **field : std::string("none"); };
   return add(std::move(f));
@@ -120,10 +118,7 @@ Flag& FlagTable::optional_text(const char* name, const char* placeholder, std::o
 
 Flag& FlagTable::text_list(const char* name, const char* placeholder, std::vector<std::string>* field,
                            const char* help) {
-  Flag f;
-  f.name = name;
-  f.placeholder = placeholder;
-  f.help = help;
+  Flag f = named_flag(name, placeholder, help);
   f.repeatable = true;
   f.set = [=](const std::string& v, const std::string&) { field->push_back(v); };
   f.show = [=] {
@@ -135,9 +130,7 @@ Flag& FlagTable::text_list(const char* name, const char* placeholder, std::vecto
 }
 
 Flag& FlagTable::boolean(const char* name, bool* field, const char* help) {
-  Flag f;
-  f.name = name;
-  f.help = help;
+  Flag f = named_flag(name, "", help);
   f.arity = FlagArity::Bool;
   f.set = [=](const std::string& v, const std::string&) { *field = v == "true"; };
   f.show = [=] { return std::string(*field ? "true" : "false"); };
@@ -151,10 +144,7 @@ Flag& FlagTable::add_choice(const char* name, const std::vector<std::string>& wo
     placeholder += (placeholder.empty() ? "" : "|") + w;
     expected += " " + w;
   }
-  Flag f;
-  f.name = name;
-  f.placeholder = placeholder;
-  f.help = help;
+  Flag f = named_flag(name, placeholder, help);
   f.set = [=](const std::string& v, const std::string& who) {
     for (size_t i = 0; i < words.size(); ++i)
       if (words[i] == v) return store(i);
@@ -169,10 +159,7 @@ Flag& FlagTable::add_choice(const char* name, const std::vector<std::string>& wo
 
 Flag& FlagTable::custom(const char* name, const char* placeholder, const char* help, std::string range,
                         decltype(Flag::set) set, decltype(Flag::show) show) {
-  Flag f;
-  f.name = name;
-  f.placeholder = placeholder;
-  f.help = help;
+  Flag f = named_flag(name, placeholder, help);
   f.range = std::move(range);
   f.set = std::move(set);
   f.show = std::move(show);

@@ -9,7 +9,6 @@
 #include <sys/resource.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <memory>
 #include <optional>
@@ -36,6 +35,7 @@
 #include "cpuft/run/batch_view.h"
 #include "cpuft/run/setup.h"
 #include "cpuft/train/train_step.h"
+#include "cpuft/util/clock.h"
 #include "cpuft/util/error.h"
 #include "cpuft/util/op_profile.h"
 
@@ -106,15 +106,6 @@ bool parse(const Argv& argv, BenchArgs& a, std::string* help) {
   if (a.seq > a.model.max_position_embeddings)
     fail("--seq: found ", a.seq, ", expected at most max_position_embeddings (", a.model.max_position_embeddings, ")");
   return true;
-}
-
-double now_s() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0 : v[v.size() / 2];
 }
 
 // Seconds per step of each op kind over the timed steps, largest first, and what no op scope covered

@@ -3,16 +3,12 @@
 #include <omp.h>
 
 #include <algorithm>
-#include <chrono>
 
+#include "cpuft/util/clock.h"
 #include "cpuft/util/error.h"
 
 namespace cpuft {
 namespace {
-
-double now_s() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
 
 // Multiplies x[0, n) by scale (backward may call from inside its own parallel region: no nested team).
 void scale_in_place(float* x, size_t n, float scale) {

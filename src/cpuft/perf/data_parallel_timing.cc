@@ -1,24 +1,17 @@
 #include "cpuft/perf/data_parallel_timing.h"
 
 #include <algorithm>
-#include <chrono>
 #include <vector>
 
+#include "cpuft/util/clock.h"
 #include "cpuft/util/op_profile.h"
 
 namespace cpuft {
-namespace {
-
-double now_s() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
 
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v.empty() ? 0 : v[v.size() / 2];
 }
-
-}  // namespace
 
 DataParallelFigures time_data_parallel(Communicator& comm, const GradBuckets& buckets,
                                        const std::function<double(bool)>& step, const std::function<void()>& allreduce_only,

@@ -51,6 +51,9 @@ struct DataParallelFigures {
 // (the end of backward); step(false) the same step without the buckets;
 // allreduce_only() the step's allreduce with every gradient ready at once. Runs `warmup` untimed
 // rounds, then `rounds` timed ones. Collective: every rank calls it.
+// The median of `v` (the upper one of an even count; 0 when empty): how bench reports repeated timings.
+double median(std::vector<double> v);
+
 DataParallelFigures time_data_parallel(Communicator& comm, const GradBuckets& buckets,
                                        const std::function<double(bool allreduce)>& step,
                                        const std::function<void()>& allreduce_only, int warmup, int rounds);

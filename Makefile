@@ -65,8 +65,9 @@ FUZZ_LIB_OBJS := $(patsubst src/%.cc,$(FUZZ_BUILD)/%.o,\
   $(wildcard src/cpuft/text/*.cc) \
   $(addprefix src/cpuft/data/,squad_reader.cc question_lines.cc) \
   $(addprefix src/cpuft/io/,hf_config.cc safetensors_reader.cc safetensors_writer.cc st_dtype.cc) \
-  $(addprefix src/cpuft/train/,checkpoint.cc checkpoint_dirs.cc trainer_state.cc resume_check.cc flag_table.cc \
-    train_args.cc))
+  $(wildcard src/cpuft/flags/*.cc) \
+  src/cpuft/eval/results_files.cc \
+  $(addprefix src/cpuft/train/,checkpoint.cc checkpoint_dirs.cc trainer_state.cc resume_check.cc))
 FUZZ_LIB := $(FUZZ_BUILD)/libcpuft_fuzz.a
 
 fuzz:

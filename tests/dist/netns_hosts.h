@@ -38,13 +38,16 @@ class NetnsHosts {
 
   // Creates `hosts` hosts with `slots` slots each in the hostfile; `cpus` (optional) one CPU list per
   // host, as CPUFT_NETNS_CPUS. Returns "" on success, else the script's output (the hosts made so far
-  // are removed at down()).
+  // are removed at once).
   std::string up(int hosts, int slots, const std::string& cpus = "") {
     prefix_ = (cpus.empty() ? "" : "CPUFT_NETNS_CPUS='" + cpus + "' ") + "CPUFT_NETNS_NAME=" + name_ +
               " CPUFT_NETNS_STATE=" + state_ + " CPUFT_NETNS_SLOTS=" + std::to_string(slots) + " ";
-    up_ = true;
     RunResult r = script("up " + std::to_string(hosts) + " " + subnet_);
-    if (r.status != 0) return r.output;
+    if (r.status != 0) {
+      script("down");  // whatever part of the cluster was made; nothing to check where none could be
+      return r.output;
+    }
+    up_ = true;
     // The script prints the mpirun flags that keep a job on the bridge.
     const std::string marker = "mpirun flags: ";
     const size_t at = r.output.find(marker);
@@ -53,15 +56,15 @@ class NetnsHosts {
     return "";
   }
 
-  // Removes the hosts and checks that nothing of them is left; nothing to do when none were made. The
-  // fixtures call it from TearDown (the destructor is the fallback).
+  // Removes the hosts and checks that nothing of them is left; nothing to do unless up() succeeded.
+  // The fixtures call it from TearDown (the destructor is the fallback).
   void down() {
     if (!up_) return;
     up_ = false;
     RunResult r = script("down");
     EXPECT_EQ(r.status, 0) << r.output;
     EXPECT_EQ(run_command("ip netns list | grep -w '" + name_ + "-h[0-9]*'").output, "");
-    EXPECT_EQ(run_command("grep '" + name_ + "-netns' /etc/hosts").output, "");
+    EXPECT_EQ(run_command("grep -s '" + name_ + "-netns' /etc/hosts").output, "");
   }
 
   RunResult script(const std::string& args) const {

@@ -5,9 +5,9 @@
 #include <chrono>
 #include <cstring>
 
-#include "cpuft/run/batch_view.h"
 #include "cpuft/eval/results_files.h"
 #include "cpuft/eval/squad_metrics.h"
+#include "cpuft/run/batch_view.h"
 #include "cpuft/util/error.h"
 
 namespace cpuft {

@@ -155,10 +155,12 @@ void BM_EmbeddingBwd(benchmark::State& state) {
   std::vector<int32_t> ids(kRows);
   std::mt19937 gen(3);
   for (auto& id : ids) id = static_cast<int32_t>(gen() % vocab);
+  std::vector<int32_t> positions(kRows);
+  for (size_t i = 0; i < positions.size(); ++i) positions[i] = static_cast<int32_t>(i % kT);
   auto d = random_floats(kRows * kC);
   std::vector<float> dwte(size_t(vocab) * kC), dwpe(size_t(kT) * kC);
   for (auto _ : state) {
-    k->embedding_bwd(dwte.data(), dwpe.data(), nullptr, d.data(), ids.data(), nullptr, kB, kT, kC, 0);
+    k->embedding_bwd(dwte.data(), dwpe.data(), nullptr, d.data(), ids.data(), nullptr, positions.data(), kRows, kC, 0);
   }
   set_bytes(state, kRows * kC * 4.0 * 5);  // dout read; two rows read+written per token
 }

@@ -1,13 +1,13 @@
 #!/usr/bin/env python3
-"""Reference fixtures for cpuft's eval and data modules: tests/fixtures/eval/*.json (except
-dev_logits_case.json, tools/make_dev_logits_reference.py) and tests/fixtures/data/randperm_cases.json.
+"""Reference fixtures for cpuft's eval module: tests/fixtures/eval/*.json (except dev_logits_case.json,
+tools/make_dev_logits_reference.py).
 
 Run offline with the project venv:  HF_HUB_OFFLINE=1 /work/pyref/bin/python tools/make_eval_reference.py
 
 The `evaluate` package and transformers' examples/utils_qa.py are not installed, so THIS FILE holds
 the reference: the official SQuAD v1.1 / v2.0 scoring (evaluate's metrics/squad/compute_score.py and
 metrics/squad_v2/compute_score.py) and utils_qa.postprocess_qa_predictions, re-typed line for line
-with numpy (docs/parity.md, Post-processing and Metrics). torch supplies the randperm vectors.
+with numpy (docs/parity.md, Post-processing and Metrics).
 
 Data: questions and contexts come from the SQuAD v1.1 dev set (../shared/data/squad/dev-v1.1.json,
 beside the repository and not part of it, docs/parity.md Fixtures; CC BY-SA 4.0); the fixtures derived from
@@ -22,12 +22,10 @@ import string
 import sys
 
 import numpy as np
-import torch
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEV = os.path.join(ROOT, "..", "shared", "data", "squad", "dev-v1.1.json")
 OUT = os.path.join(ROOT, "tests", "fixtures", "eval")
-DATA_OUT = os.path.join(ROOT, "tests", "fixtures", "data")  # the sampler's randperm_cases.json
 
 
 # ----------------------------------------------------------------- official SQuAD v1.1 metric
@@ -493,39 +491,6 @@ def json_string_cases():
     return [[t, json.dumps(t)] for t in texts]
 
 
-def randperm_cases():
-    cases = []
-    for n, seed in [(1, 0), (2, 1), (10, 42), (10, 43), (97, 7), (1000, 43), (4096, 12345), (10784, 44),
-                    (88524, 42), (88524, 43), (3, 4294967295)]:
-        g = torch.Generator().manual_seed(seed)
-        perm = torch.randperm(n, generator=g).tolist()
-        weighted = sum(i * p for i, p in enumerate(perm)) % (1 << 61)
-        cases.append({"n": n, "seed": seed, "head": perm[:64], "weighted_sum_mod_2_61": weighted})
-    return cases
-
-
-def accelerate_shard_cases():
-    """Accelerate's BatchSamplerShard (what the Trainer uses under torchrun) over the seeded order.
-    accelerate is not in the venv: install it aside, without dependencies, and put it on PYTHONPATH:
-      /work/pyref/bin/python -m pip install --no-deps --target /tmp/eval-accel accelerate
-      PYTHONPATH=/tmp/eval-accel ... tools/make_eval_reference.py"""
-    from accelerate.data_loader import BatchSamplerShard
-    from torch.utils.data import BatchSampler
-
-    cases = []
-    for n, b, world in [(10, 3, 2), (10, 3, 4), (7, 4, 3), (2, 4, 3), (100, 8, 3), (13, 1, 5), (16, 4, 2),
-                        (17, 4, 2), (3, 2, 4), (41, 5, 4)]:
-        for epoch in (0, 1):
-            order = torch.randperm(n, generator=torch.Generator().manual_seed(42 + epoch)).tolist()
-            ranks = []
-            for r in range(world):
-                shard = BatchSamplerShard(BatchSampler(order, b, False), num_processes=world, process_index=r,
-                                          split_batches=False, even_batches=True)
-                ranks.append([list(batch) for batch in shard])
-            cases.append({"n": n, "batch": b, "world": world, "seed": 42, "epoch": epoch, "ranks": ranks})
-    return cases
-
-
 def dump(name, obj, out=OUT):
     path = os.path.join(out, name)
     with open(path, "w", encoding="utf-8") as f:
@@ -536,7 +501,6 @@ def dump(name, obj, out=OUT):
 
 def main():
     os.makedirs(OUT, exist_ok=True)
-    os.makedirs(DATA_OUT, exist_ok=True)
     rng = random.Random(20240611)
     nprng = np.random.default_rng(20240611)
     dev = load_dev()
@@ -553,8 +517,6 @@ def main():
     dump("postprocess_cases.json", cases)
     dump("format_cases.json", {"float_repr": float_repr_cases(nprng), "json_string": json_string_cases(),
                                  "numpy_expf": numpy_expf_cases(nprng)})
-    dump("randperm_cases.json", {"randperm": randperm_cases(), "accelerate_shards": accelerate_shard_cases()},
-         DATA_OUT)
 
 
 if __name__ == "__main__":

@@ -40,5 +40,32 @@ TEST_F(Learning, F1RisesWellAboveTheUntrainedModelOnHeldOutQuestions) {
   EXPECT_GT(f1_1 - f1_0, 50.0);
 }
 
+// --pad_to_max_length false --group_by_length (each batch padded to its longest window, windows of similar
+// length together) learns the task as well, computing fewer positions: the FLOPs trainer_state.json counts
+// (6 x tokens of the padded batches x parameters, as the Trainer counts them) fall below the padded run's.
+TEST_F(Learning, DynamicPaddingWithLengthGroupsLearnsWithFewerPositions) {
+  const std::string model = tiny_model();
+  const std::string train = squad_file("train.json", 600, 1);
+  const std::string dev = squad_file("dev.json", 100, 2);
+  auto run = [&](const std::string& out, const Args& extra) {
+    ProcessResult r = cpuft(concat(concat({"train", "--model_name_or_path", model, "--train_file", train,
+                                           "--validation_file", dev, "--do_train", "--do_eval", "--output_dir",
+                                           path(out), "--max_steps", "120", "--per_device_train_batch_size", "16",
+                                           "--learning_rate", "2e-3", "--warmup_steps", "12", "--logging_steps",
+                                           "20", "--save_strategy", "no"},
+                                          tiny_flags()),
+                                   extra),
+                            300);
+    EXPECT_EQ(r.status, 0) << r.err;
+    return read_json(path(out + "/trainer_state.json")).at("total_flos").get<double>();
+  };
+  const double padded = run("padded", {});
+  const double dynamic = run("dynamic", {"--pad_to_max_length", "false", "--group_by_length"});
+  const double f1 = read_json(path("dynamic/eval_results.json")).at("eval_f1").get<double>();
+  std::printf("dynamic padding: F1 %.2f, FLOPs %.3g vs %.3g padded\n", f1, dynamic, padded);
+  EXPECT_GT(f1, 80.0);
+  EXPECT_LT(dynamic, 0.9 * padded);
+}
+
 }  // namespace
 }  // namespace cpuft_e2e

@@ -70,6 +70,11 @@ TEST_F(Resume, WithBf16IsBitwiseExact) {
   check_resume({"--bf16"}, "4", {"checkpoint-4"}, "checkpoint-4", "checkpoint-4");
 }
 
+TEST_F(Resume, WithDynamicPaddingAndLengthGroupsIsBitwiseExact) {
+  check_resume({"--pad_to_max_length", "false", "--group_by_length"}, "4", {"checkpoint-4"}, "checkpoint-4",
+               "checkpoint-4");
+}
+
 TEST_F(Resume, LastPicksTheNewestCompleteCheckpoint) {
   check_resume({}, "2", {"checkpoint-2", "checkpoint-6"}, "last", "checkpoint-6");
 }

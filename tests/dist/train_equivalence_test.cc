@@ -52,6 +52,18 @@ TEST_F(TrainEquivalence, GradientAccumulation) {
   expect_same_training(four, one, kFp32Tol);
 }
 
+// --pad_to_max_length false --group_by_length: every rank pads its share to the longest window of the
+// global batch, so the batches (and the loss over their positions) are one process's; with accumulation.
+TEST_F(TrainEquivalence, DynamicPaddingAndLengthGroups) {
+  const std::string args = "--max_train_samples 36 --num_train_epochs 2 --gradient_accumulation_steps 2"
+                           " --pad_to_max_length false --group_by_length";
+  const std::string one = train(1, "d1", args + " --per_device_train_batch_size 8");
+  const std::string two = train(2, "d2", args + " --per_device_train_batch_size 4");
+  const std::string four = train(4, "d4", args + " --per_device_train_batch_size 2");
+  expect_same_training(two, one, kFp32Tol);
+  expect_same_training(four, one, kFp32Tol);
+}
+
 // BF16 matrix products round each rank's smaller batch differently from one big batch, so only
 // closeness is expected: 1e-2 relative (measured on Zen 3: weights 3e-5, grad norms 6e-6).
 TEST_F(TrainEquivalence, Bf16) {

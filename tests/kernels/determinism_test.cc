@@ -40,12 +40,14 @@ TEST_P(ThreadCount, BiasGradAndEmbeddingScatter) {
   const int B = 3, T = 41, C = 131;
   auto dy = randn(size_t(B) * T * C, 4);
   std::vector<int32_t> ids(size_t(B) * T);
+  std::vector<int32_t> positions(ids.size());
   for (size_t i = 0; i < ids.size(); ++i) ids[i] = static_cast<int32_t>((i * 7) % 13);
+  for (size_t i = 0; i < ids.size(); ++i) positions[i] = static_cast<int32_t>(i % T);
   expect_same([&] {
     std::vector<float> db(C, 0.0f), dwte(size_t(13) * C, 0.0f), dwpe(size_t(T) * C, 0.0f);
     vec().bias_grad(db.data(), dy.data(), int64_t(B) * T, C);
-    vec().embedding_bwd(dwte.data(), dwpe.data(), nullptr, dy.data(), ids.data(), nullptr, B, T, C,
-                        0);
+    vec().embedding_bwd(dwte.data(), dwpe.data(), nullptr, dy.data(), ids.data(), nullptr, positions.data(),
+                        int64_t(B) * T, C, 0);
     db.insert(db.end(), dwte.begin(), dwte.end());
     db.insert(db.end(), dwpe.begin(), dwpe.end());
     return db;

@@ -4,6 +4,8 @@
 
 #include <cstdint>
 #include <cstring>
+
+#include <gtest/gtest.h>
 #include <string>
 #include <vector>
 
@@ -52,6 +54,25 @@ struct Reference {
     b.batch = batch;
     b.seq_len = seq_len;
     return b;
+  }
+
+  // The evaluation logits `got` (batch, seq_len) of cpuft, made comparable with the reference's `want`:
+  // QaModel::forward computes only each window's tokens up to its last unmasked one and gives the
+  // positions after it QaModel::kPadLogit (checked here, a test failure otherwise); the copy returned
+  // holds the reference's values there, so rel_max_diff on it measures the real positions only.
+  std::vector<float> real_positions(const float* got, const std::vector<float>& want) const {
+    std::vector<float> out(got, got + want.size());
+    for (int b = 0; b < batch; ++b) {
+      int len = seq_len;
+      while (len > 0 && !mask[static_cast<size_t>(b * seq_len + len - 1)]) --len;
+      if (len == 0) len = seq_len;
+      for (int t = len; t < seq_len; ++t) {
+        const size_t i = static_cast<size_t>(b * seq_len + t);
+        EXPECT_EQ(out[i], QaModel::kPadLogit) << "window " << b << " position " << t << " is padding";
+        out[i] = want[i];
+      }
+    }
+    return out;
   }
 
   SafetensorsReader reader;

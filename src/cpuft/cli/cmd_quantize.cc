@@ -24,6 +24,7 @@
 #include "cpuft/io/quantization_config.h"
 #include "cpuft/kernels/gemm_int8.h"
 #include "cpuft/model/int8_model.h"
+#include "cpuft/run/batch_view.h"
 #include "cpuft/run/setup.h"
 #include "cpuft/util/atomic_file.h"
 #include "cpuft/util/error.h"
@@ -111,20 +112,12 @@ InputRanges calibrate(QaModel& model, const Tokenizer& tokenizer, const Quantize
   if (n < static_cast<size_t>(a.windows))
     log_notice(a.calibration_file, " has ", n, " windows of ", a.max_seq_length, " tokens; calibrating on all of them (--calibration_windows ", a.windows, ")");
   model.reserve(a.batch, a.max_seq_length, /*training=*/false);
-  InputRangeRecorder recorder(model, a.max_seq_length);
-  std::vector<int64_t> order(n);
-  for (size_t i = 0; i < n; ++i) order[i] = static_cast<int64_t>(i);
+  InputRangeRecorder recorder(model);
   std::vector<float> start(static_cast<size_t>(a.batch) * a.max_seq_length), end(start.size());
   BatchBuffers buf;
   for (size_t b = 0; b < n; b += static_cast<size_t>(a.batch)) {
-    buf.gather(data.features, order, b, std::min(n, b + static_cast<size_t>(a.batch)), a.max_seq_length);
-    QaModel::Batch batch;
-    batch.input_ids = buf.input_ids.data();
-    batch.token_type_ids = buf.token_type_ids.data();
-    batch.attention_mask = buf.attention_mask.data();
-    batch.batch = buf.rows;
-    batch.seq_len = a.max_seq_length;
-    model.forward(batch, start.data(), end.data());
+    buf.pack(data.features, b, std::min(n, b + static_cast<size_t>(a.batch)), a.max_seq_length);
+    model.forward(batch_view(buf), start.data(), end.data());
   }
   return recorder.ranges();
 }

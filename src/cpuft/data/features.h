@@ -31,9 +31,10 @@ struct Span {
 };
 
 struct Feature {
-  std::vector<int32_t> input_ids;       // [max_seq_length], padded with the pad id
-  std::vector<int8_t> token_type_ids;   // [max_seq_length], 0 question / 1 context (BERT only)
-  std::vector<int8_t> attention_mask;   // [max_seq_length], 1 real token / 0 padding
+  // [max_seq_length] padded with the pad id, or (--pad_to_max_length false) the window's own length
+  std::vector<int32_t> input_ids;
+  std::vector<int8_t> token_type_ids;   // as input_ids, 0 question / 1 context (BERT only)
+  std::vector<int8_t> attention_mask;   // as input_ids, 1 real token / 0 padding
   int32_t example_index = -1;           // index into the example list this feature came from
   // Training features: token positions of the answer, or the [CLS] index (0) when the answer is
   // not wholly inside this window.
@@ -42,6 +43,15 @@ struct Feature {
   // Evaluation features: per token, its span in the context, (-1,-1) outside the context.
   std::vector<Span> offsets;
 };
+
+// The tokens of a feature a forward pass computes: up to and including its last unmasked one (the
+// rest is padding no real token attends to); all of them when none is unmasked (transformers then
+// attends uniformly over every position). QaModel::forward applies the same rule to padded batches.
+inline int feature_length(const Feature& f) {
+  for (size_t t = f.attention_mask.size(); t > 0; --t)
+    if (f.attention_mask[t - 1]) return static_cast<int>(t);
+  return static_cast<int>(f.input_ids.size());
+}
 
 struct FeatureOptions {
   int max_seq_length = 384;

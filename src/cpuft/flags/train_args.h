@@ -34,6 +34,7 @@ struct TrainArgs {
   bool do_train = false, do_eval = false, do_predict = false;
   int64_t per_device_train_batch_size = 8;
   int64_t gradient_accumulation_steps = 1;
+  bool group_by_length = false;  // length-grouped batches (data/sampler.h)
   double learning_rate = 5e-5;
   double weight_decay = 0.0;
   double adam_beta1 = 0.9, adam_beta2 = 0.999, adam_epsilon = 1e-8;

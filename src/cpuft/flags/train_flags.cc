@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "cpuft/util/error.h"
+#include "cpuft/util/json_read.h"
 
 namespace cpuft {
 
@@ -75,7 +76,8 @@ void model_and_data(FlagTable& t, TrainArgs& a) {
   t.integer("max_seq_length", &a.max_seq_length, 4, 8192, "tokens per window (question + context + special tokens)");
   t.integer("doc_stride", &a.doc_stride, 0, 8191, "tokens of overlap between consecutive windows of a long context");
   t.boolean("pad_to_max_length", &a.pad_to_max_length,
-            "pad every window to --max_seq_length (false: pad each batch to its longest)");
+            "pad every training window to --max_seq_length (false: pad each batch to its longest); evaluation "
+            "computes no padding either way");
   t.optional_integer("max_train_samples", &a.max_train_samples, 1, kMaxCount, "use only the first N training examples");
   t.optional_integer("max_eval_samples", &a.max_eval_samples, 1, kMaxCount, "use only the first N evaluation examples");
   t.optional_integer("max_predict_samples", &a.max_predict_samples, 1, kMaxCount,
@@ -92,6 +94,19 @@ void training(FlagTable& t, TrainArgs& a) {
             "training windows per batch per process");
   t.integer("gradient_accumulation_steps", &a.gradient_accumulation_steps, 1, 65536,
             "batches whose gradients are summed per optimizer step");
+  t.boolean("group_by_length", &a.group_by_length,
+            "batches of windows of similar length, less padding with --pad_to_max_length false (the Trainer's "
+            "LengthGroupedSampler over cpuft's seeded permutation)");
+  // transformers 5 spells it --train_sampling_strategy group_by_length.
+  t.custom(
+      "train_sampling_strategy", "random|group_by_length", "the training order: random, or --group_by_length",
+      "random, group_by_length",
+      [&a](const std::string& v, const std::string& who) {
+        if (v != "random" && v != "group_by_length")
+          fail(who, ": found '", text_preview(v), "', expected random or group_by_length");
+        a.group_by_length = v == "group_by_length";
+      },
+      [&a] { return std::string(a.group_by_length ? "group_by_length" : "random"); });
   t.number("learning_rate", &a.learning_rate, above(0, 10), "peak AdamW learning rate");
   t.number("weight_decay", &a.weight_decay, closed(0, 10),
            "AdamW decoupled weight decay (not on biases and LayerNorm)");
@@ -136,7 +151,8 @@ void training(FlagTable& t, TrainArgs& a) {
 void evaluation_and_output(FlagTable& t, TrainArgs& a) {
   t.group("Evaluation");
   t.integer("per_device_eval_batch_size", &a.per_device_eval_batch_size, 1, 4096,
-            "evaluation windows per batch per process");
+            "evaluation windows of --max_seq_length tokens per pass per process (windows are packed without "
+            "padding: a pass takes as many as fit in that many tokens)");
   t.integer("n_best_size", &a.n_best_size, 1, 1000, "start and end candidates considered per window");
   t.integer("max_answer_length", &a.max_answer_length, 1, 8192, "longest answer span in tokens");
   t.number("null_score_diff_threshold", &a.null_score_diff_threshold, closed(-1e6, 1e6),

@@ -2,12 +2,12 @@
 
 #include <algorithm>
 #include <cmath>
-#include <chrono>
 #include <cstring>
 
 #include "cpuft/eval/results_files.h"
 #include "cpuft/eval/squad_metrics.h"
 #include "cpuft/run/batch_view.h"
+#include "cpuft/util/clock.h"
 #include "cpuft/util/error.h"
 
 namespace cpuft {
@@ -18,14 +18,15 @@ void compute_logits(QaModel& model, const std::vector<Feature>& features, int ba
   const size_t per = static_cast<size_t>(seq_len);
   const size_t lo = n * static_cast<size_t>(comm.rank()) / static_cast<size_t>(comm.size());
   const size_t hi = n * static_cast<size_t>(comm.rank() + 1) / static_cast<size_t>(comm.size());
-  std::vector<int64_t> order(n);
-  for (size_t i = 0; i < n; ++i) order[i] = static_cast<int64_t>(i);
-
+  // Packed batches of at most batch_size x seq_len real tokens (the activations reserved): short
+  // windows share a pass instead of each taking a padded row.
+  const size_t budget = static_cast<size_t>(batch_size) * per;
   std::vector<float> mine_start((hi - lo) * per), mine_end((hi - lo) * per);
   BatchBuffers buf;
-  for (size_t b = lo; b < hi; b += static_cast<size_t>(batch_size)) {
-    const size_t e = std::min(hi, b + static_cast<size_t>(batch_size));
-    buf.gather(features, order, b, e, seq_len);
+  for (size_t b = lo, e = lo; b < hi; b = e) {
+    for (size_t tokens = 0; e < hi && (e == b || tokens + static_cast<size_t>(feature_length(features[e])) <= budget); ++e)
+      tokens += static_cast<size_t>(feature_length(features[e]));
+    buf.pack(features, b, e, seq_len);
     model.forward(batch_view(buf), mine_start.data() + (b - lo) * per, mine_end.data() + (b - lo) * per);
   }
 
@@ -84,20 +85,30 @@ nlohmann::json squad_metrics_json(const QaData& data, const std::vector<ExampleP
 }
 
 EvalOutcome evaluate_qa(QaModel& model, const QaData& data, const PostprocessOptions& post, int batch_size,
-                        int seq_len, Communicator& comm, const std::string& split, bool with_metrics) {
-  const auto t0 = std::chrono::steady_clock::now();
+                        int seq_len, Communicator& comm, const std::string& split, bool with_metrics,
+                        PhaseTimes* phases) {
+  const double t0 = now_s();
   std::vector<float> start, end;
-  compute_logits(model, data.features, batch_size, seq_len, comm, start, end);
+  {
+    PhaseScope scope(phases, "forward");
+    compute_logits(model, data.features, batch_size, seq_len, comm, start, end);
+  }
   QaLogits logits;
   logits.start = start.data();
   logits.end = end.data();
   logits.num_features = static_cast<int64_t>(data.features.size());
   logits.seq_len = seq_len;
   EvalOutcome out;
-  out.predictions = postprocess_qa_predictions(data.examples, data.features, logits, post);
-  if (with_metrics) out.metrics = squad_metrics_json(data, out.predictions, split);
+  {
+    PhaseScope scope(phases, "post-processing");
+    out.predictions = postprocess_qa_predictions(data.examples, data.features, logits, post);
+  }
+  if (with_metrics) {
+    PhaseScope scope(phases, "metrics");
+    out.metrics = squad_metrics_json(data, out.predictions, split);
+  }
   SpeedInputs speed;
-  speed.runtime_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  speed.runtime_s = now_s() - t0;
   speed.num_samples = static_cast<double>(data.features.size());
   speed.num_steps = std::ceil(speed.num_samples / (static_cast<double>(batch_size) * comm.size()));
   out.metrics.update(speed_metrics(split, speed));

@@ -3,8 +3,10 @@
 #include "cpuft/eval/prediction_files.h"
 #include "cpuft/eval/results_files.h"
 #include "cpuft/run/setup.h"
+#include "cpuft/util/clock.h"
 #include "cpuft/util/error.h"
 #include "cpuft/util/log.h"
+#include "cpuft/util/phase_times.h"
 
 namespace cpuft {
 
@@ -39,6 +41,8 @@ int run_evaluate(const TrainArgs& args, Communicator& comm) {
   const bool predict = args.command == Command::Predict;
   const std::string& file = predict ? args.test_file : args.validation_file;
   if (file.empty()) fail(predict ? "--test_file" : "--validation_file", ": missing, expected a SQuAD JSON file");
+  PhaseTimes phases;
+  const double load_start = now_s();
   LoadedModel loaded = load_model(args, comm);
   // Where the results go is checked before the work that produces them.
   const std::string& out_dir = args.output_dir;  // required by cpuft evaluate / predict --test_file
@@ -47,8 +51,13 @@ int run_evaluate(const TrainArgs& args, Communicator& comm) {
     check_results_file(out_dir);
   }
   reserve_activations(*loaded.model, args, args.per_device_eval_batch_size, false, "--per_device_eval_batch_size");
-  QaData data = load_eval_data(file, *loaded.tokenizer, feature_options(args),
-                               predict ? args.max_predict_samples : args.max_eval_samples);
+  phases.add("load", now_s() - load_start);
+  QaData data;
+  {
+    PhaseScope scope(&phases, "features");
+    data = load_eval_data(file, *loaded.tokenizer, feature_options(args),
+                          predict ? args.max_predict_samples : args.max_eval_samples);
+  }
   warn_if_v2_without_flag(data, args.version_2_with_negative);
   const std::string split = predict ? "predict" : "eval";
   // A file without answers can still be answered; it just cannot be scored.
@@ -56,9 +65,15 @@ int run_evaluate(const TrainArgs& args, Communicator& comm) {
   for (const Example& e : data.examples) has_answers |= !e.answers.empty();
   const EvalOutcome out = evaluate_qa(*loaded.model, data, postprocess_options(args),
                                       static_cast<int>(args.per_device_eval_batch_size),
-                                      static_cast<int>(args.max_seq_length), comm, split, has_answers);
-  write_results(out_dir, split, out, args.version_2_with_negative, comm);
-  if (comm.is_root()) log_info("predictions written to ", out_dir);
+                                      static_cast<int>(args.max_seq_length), comm, split, has_answers, &phases);
+  {
+    PhaseScope scope(&phases, "writing");
+    write_results(out_dir, split, out, args.version_2_with_negative, comm);
+  }
+  if (comm.is_root()) {
+    log_info("predictions written to ", out_dir);
+    log_info(phases.line());
+  }
   return 0;
 }
 

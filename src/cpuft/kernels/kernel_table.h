@@ -42,11 +42,11 @@ constexpr int64_t kSumSquaresBlock = 4096;
 // arguments (ids in range, n < 2^32) and precompute scalars, the table entries only compute.
 struct KernelTable {
   const char* name;  // "ref", "avx2", "avx512"
-  // embedding_fwd without the range check (vocab, n_types).
-  void (*embedding_fwd)(float*, const int32_t*, const int8_t*, const float*, const float*,
-                        const float*, int, int, int);
-  void (*embedding_bwd)(float*, float*, float*, const float*, const int32_t*, const int8_t*, int,
-                        int, int, int);
+  // embedding_fwd without the range checks (vocab, n_types, n_positions).
+  void (*embedding_fwd)(float* out, const int32_t* ids, const int8_t* type_ids, const int32_t* positions,
+                        const float* wte, const float* wpe, const float* wtt, int64_t N, int C);
+  void (*embedding_bwd)(float* dwte, float* dwpe, float* dwtt, const float* dout, const int32_t* ids,
+                        const int8_t* type_ids, const int32_t* positions, int64_t N, int C, int pad_id);
   void (*layernorm_fwd)(float*, uint16_t*, float*, float*, float*, const float*, const float*,
                         const float*, const float*, int, int, float);
   void (*layernorm_bwd)(float*, float*, float*, const float*, const float*, const float*,

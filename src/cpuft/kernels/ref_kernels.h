@@ -10,10 +10,10 @@
 namespace cpuft {
 namespace ref {
 
-void embedding_fwd(float* out, const int32_t* ids, const int8_t* type_ids, const float* wte,
-                   const float* wpe, const float* wtt, int B, int T, int C);
+void embedding_fwd(float* out, const int32_t* ids, const int8_t* type_ids, const int32_t* positions,
+                   const float* wte, const float* wpe, const float* wtt, int64_t N, int C);
 void embedding_bwd(float* dwte, float* dwpe, float* dwtt, const float* dout, const int32_t* ids,
-                   const int8_t* type_ids, int B, int T, int C, int pad_id);
+                   const int8_t* type_ids, const int32_t* positions, int64_t N, int C, int pad_id);
 void layernorm_fwd(float* out, uint16_t* out_bf16, float* mean, float* rstd, float* x_sum,
                    const float* a, const float* r, const float* w, const float* b, int N, int C,
                    float eps);

@@ -6,12 +6,13 @@
 
 namespace cpuft {
 
-void QaModel::Acts::plan(Acts& a, const ModelConfig& c, bool bf16, int batch, int seq, int threads, bool training,
-                         float* base) {
+void QaModel::Acts::plan(Acts& a, const ModelConfig& c, bool bf16, int64_t rows, int batch, int seq, int threads,
+                         bool training, float* base) {
   a.layers.clear();
+  a.rows = rows;
   a.batch = batch;
   a.seq = seq;
-  const size_t n = static_cast<size_t>(batch) * static_cast<size_t>(seq);
+  const size_t n = static_cast<size_t>(rows);
   const size_t h = static_cast<size_t>(c.hidden), inter = static_cast<size_t>(c.intermediate);
   const size_t tt = static_cast<size_t>(seq) * static_cast<size_t>(seq);
   size_t used = 0;
@@ -22,6 +23,13 @@ void QaModel::Acts::plan(Acts& a, const ModelConfig& c, bool bf16, int batch, in
     return p;
   };
   auto take_bf16 = [&](size_t count) { return reinterpret_cast<uint16_t*>(take((count + 1) / 2)); };
+  auto take_i32 = [&](size_t count) { return reinterpret_cast<int32_t*>(take(count)); };
+  auto take_i8 = [&](size_t count) { return reinterpret_cast<int8_t*>(take((count + 3) / 4)); };
+  a.positions = take_i32(n);
+  a.packed_ids = training ? nullptr : take_i32(n);
+  a.packed_types = training ? nullptr : take_i8(n);
+  a.packed_mask = training ? nullptr : take_i8(n);
+  a.packed_cu = training ? nullptr : take_i32(static_cast<size_t>(batch) + 1);
   a.emb_sum = take(n * h);
   a.emb_mean = take(n);
   a.emb_rstd = take(n);

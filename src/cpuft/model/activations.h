@@ -1,6 +1,8 @@
 // The activation arena of QaModel: every tensor backward needs, plus backward scratch, carved out of
-// one f32 block by Acts::plan. N = batch * seq_len rows, H = hidden, I = intermediate, nh = heads.
+// one f32 block by Acts::plan. N = token rows (batch * seq_len for a padded batch, the windows' own
+// lengths summed for a packed one), H = hidden, I = intermediate, nh = heads, T = the longest window.
 // Sizes (floats), f32 mode:
+//   tokens       position ids: N (int32)
 //   embeddings   sum, ln, x0: 3 N H; mean, rstd: 2 N
 //   per layer    q, k, v, ctx, res1, h1, res2, h2: 8 N H; ff1 pre-GELU: N I; mean/rstd x2: 4 N
 //                (no attention probabilities: backward recomputes them, attention.h)
@@ -13,7 +15,8 @@
 //   head         qa input: N H; logits, dlogits: 4 N
 //   scratch      dres, da, db, dq, dk, dv: 6 N H; di: N I; bf16 dy: N max(H, I) / 2;
 //                per thread kTilesPerThread T^2 attention tiles
-// A forward-only plan (evaluation, prediction) keeps no activations for backward: every layer uses
+// A forward-only plan (evaluation, prediction) also holds the packed copy of a padded batch's real
+// tokens (ids, types, mask: N each; window offsets: batch + 1), and keeps no activations for backward: every layer uses
 // one set of tensors except its output h2, which alternates between two buffers (layer i reads
 // layer i - 1's); x0 is the embedding LayerNorm output itself, the GELU runs in place over f1 (f32),
 // and the backward scratch and dlogits are absent (null). Its size does not grow with the number of
@@ -43,7 +46,14 @@ struct QaModel::Acts {
     float *res2, *mean2, *rstd2;  // (N, H) input of the second LayerNorm, its statistics
     float* h2;        // (N, H) layer output
   };
+  int64_t rows = 0;  // N
   int batch = 0, seq = 0;
+  int32_t* positions;  // (N) each token's position in its window
+  // Forward only: a padded batch packed (QaModel::forward); null in training plans.
+  int32_t* packed_ids;   // (N)
+  int8_t* packed_types;  // (N)
+  int8_t* packed_mask;   // (N)
+  int32_t* packed_cu;    // (batch + 1) window w is tokens [packed_cu[w], packed_cu[w + 1])
   float *emb_sum, *emb_mean, *emb_rstd, *emb_ln, *x0;  // embeddings: (N, H), (N), (N), (N, H), (N, H)
   std::vector<Layer> layers;
   float* qa_in;    // (N, H) input of qa_outputs (after qa_dropout; null in bf16 mode)
@@ -57,10 +67,11 @@ struct QaModel::Acts {
   float* tiles;     // (threads, kTilesPerThread, T, T)
   size_t floats = 0;
 
-  // Lays the tensors out from `base` (or only counts the floats when base is null) into `a`,
-  // reusing the capacity of a.layers (so re-planning inside a step allocates nothing).
-  static void plan(Acts& a, const ModelConfig& c, bool bf16, int batch, int seq, int threads, bool training,
-                   float* base);
+  // Lays the tensors of `rows` token rows of `batch` windows of at most `seq` tokens out from `base`
+  // (or only counts the floats when base is null) into `a`, reusing the capacity of a.layers (so
+  // re-planning inside a step allocates nothing).
+  static void plan(Acts& a, const ModelConfig& c, bool bf16, int64_t rows, int batch, int seq, int threads,
+                   bool training, float* base);
 };
 
 }  // namespace cpuft

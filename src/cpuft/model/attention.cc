@@ -8,6 +8,7 @@
 #include "cpuft/kernels/softmax.h"
 #include "cpuft/model/linear.h"
 #include "cpuft/tensor/bf16.h"
+#include "cpuft/util/error.h"
 #include "cpuft/util/op_profile.h"
 
 namespace cpuft {
@@ -52,6 +53,15 @@ void probabilities(float* p, const float* q, const float* k, const int8_t* mask,
   softmax_fwd(p, nullptr, p, mask, 1, 1, static_cast<int>(T), static_cast<int>(L), 1.f, kMaskLowestF32);
 }
 
+// The rows of sequence `bi`: its first row and its query count.
+struct SequenceRows {
+  int64_t first, count;
+};
+SequenceRows sequence_rows(const AttentionShape& s, int64_t bi) {
+  if (!s.cu_seqlens) return {bi * s.seq, s.seq};
+  return {s.cu_seqlens[bi], s.cu_seqlens[bi + 1] - s.cu_seqlens[bi]};
+}
+
 // Rows [L, T) of a (T, HD) head slice with row stride H: the gradients of padded keys.
 void zero_rows(float* x, int64_t L, int64_t T, int64_t HD, int64_t H) {
   for (int64_t r = L; r < T; ++r) std::memset(x + r * H, 0, static_cast<size_t>(HD) * sizeof(float));
@@ -62,11 +72,13 @@ void zero_rows(float* x, int64_t L, int64_t T, int64_t HD, int64_t H) {
 void attention_fwd(float* ctx, float* tiles, const float* q, const float* k, const float* v, const int8_t* key_mask,
                    const AttentionShape& s, float score_scale, const AttentionDropout& drop, bool bf16) {
   OpScope scope(Op::attention);
-  const int64_t T = s.seq, H = s.hidden, NH = s.heads, HD = s.head_dim(), TT = T * T;
+  const int64_t H = s.hidden, NH = s.heads, HD = s.head_dim(), TT = s.seq * s.seq;
+  if (s.cu_seqlens && drop.p > 0.f) fail("attention_fwd: dropout needs a padded batch, got a packed one");
 #pragma omp parallel for schedule(dynamic)
   for (int64_t bh = 0; bh < s.batch * NH; ++bh) {
-    const int64_t bi = bh / NH, col = bi * T * H + (bh % NH) * HD;
-    const int8_t* mask = key_mask ? key_mask + bi * T : nullptr;
+    const SequenceRows rows = sequence_rows(s, bh / NH);
+    const int64_t T = rows.count, col = rows.first * H + (bh % NH) * HD;
+    const int8_t* mask = key_mask ? key_mask + rows.first : nullptr;
     const int64_t L = attended_keys(mask, T);
     float* tile = tiles + static_cast<int64_t>(omp_get_thread_num()) * kTilesPerThread * TT;
     float* p = tile + TT;
@@ -80,11 +92,13 @@ void attention_bwd(float* dq, float* dk, float* dv, float* tiles, const float* d
                    const float* v, const int8_t* key_mask, const AttentionShape& s, float score_scale, float dq_scale,
                    const AttentionDropout& drop, bool bf16) {
   OpScope scope(Op::attention);
-  const int64_t T = s.seq, H = s.hidden, NH = s.heads, HD = s.head_dim(), TT = T * T;
+  const int64_t H = s.hidden, NH = s.heads, HD = s.head_dim(), TT = s.seq * s.seq;
+  if (s.cu_seqlens) fail("attention_bwd: backward needs a padded batch, got a packed one");
 #pragma omp parallel for schedule(dynamic)
   for (int64_t bh = 0; bh < s.batch * NH; ++bh) {
-    const int64_t bi = bh / NH, col = bi * T * H + (bh % NH) * HD;
-    const int8_t* mask = key_mask ? key_mask + bi * T : nullptr;
+    const SequenceRows rows = sequence_rows(s, bh / NH);
+    const int64_t T = rows.count, col = rows.first * H + (bh % NH) * HD;
+    const int8_t* mask = key_mask ? key_mask + rows.first : nullptr;
     const int64_t L = attended_keys(mask, T);
     float* tile = tiles + static_cast<int64_t>(omp_get_thread_num()) * kTilesPerThread * TT;
     float* p = tile + TT;

@@ -1,7 +1,10 @@
 // Multi-head self-attention core of one layer (private to model/): scores, masked softmax, attention
 // dropout and probabilities x values, and its backward. The projections around it are linear layers.
 //
-// Layouts: q, k, v, ctx and their gradients are (B, T, H) with head h in columns [h*HD, (h+1)*HD).
+// Layouts: q, k, v, ctx and their gradients are (N, H) token rows with head h in columns
+// [h*HD, (h+1)*HD): a padded batch is B sequences of T rows each (N = B*T); a packed batch is B
+// windows of their own lengths back to back (the cumulative offsets of variable-length attention),
+// so no query or key of padding is ever computed.
 // Each (sequence, head) is one task: its scores and probabilities stay in the calling thread's tiles
 // (cache-sized at SQuAD lengths), and the softmax and dropout passes run the vector kernels of
 // kernels/ on them. Nothing of size T^2 is kept between forward and backward: backward recomputes
@@ -10,6 +13,7 @@
 // scores product. Keys after a sequence's last unmasked one (right padding) are left out of every
 // product: their probabilities are exactly 0, so the result is the same, and SQuAD windows are
 // 35-54% padding; the tiles then hold (T, L), L the number of keys up to the last unmasked one.
+// A packed sequence of length T' has T' queries and T' keys (its masked keys, if any, masked).
 #pragma once
 
 #include <cstdint>
@@ -20,7 +24,9 @@ namespace cpuft {
 constexpr int64_t kTilesPerThread = 3;
 
 struct AttentionShape {
-  int64_t batch, seq, hidden, heads;
+  int64_t batch, seq, hidden, heads;  // seq: the rows of each sequence (padded), or the longest (packed)
+  // Packed: (batch + 1) row offsets, sequence b = rows [cu_seqlens[b], cu_seqlens[b + 1]); null: padded.
+  const int32_t* cu_seqlens = nullptr;
   int64_t head_dim() const { return hidden / heads; }
 };
 
@@ -32,8 +38,9 @@ struct AttentionDropout {
   uint64_t seed = 0, stream = 0, first_index = 0;
 };
 
-// scores = score_scale * q k^T (bf16: rounded), masked softmax over keys (key_mask (B,T), nullable),
-// then ctx = dropout(probs) v (bf16: the dropped probabilities rounded).
+// scores = score_scale * q k^T (bf16: rounded), masked softmax over keys (key_mask (N), one flag per
+// token row, nullable), then ctx = dropout(probs) v (bf16: the dropped probabilities rounded).
+// Dropout needs a padded batch (training); a packed one is forward only.
 // tiles: (threads, kTilesPerThread, T, T), threads = the OpenMP thread count.
 void attention_fwd(float* ctx, float* tiles, const float* q, const float* k, const float* v, const int8_t* key_mask,
                    const AttentionShape& s, float score_scale, const AttentionDropout& drop, bool bf16);

@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "cpuft/kernels/dropout.h"
+#include "cpuft/kernels/embedding.h"
 #include "cpuft/kernels/gelu.h"
 #include "cpuft/kernels/layernorm.h"
 #include "cpuft/model/activations.h"
@@ -24,7 +25,7 @@ void copy(float* dst, const float* src, int64_t n) { std::memcpy(dst, src, stati
 void QaModel::backward_pass(const Batch& b, const Acts& a, uint64_t seed) {
   const ModelConfig& c = config_;
   const bool distil = c.family == ModelFamily::distilbert;
-  const int64_t B = b.batch, T = b.seq_len, N = B * T, H = c.hidden, I = c.intermediate, NH = c.heads;
+  const int64_t B = b.batch, T = b.seq_len, N = a.rows, H = c.hidden, I = c.intermediate, NH = c.heads;
   const int64_t HD = c.head_dim();
   const float* P = params_.data();
   float* G = grads_.data();
@@ -96,21 +97,12 @@ void QaModel::backward_pass(const Batch& b, const Acts& a, uint64_t seed) {
   dropout_bwd(a.dres, a.dres, N * H, hidden_p, seed, dropout_site::kEmbeddings, hidden_first);
   layernorm_bwd(a.da, G + eo.ln.w, G + eo.ln.b, a.dres, a.emb_sum, a.emb_mean, a.emb_rstd, P + eo.ln.w, static_cast<int>(N),
                   static_cast<int>(H));
-  const bool types = !distil && c.type_vocab_size > 0;
-  OpScope scope(Op::embedding);
-  for (int64_t r = 0; r < N; ++r) {
-    const float* d = a.da + r * H;
-    const int64_t id = b.input_ids[r];
-    if (id != c.pad_token_id) {
-      float* gw = G + eo.word + id * H;
-      for (int64_t j = 0; j < H; ++j) gw[j] += d[j];
-    }
-    float* gp = G + eo.position + (r % T) * H;
-    for (int64_t j = 0; j < H; ++j) gp[j] += d[j];
-    if (types) {
-      float* gt = G + eo.token_type + (b.token_type_ids ? b.token_type_ids[r] : 0) * H;
-      for (int64_t j = 0; j < H; ++j) gt[j] += d[j];
-    }
+  {
+    OpScope scope(Op::embedding);
+    const bool types = !distil && c.type_vocab_size > 0;
+    embedding_bwd(G + eo.word, G + eo.position, types ? G + eo.token_type : nullptr, a.da, b.input_ids,
+                  types ? b.token_type_ids : nullptr, a.positions, N, static_cast<int>(H),
+                  c.pad_token_id >= 0 && c.pad_token_id < c.vocab_size ? static_cast<int>(c.pad_token_id) : -1);
   }
   ready(eo.begin, eo.end);
 }

@@ -1,8 +1,10 @@
 // QaModel forward pass: embeddings, transformer blocks, QA head (docs/parity.md, Model).
 // Each step writes the activations backward needs into the arena (activations.h).
+#include <algorithm>
 #include <cmath>
 
 #include "cpuft/kernels/dropout.h"
+#include "cpuft/kernels/embedding.h"
 #include "cpuft/kernels/gelu.h"
 #include "cpuft/kernels/layernorm.h"
 #include "cpuft/model/activations.h"
@@ -17,7 +19,8 @@ namespace cpuft {
 void QaModel::forward_pass(const Batch& b, const Acts& a, bool train, uint64_t seed) {
   const ModelConfig& c = config_;
   const bool distil = c.family == ModelFamily::distilbert;
-  const int64_t B = b.batch, T = b.seq_len, N = B * T, H = c.hidden, I = c.intermediate, NH = c.heads;
+  // Token rows: B windows of T (padded), or of their own lengths back to back (packed, b.cu_seqlens).
+  const int64_t B = b.batch, T = b.seq_len, N = a.rows, H = c.hidden, I = c.intermediate, NH = c.heads;
   const int64_t HD = c.head_dim();
   const float* P = params_.data();
   const EmbeddingOffsets& eo = table_.embeddings();
@@ -29,21 +32,19 @@ void QaModel::forward_pass(const Batch& b, const Acts& a, bool train, uint64_t s
   const uint64_t attn_first = static_cast<uint64_t>(b.row_offset) * static_cast<uint64_t>(NH * T * T);
 
   // Embeddings: (word + token_type) + position, LayerNorm, dropout.
+  if (b.cu_seqlens) {
+    for (int64_t w = 0; w < B; ++w)
+      for (int32_t r = b.cu_seqlens[w]; r < b.cu_seqlens[w + 1]; ++r) a.positions[r] = r - b.cu_seqlens[w];
+  } else {
+    for (int64_t r = 0; r < N; ++r) a.positions[r] = static_cast<int32_t>(r % T);
+  }
   {
     OpScope scope(Op::embedding);
-#pragma omp parallel for schedule(static)
-    for (int64_t r = 0; r < N; ++r) {
-      const float* w = P + eo.word + static_cast<int64_t>(b.input_ids[r]) * H;
-      const float* pos = P + eo.position + (r % T) * H;
-      float* out = a.emb_sum + r * H;
-      if (distil || c.type_vocab_size == 0) {
-        for (int64_t j = 0; j < H; ++j) out[j] = w[j] + pos[j];
-      } else {
-        const int64_t tt = b.token_type_ids ? b.token_type_ids[r] : 0;
-        const float* ty = P + eo.token_type + tt * H;
-        for (int64_t j = 0; j < H; ++j) out[j] = (w[j] + ty[j]) + pos[j];
-      }
-    }
+    const bool types = !distil && c.type_vocab_size > 0;
+    embedding_fwd(a.emb_sum, b.input_ids, types ? b.token_type_ids : nullptr, a.positions, P + eo.word,
+                  P + eo.position, types ? P + eo.token_type : nullptr, N, static_cast<int>(H),
+                  static_cast<int>(c.vocab_size), static_cast<int>(std::max<int64_t>(1, c.type_vocab_size)),
+                  static_cast<int>(c.max_position_embeddings));
   }
   layernorm_fwd(a.emb_ln, nullptr, a.emb_mean, a.emb_rstd, nullptr, a.emb_sum, nullptr, P + eo.ln.w, P + eo.ln.b,
                 static_cast<int>(N), static_cast<int>(H), c.layer_norm_eps);
@@ -52,7 +53,7 @@ void QaModel::forward_pass(const Batch& b, const Acts& a, bool train, uint64_t s
   const float* x = a.x0;
   const float q_divisor = static_cast<float>(std::sqrt(static_cast<double>(HD)));
   const float score_scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(HD)));
-  const AttentionShape shape{B, T, H, NH};
+  const AttentionShape shape{B, T, H, NH, b.cu_seqlens};
   for (int64_t li = 0; li < c.layers; ++li) {
     const LayerOffsets& lo = table_.layer(static_cast<int>(li));
     const Acts::Layer& L = a.layers[static_cast<size_t>(li)];

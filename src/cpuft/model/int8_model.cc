@@ -2,6 +2,8 @@
 // calibration (int8_model.h, docs/quantization.md).
 #include "cpuft/model/int8_model.h"
 
+#include "cpuft/model/activations.h"
+
 #include <omp.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -65,7 +67,7 @@ bool int8_keeps_f32(const std::string& param_name) { return param_name.rfind("qa
 
 void QaModel::linear(float* y, const float* x, GemmIn xin, const LinearOffsets& l, int64_t rows, int64_t in,
                      int64_t out) {
-  if (observer_) observer_(l.w, x, rows, in);
+  if (observer_ && view_->packed_cu) observer_(l.w, x, in, view_->packed_cu, view_->batch);  // forward only
   if (int8_) {
     if (const Int8Linear* q = int8_->find(l.w)) {
       int8_linear_fwd(y, x, *q, params_.data() + l.b, rows);
@@ -200,15 +202,16 @@ void save_int8_model(const QaModel& model, const std::string& dir, const InputRa
   save_model_config(config, dir + "/config.json");
 }
 
-InputRangeRecorder::InputRangeRecorder(QaModel& model, int seq_len) : model_(model), seq_len_(seq_len) {
-  model_.set_linear_input_observer([this](size_t weight, const float* x, int64_t rows, int64_t cols) {
-    const int64_t windows = rows / seq_len_;
+InputRangeRecorder::InputRangeRecorder(QaModel& model) : model_(model) {
+  model_.set_linear_input_observer([this](size_t weight, const float* x, int64_t cols, const int32_t* offsets,
+                                          int windows) {
     std::vector<float> lo(static_cast<size_t>(windows)), hi(static_cast<size_t>(windows));
 #pragma omp parallel for schedule(static)
     for (int64_t w = 0; w < windows; ++w) {
       float a = std::numeric_limits<float>::infinity(), b = -a;
-      const float* p = x + w * seq_len_ * cols;
-      for (int64_t i = 0; i < seq_len_ * cols; ++i) a = std::fmin(a, p[i]), b = std::fmax(b, p[i]);
+      const float* p = x + static_cast<int64_t>(offsets[w]) * cols;
+      const int64_t n = static_cast<int64_t>(offsets[w + 1] - offsets[w]) * cols;
+      for (int64_t i = 0; i < n; ++i) a = std::fmin(a, p[i]), b = std::fmax(b, p[i]);
       lo[static_cast<size_t>(w)] = a;
       hi[static_cast<size_t>(w)] = b;
     }

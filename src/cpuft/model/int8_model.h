@@ -30,11 +30,11 @@ void save_int8_model(const QaModel& model, const std::string& dir, const InputRa
                      int64_t calibration_windows);
 
 // Calibration: attached to a model, records for every linear layer the mean over windows of each
-// window's minimum and maximum input value while forward runs on calibration batches of `seq_len`
-// tokens per window. Detaches on destruction.
+// window's minimum and maximum input value (over its real tokens: forward computes no padding)
+// while forward runs on calibration batches. Detaches on destruction.
 class InputRangeRecorder {
  public:
-  InputRangeRecorder(QaModel& model, int seq_len);
+  explicit InputRangeRecorder(QaModel& model);
   ~InputRangeRecorder();
   InputRangeRecorder(const InputRangeRecorder&) = delete;
   InputRangeRecorder& operator=(const InputRangeRecorder&) = delete;
@@ -49,7 +49,6 @@ class InputRangeRecorder {
     int64_t windows = 0;
   };
   QaModel& model_;
-  int seq_len_;
   std::map<size_t, Sum> sums_;
   int64_t windows_ = 0;
 };

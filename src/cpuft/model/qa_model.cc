@@ -82,7 +82,8 @@ GemmIn QaModel::gemm_weight(size_t offset) const {
 
 size_t QaModel::activation_bytes(const ModelConfig& config, bool bf16, int batch, int seq_len, bool training) {
   Acts a;
-  Acts::plan(a, config, bf16, batch, seq_len, std::max(1, omp_get_max_threads()), training, nullptr);
+  Acts::plan(a, config, bf16, static_cast<int64_t>(batch) * seq_len, batch, seq_len, std::max(1, omp_get_max_threads()),
+             training, nullptr);
   return a.floats * sizeof(float);
 }
 
@@ -96,44 +97,96 @@ size_t QaModel::reserve(int batch, int seq_len, bool training) {
     max_threads_ = std::max(1, omp_get_max_threads());
     view_ = std::make_shared<Acts>();
   }
-  Acts::plan(*view_, config_, bf16_, batch, seq_len, max_threads_, training, nullptr);
+  Acts::plan(*view_, config_, bf16_, static_cast<int64_t>(batch) * seq_len, batch, seq_len, max_threads_, training,
+             nullptr);
   if (view_->floats > acts_.size()) acts_.assign(view_->floats, 0.f);
   if (training && grads_.empty()) grads_.assign(table_.total(), 0.f);  // evaluation needs no gradients
   return acts_.size() * sizeof(float);
 }
 
-const QaModel::Acts& QaModel::layout(int batch, int seq_len, bool training) {
+const QaModel::Acts& QaModel::layout(int64_t rows, int batch, int seq_len, bool training) {
   if (!view_) fail("batch (", batch, ", ", seq_len, "): no activation arena; call reserve() before the first step");
+  if (seq_len > config_.max_position_embeddings)
+    fail("batch (", batch, ", ", seq_len, "): seq_len exceeds max_position_embeddings ", config_.max_position_embeddings);
   Acts& a = *view_;
-  Acts::plan(a, config_, bf16_, batch, seq_len, max_threads_, training, nullptr);
+  Acts::plan(a, config_, bf16_, rows, batch, seq_len, max_threads_, training, nullptr);
   if (a.floats > acts_.size())
-    fail("batch (", batch, ", ", seq_len, ") needs ", a.floats * sizeof(float) >> 20, " MiB of activations",
-         training ? " for training" : " for a forward pass", ", more than the ", (acts_.size() * sizeof(float)) >> 20,
-         " MiB reserved; call reserve() with the largest batch first");
-  Acts::plan(a, config_, bf16_, batch, seq_len, max_threads_, training, acts_.data());
+    fail("batch (", batch, ", ", seq_len, ") of ", rows, " tokens needs ", a.floats * sizeof(float) >> 20,
+         " MiB of activations", training ? " for training" : " for a forward pass", ", more than the ",
+         (acts_.size() * sizeof(float)) >> 20, " MiB reserved; call reserve() with the largest batch first");
+  Acts::plan(a, config_, bf16_, rows, batch, seq_len, max_threads_, training, acts_.data());
   return a;
 }
 
 void QaModel::check_batch(const Batch& b) const {
   if (b.batch <= 0 || b.seq_len <= 0 || !b.input_ids)
     fail("batch: needs input_ids and positive batch/seq_len, got batch ", b.batch, " seq_len ", b.seq_len);
-  const int64_t n = static_cast<int64_t>(b.batch) * b.seq_len;
+  int64_t n = static_cast<int64_t>(b.batch) * b.seq_len;
+  if (b.cu_seqlens) {
+    if (b.cu_seqlens[0] != 0) fail("batch: cu_seqlens[0] = ", b.cu_seqlens[0], ", expected 0");
+    for (int w = 0; w < b.batch; ++w) {
+      const int64_t len = static_cast<int64_t>(b.cu_seqlens[w + 1]) - b.cu_seqlens[w];
+      if (len < 1 || len > b.seq_len)
+        fail("batch: window ", w, " has ", len, " tokens, expected 1 .. seq_len ", b.seq_len);
+    }
+    n = b.cu_seqlens[b.batch];
+  }
+  // Positions in messages: [window][position] of a padded batch, [token] of a packed one.
+  auto at = [&](int64_t i) { return b.cu_seqlens ? str_cat("[", i, "]") : str_cat("[", i / b.seq_len, "][", i % b.seq_len, "]"); };
   for (int64_t i = 0; i < n; ++i) {
     if (b.input_ids[i] < 0 || b.input_ids[i] >= config_.vocab_size)
-      fail("batch: input_ids[", i / b.seq_len, "][", i % b.seq_len, "] = ", b.input_ids[i], ", expected 0 .. ",
-           config_.vocab_size - 1);
+      fail("batch: input_ids", at(i), " = ", b.input_ids[i], ", expected 0 .. ", config_.vocab_size - 1);
     if (config_.family == ModelFamily::bert && b.token_type_ids &&
         (b.token_type_ids[i] < 0 || b.token_type_ids[i] >= std::max<int64_t>(1, config_.type_vocab_size)))
-      fail("batch: token_type_ids[", i / b.seq_len, "][", i % b.seq_len, "] = ", int(b.token_type_ids[i]),
-           ", expected 0 .. ", config_.type_vocab_size - 1);
+      fail("batch: token_type_ids", at(i), " = ", int(b.token_type_ids[i]), ", expected 0 .. ",
+           config_.type_vocab_size - 1);
   }
+}
+
+namespace {
+
+// The tokens of window w of a padded batch that are computed: up to and including its last unmasked
+// one (the rest is padding, which no real token attends to); all seq_len when none is unmasked
+// (transformers then attends uniformly over every position).
+int window_length(const QaModel::Batch& b, int w) {
+  if (!b.attention_mask) return b.seq_len;
+  const int8_t* m = b.attention_mask + static_cast<int64_t>(w) * b.seq_len;
+  for (int t = b.seq_len; t > 0; --t)
+    if (m[t - 1]) return t;
+  return b.seq_len;
+}
+
+}  // namespace
+
+QaModel::Batch QaModel::pack(const Batch& b, const Acts& a) const {
+  Batch p;
+  p.batch = b.batch;
+  p.seq_len = b.seq_len;
+  p.row_offset = b.row_offset;
+  p.cu_seqlens = a.packed_cu;
+  p.input_ids = a.packed_ids;
+  p.token_type_ids = b.token_type_ids ? a.packed_types : nullptr;
+  bool holes = false;  // a masked token inside a window: the packed batch then keeps the mask
+  for (int w = 0; w < b.batch; ++w) {
+    const int64_t from = static_cast<int64_t>(w) * b.seq_len, to = a.packed_cu[w];
+    const int len = a.packed_cu[w + 1] - a.packed_cu[w];
+    std::copy_n(b.input_ids + from, len, a.packed_ids + to);
+    if (b.token_type_ids) std::copy_n(b.token_type_ids + from, len, a.packed_types + to);
+    if (b.attention_mask) {
+      std::copy_n(b.attention_mask + from, len, a.packed_mask + to);
+      holes |= std::find(b.attention_mask + from, b.attention_mask + from + len, 0) != b.attention_mask + from + len;
+    }
+  }
+  p.attention_mask = holes ? a.packed_mask : nullptr;
+  return p;
 }
 
 float QaModel::forward_backward(const Batch& b, uint64_t dropout_seed, float loss_scale) {
   if (int8_) fail("forward_backward: an int8-quantized model runs forward only; train the model it was quantized from");
   check_batch(b);
   if (!b.start_positions || !b.end_positions) fail("forward_backward: the batch has no start/end positions");
-  const Acts& a = layout(b.batch, b.seq_len, /*training=*/true);
+  if (b.cu_seqlens) fail("forward_backward: training needs a padded batch (transformers' loss covers every position)");
+  const Acts& a = layout(static_cast<int64_t>(b.batch) * b.seq_len, b.batch, b.seq_len, /*training=*/true);
   forward_pass(b, a, /*train=*/true, dropout_seed);
   const float loss = qa_cross_entropy(a.dlogits, a.logits, b.start_positions, b.end_positions, b.batch, b.seq_len,
                                       loss_scale)
@@ -144,12 +197,25 @@ float QaModel::forward_backward(const Batch& b, uint64_t dropout_seed, float los
 
 void QaModel::forward(const Batch& b, float* start_logits, float* end_logits) {
   check_batch(b);
-  const Acts& a = layout(b.batch, b.seq_len, /*training=*/false);
-  forward_pass(b, a, /*train=*/false, 0);
-  const int64_t n = static_cast<int64_t>(b.batch) * b.seq_len;
-  for (int64_t i = 0; i < n; ++i) {
-    start_logits[i] = a.logits[2 * i];
-    end_logits[i] = a.logits[2 * i + 1];
+  // The real tokens' count sizes the layout; the window offsets then go into it, and the tokens.
+  int64_t tokens = 0;
+  for (int w = 0; w < b.batch; ++w) tokens += b.cu_seqlens ? b.cu_seqlens[w + 1] - b.cu_seqlens[w] : window_length(b, w);
+  const Acts& a = layout(tokens, b.batch, b.seq_len, /*training=*/false);
+  a.packed_cu[0] = 0;
+  for (int w = 0; w < b.batch; ++w)
+    a.packed_cu[w + 1] = a.packed_cu[w] + (b.cu_seqlens ? b.cu_seqlens[w + 1] - b.cu_seqlens[w] : window_length(b, w));
+  const Batch packed = b.cu_seqlens ? b : pack(b, a);
+  forward_pass(packed, a, /*train=*/false, 0);
+  for (int w = 0; w < b.batch; ++w) {
+    float* s = start_logits + static_cast<int64_t>(w) * b.seq_len;
+    float* e = end_logits + static_cast<int64_t>(w) * b.seq_len;
+    const int32_t first = a.packed_cu[w], len = a.packed_cu[w + 1] - first;
+    for (int t = 0; t < len; ++t) {
+      s[t] = a.logits[2 * (first + t)];
+      e[t] = a.logits[2 * (first + t) + 1];
+    }
+    std::fill(s + len, s + b.seq_len, kPadLogit);
+    std::fill(e + len, e + b.seq_len, kPadLogit);
   }
 }
 

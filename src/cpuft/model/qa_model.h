@@ -72,8 +72,11 @@ class QaModel {
   static QaModel from_int8(const std::string& dir, std::ostream& notices);
   bool int8() const { return int8_ != nullptr; }
   const Int8Weights* int8_weights() const { return int8_.get(); }
-  // Called with the input of every encoder linear layer during forward (calibration records ranges).
-  using LinearInputObserver = std::function<void(size_t weight_offset, const float* x, int64_t rows, int64_t cols)>;
+  // Called with the input of every encoder linear layer during forward (calibration records ranges):
+  // x holds the real tokens of `windows` windows back to back, window w = rows
+  // [window_offsets[w], window_offsets[w + 1]) of `cols` values each.
+  using LinearInputObserver = std::function<void(size_t weight_offset, const float* x, int64_t cols,
+                                                 const int32_t* window_offsets, int windows)>;
   void set_linear_input_observer(LinearInputObserver observer) { observer_ = std::move(observer); }
 
   const ModelConfig& config() const { return config_; }
@@ -94,12 +97,17 @@ class QaModel {
   // Activation-arena bytes that reserve(batch, seq_len, training) needs, without allocating.
   static size_t activation_bytes(const ModelConfig& config, bool bf16, int batch, int seq_len, bool training = true);
 
+  // A batch of `batch` windows, padded or packed. Padded (cu_seqlens null): every array holds
+  // (batch, seq_len) tokens, each window right-padded to seq_len. Packed (forward only): the windows'
+  // tokens back to back with no padding, window w = tokens [cu_seqlens[w], cu_seqlens[w + 1]), each
+  // at most seq_len long; the arrays hold cu_seqlens[batch] tokens.
   struct Batch {
-    const int32_t* input_ids = nullptr;       // (batch, seq_len)
-    const int8_t* token_type_ids = nullptr;   // (batch, seq_len); null means all 0; ignored by DistilBERT
-    const int8_t* attention_mask = nullptr;   // (batch, seq_len) 1 attend, 0 padding; null means all 1
+    const int32_t* input_ids = nullptr;       // (batch, seq_len) or (tokens)
+    const int8_t* token_type_ids = nullptr;   // null means all 0; ignored by DistilBERT
+    const int8_t* attention_mask = nullptr;   // 1 attend, 0 padding; null means all 1
     const int32_t* start_positions = nullptr; // (batch)
     const int32_t* end_positions = nullptr;   // (batch)
+    const int32_t* cu_seqlens = nullptr;      // (batch + 1) packed: window offsets, cu_seqlens[0] = 0
     int batch = 0, seq_len = 0;
     // Index of row 0 in the global batch this batch is a share of (0 in a single process). Dropout
     // masks are drawn per global row, so N ranks give the masks of one process with the whole batch.
@@ -110,8 +118,15 @@ class QaModel {
   // ADDED to grads() (call zero_grads() between optimizer steps); the backward seed is loss_scale.
   // Returns the unscaled loss.
   float forward_backward(const Batch& batch, uint64_t dropout_seed, float loss_scale = 1.f);
-  // Eval mode (no dropout): writes start_logits and end_logits, each (batch, seq_len).
+  // Eval mode (no dropout): writes start_logits and end_logits, each (batch, seq_len). Only the real
+  // tokens are computed: a padded batch is packed first (a window's length is one past its last
+  // unmasked token, all of it when no token is), and every position past a window's length gets
+  // kPadLogit. The logits of real positions are those of a padded forward pass up to float
+  // rounding (the products see other row counts): padding never changes a real token's value.
   void forward(const Batch& batch, float* start_logits, float* end_logits);
+  // The logit of a position past a window's length: below every real logit, so an answer search
+  // never ranks it above a real position (and never picks it: its offsets are null).
+  static constexpr float kPadLogit = -3.3895313892515355e38f;  // the lowest bf16 value (0xff7f0000)
 
   void zero_grads();
   // Re-derives the bf16 weight copies from the f32 master weights (after weights are loaded or
@@ -129,8 +144,11 @@ class QaModel {
 
  private:
   struct Acts;  // pointers into the activation arena for one (batch, seq_len)
-  const Acts& layout(int batch, int seq_len, bool training);
+  // The arena laid out for `rows` token rows of `batch` windows of at most seq_len tokens.
+  const Acts& layout(int64_t rows, int batch, int seq_len, bool training);
   void check_batch(const Batch& b) const;
+  // b's real tokens packed into the arena of `a` (a forward-only layout of their count); returns the packed view.
+  Batch pack(const Batch& b, const Acts& a) const;
   void forward_pass(const Batch& b, const Acts& a, bool train, uint64_t seed);
   void backward_pass(const Batch& b, const Acts& a, uint64_t seed);
   GemmIn gemm_weight(size_t offset) const;  // f32 master or bf16 copy of a Linear weight

@@ -15,15 +15,17 @@ const char* const kTrajectoryFlags[] = {
     "max_seq_length", "doc_stride", "pad_to_max_length", "max_train_samples", "per_device_train_batch_size",
     "gradient_accumulation_steps", "learning_rate", "weight_decay", "adam_beta1", "adam_beta2", "adam_epsilon",
     "max_grad_norm", "num_train_epochs", "max_steps", "warmup_ratio", "warmup_steps", "lr_scheduler_type", "seed",
-    "data_seed", "bf16"};
+    "data_seed", "bf16", "group_by_length"};
 
 // Flags whose change moves the meaning of the checkpoint's position in the epoch.
 const char* const kDataPositionFlags[] = {"max_seq_length", "doc_stride", "pad_to_max_length", "max_train_samples",
-                                          "data_seed"};
+                                          "data_seed", "group_by_length"};
 
+// A flag checkpoints record since a later version reads as its default from older checkpoints.
 std::string value_of(const std::map<std::string, std::string>& flags, const std::string& name) {
   auto it = flags.find(name);
-  return it == flags.end() ? std::string("?") : it->second;
+  if (it != flags.end()) return it->second;
+  return name == "group_by_length" ? std::string("false") : std::string("?");
 }
 
 }  // namespace

@@ -1,6 +1,5 @@
 #include "cpuft/train/trainer.h"
 
-#include <chrono>
 #include <cmath>
 #include <csignal>
 #include <memory>
@@ -20,7 +19,9 @@
 #include "cpuft/train/train_step.h"
 #include "cpuft/train/trainer_state.h"
 #include "cpuft/util/atomic_file.h"
+#include "cpuft/util/clock.h"
 #include "cpuft/util/log.h"
+#include "cpuft/util/phase_times.h"
 #include "cpuft/util/progress.h"
 #include "cpuft/util/py_json.h"
 #include "cpuft/util/signals.h"
@@ -91,6 +92,7 @@ class Trainer {
 
   int stop_signal_ = 0;
   TrainProgress progress_;        // where training stands; a checkpoint records it whole
+  PhaseTimes phases_;             // where the run's time goes, printed at the end
   StepCommStats comm_since_log_;  // this rank's gradient allreduce since the last log line
   nlohmann::json train_metrics_ = nlohmann::json::object();
 };
@@ -136,6 +138,7 @@ void Trainer::setup() {
     check_results_file(args_.output_dir);
   }
 
+  const double load_start = now_s();
   loaded_ = load_model(args_, comm_, resume_dir_);
   model_ = loaded_.model.get();
   seq_len_ = static_cast<int>(args_.max_seq_length);
@@ -148,8 +151,10 @@ void Trainer::setup() {
   if (args_.do_eval)
     bytes = reserve_activations(*model_, args_, args_.per_device_eval_batch_size, false, "--per_device_eval_batch_size");
   log_info("activation memory: ", bytes >> 20, " MiB");
+  phases_.add("load", now_s() - load_start);
 
   const FeatureOptions fo = feature_options(args_);
+  PhaseScope scope(&phases_, "features");
   if (args_.do_train) train_ = load_train_data(args_.train_file, *loaded_.tokenizer, fo, args_.max_train_samples);
   if (args_.do_eval) eval_ = load_eval_data(args_.validation_file, *loaded_.tokenizer, fo, args_.max_eval_samples);
   if (args_.do_eval) warn_if_v2_without_flag(eval_, args_.version_2_with_negative);
@@ -194,6 +199,7 @@ void Trainer::sync_trainer_state() {
 }
 
 void Trainer::save_checkpoint_now() {
+  PhaseScope scope(&phases_, "saving");
   sync_trainer_state();
   if (!comm_.is_root()) return;
   const Tokenizer& tok = *loaded_.tokenizer;
@@ -221,12 +227,16 @@ double Trainer::accumulate(int64_t epoch, int64_t first_batch, int64_t batches) 
     const bool last = k + 1 == batches;
     const std::vector<int64_t> rows = sampler_->batch(epoch, micro);
     const int64_t global_rows = std::min(global_batch, n - micro * global_batch);
+    // Every rank pads its share to the longest window of the GLOBAL batch (all --max_seq_length unless
+    // --pad_to_max_length false), so N ranks compute what one process with the whole batch would.
+    const std::vector<int64_t> global = sampler_->global_batch(epoch, micro);
+    const int seq = longest_feature(train_.features, global, 0, global.size());
     // This rank's share of the global mean, divided by the accumulation count as the Trainer does.
     const float scale = static_cast<float>(static_cast<double>(rows.size()) / static_cast<double>(global_rows) /
                                            static_cast<double>(args_.gradient_accumulation_steps));
     double local = 0;
     if (!rows.empty()) {
-      batch_.gather(train_.features, rows, 0, rows.size(), seq_len_);
+      batch_.gather(train_.features, rows, 0, rows.size(), seq, loaded_.tokenizer->pad_id());
       // This rank's slice of the global batch starts at row_offset (data/sampler.h).
       const int64_t row_offset = global_rows * comm_.rank() / comm_.size();
       local = micro_batch(*model_, buckets_.get(), last, batch_, row_offset,
@@ -236,7 +246,7 @@ double Trainer::accumulate(int64_t epoch, int64_t first_batch, int64_t batches) 
       empty_micro_batch(*model_, *buckets_);  // nothing computed here: contribute zeros
     }
     loss += local / static_cast<double>(batches);
-    progress_.total_flos += 6.0 * static_cast<double>(global_rows) * seq_len_ *
+    progress_.total_flos += 6.0 * static_cast<double>(global_rows) * seq *
                             static_cast<double>(model_->num_params() - model_->table().embeddings().end);
   }
   if (buckets_) {
@@ -273,7 +283,8 @@ void Trainer::log_step(double loss, double grad_norm, double lr) {
 
 bool Trainer::train_loop() {
   const int64_t ga = args_.gradient_accumulation_steps;
-  const auto t0 = std::chrono::steady_clock::now();
+  const double t0 = now_s();
+  const double saving_before = phases_.seconds("saving");
   const int64_t start_step = progress_.global_step;
   ProgressOptions po;
   po.live = comm_.is_root() && Progress::stderr_is_terminal();
@@ -317,7 +328,8 @@ bool Trainer::train_loop() {
       save_checkpoint_now();
   }
   bar.finish();
-  const double runtime = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const double runtime = now_s() - t0;
+  phases_.add("training", runtime - (phases_.seconds("saving") - saving_before));
   if (stopped) {
     if (comm_.is_root())
       log_warn("stopped by ", signal_name(stop_signal_), " after step ", progress_.global_step,
@@ -343,6 +355,7 @@ void Trainer::save_final_model() {
   sync_trainer_state();
   state_.max_steps = plan_.max_steps;
   if (!comm_.is_root()) return;
+  PhaseScope scope(&phases_, "saving");
   // Save the final checkpoint too (recent Trainer versions do) when a save strategy is on.
   if (args_.save_strategy != SaveStrategy::No && progress_.global_step > 0) save_checkpoint_now();
   model_->save_pretrained(args_.output_dir);
@@ -356,19 +369,28 @@ void Trainer::evaluate() {
   log_info("***** Running evaluation *****  examples: ", eval_.examples.size(), ", features: ", eval_.features.size(),
            ", batch size: ", args_.per_device_eval_batch_size);
   EvalOutcome out = evaluate_qa(*model_, eval_, postprocess_options(args_),
-                                static_cast<int>(args_.per_device_eval_batch_size), seq_len_, comm_, "eval", true);
+                                static_cast<int>(args_.per_device_eval_batch_size), seq_len_, comm_, "eval", true,
+                                &phases_);
   if (args_.do_train) out.metrics["epoch"] = epoch_float();
+  PhaseScope scope(&phases_, "writing");
   write_results(args_.output_dir, "eval", out, args_.version_2_with_negative, comm_);
 }
 
 int Trainer::run() {
   setup();
   if (args_.do_train) {
-    sampler_ = std::make_unique<Sampler>(SamplerOptions{static_cast<int64_t>(train_.features.size()),
-                                                        args_.per_device_train_batch_size,
-                                                        static_cast<uint64_t>(args_.effective_data_seed()),
-                                                        comm_.size(), comm_.rank(), ShardRule::kGlobalBatch});
     plan_ = plan_steps(args_, static_cast<int64_t>(train_.features.size()), comm_.size());
+    SamplerOptions so;
+    so.num_features = static_cast<int64_t>(train_.features.size());
+    so.per_device_batch = args_.per_device_train_batch_size;
+    so.seed = static_cast<uint64_t>(args_.effective_data_seed());
+    so.world_size = comm_.size();
+    so.rank = comm_.rank();
+    if (args_.group_by_length) {
+      for (const Feature& f : train_.features) so.lengths.push_back(static_cast<int32_t>(f.input_ids.size()));
+      so.group_batch = plan_.total_train_batch_size;
+    }
+    sampler_ = std::make_unique<Sampler>(so);
     schedule_ = std::make_unique<LrSchedule>(args_.lr_scheduler_type, args_.learning_rate, plan_.warmup_steps,
                                              plan_.max_steps);
     AdamWConfig ac;
@@ -409,6 +431,7 @@ int Trainer::run() {
     std::signal(SIGTERM, SIG_DFL);
   }
   if (args_.do_eval) evaluate();
+  if (comm_.is_root()) log_info(phases_.line());
   return 0;
 }
 

@@ -1,0 +1,90 @@
+// --pad_to_max_length false against transformers (fixture: tools/make_dynamic_padding_reference.py):
+// three unpadded training windows of different lengths, collated as run_qa collates them with that
+// flag (DataCollatorWithPadding pads to the batch's longest), give the collator's batch, the Trainer's
+// loss over the batch's positions, every gradient, and (evaluation) the logits at every real position.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <sstream>
+
+#include "cpuft/data/batch.h"
+#include "cpuft/model/qa_model.h"
+#include "cpuft/run/batch_view.h"
+#include "model/reference.h"
+
+namespace cpuft {
+namespace {
+
+using test::model_fixture_dir;
+using test::Reference;
+using test::rel_max_diff;
+
+// The fixture's windows as the feature builder makes them with --pad_to_max_length false.
+std::vector<Feature> unpadded_features(const Reference& ref) {
+  const std::vector<int32_t> ids = ref.ints<int32_t>("features.input_ids");
+  const std::vector<int8_t> types = ref.ints<int8_t>("features.token_type_ids");
+  const std::vector<int64_t> lengths = ref.ints<int64_t>("features.lengths");
+  std::vector<Feature> out;
+  size_t at = 0;
+  for (size_t i = 0; i < lengths.size(); ++i) {
+    Feature f;
+    const size_t n = static_cast<size_t>(lengths[i]);
+    f.input_ids.assign(ids.begin() + at, ids.begin() + at + n);
+    f.token_type_ids.assign(types.begin() + at, types.begin() + at + n);
+    f.attention_mask.assign(n, 1);
+    f.start_position = ref.start[i];
+    f.end_position = ref.end[i];
+    out.push_back(std::move(f));
+    at += n;
+  }
+  return out;
+}
+
+class DynamicPadding : public ::testing::TestWithParam<const char*> {
+ protected:
+  Reference ref{model_fixture_dir(GetParam()) + "/dynamic_padding.safetensors"};
+  std::vector<Feature> features = unpadded_features(ref);
+  std::vector<int64_t> order{0, 1, 2};
+};
+
+TEST_P(DynamicPadding, BatchIsTheCollators) {
+  ASSERT_EQ(features.size(), 3u);
+  BatchBuffers b;
+  const int longest = longest_feature(features, order, 0, 3);
+  EXPECT_EQ(longest, ref.seq_len);
+  b.gather(features, order, 0, 3, longest, /*pad_id=*/0);
+  EXPECT_EQ(b.input_ids, ref.input_ids);
+  EXPECT_EQ(b.token_type_ids, ref.token_types);
+  EXPECT_EQ(b.attention_mask, ref.mask);
+}
+
+TEST_P(DynamicPadding, LossGradientsAndLogitsMatchTransformers) {
+  std::ostringstream notices;
+  QaModel m = QaModel::from_pretrained(model_fixture_dir(GetParam()), false, 0, notices);
+  m.reserve(3, 64);  // the arena of --max_seq_length 64; the batch uses 21 of it
+  BatchBuffers b;
+  b.gather(features, order, 0, 3, longest_feature(features, order, 0, 3), 0);
+  const float loss = m.forward_backward(batch_view(b), 0);
+  const float want = ref.f32("loss")[0];
+  std::printf("%s dynamic padding loss %.8f ref %.8f\n", GetParam(), loss, want);
+  EXPECT_NEAR(loss, want, 1e-5 * std::abs(want));
+  double global = 0, worst = 0;
+  for (const ParamEntry& e : m.table().entries())
+    for (float g : ref.f32("grad." + e.name)) global = std::max(global, static_cast<double>(std::abs(g)));
+  for (const ParamEntry& e : m.table().entries()) {
+    const double d = rel_max_diff(m.grads() + e.offset, ref.f32("grad." + e.name), 1e-3 * global);
+    worst = std::max(worst, d);
+    EXPECT_LT(d, 2e-4) << e.name;
+  }
+  std::printf("%s dynamic padding worst gradient rel diff %.2e\n", GetParam(), worst);
+  // Evaluation packs the same windows: the real positions' logits are transformers'.
+  std::vector<float> s(b.input_ids.size()), e(s.size());
+  m.forward(batch_view(b), s.data(), e.data());
+  EXPECT_LT(rel_max_diff(ref.real_positions(s.data(), ref.f32("start_logits")).data(), ref.f32("start_logits")), 1e-5);
+  EXPECT_LT(rel_max_diff(ref.real_positions(e.data(), ref.f32("end_logits")).data(), ref.f32("end_logits")), 1e-5);
+}
+
+INSTANTIATE_TEST_SUITE_P(TinyModels, DynamicPadding, ::testing::Values("distilbert", "bert_hd8"));
+
+}  // namespace
+}  // namespace cpuft

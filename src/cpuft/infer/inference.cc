@@ -62,10 +62,15 @@ int run_evaluate(const TrainArgs& args, Communicator& comm) {
   return 0;
 }
 
-std::vector<ExamplePrediction> answer_questions(const TrainArgs& args, Communicator& comm, QaData& data) {
+LoadedModel load_for_questions(const TrainArgs& args, Communicator& comm) {
   configure_threads(static_cast<int>(args.threads), comm);
   LoadedModel loaded = load_model(args, comm);
   reserve_activations(*loaded.model, args, args.per_device_eval_batch_size, false, "--per_device_eval_batch_size");
+  return loaded;
+}
+
+std::vector<ExamplePrediction> answer_questions(const TrainArgs& args, Communicator& comm, LoadedModel& loaded,
+                                                QaData& data) {
   const FeatureOptions fo = feature_options(args);
   build_features_of(data, *loaded.tokenizer, fo, /*train=*/false);
   EvalOutcome out = evaluate_qa(*loaded.model, data, postprocess_options(args),

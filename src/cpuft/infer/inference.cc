@@ -42,8 +42,9 @@ int run_evaluate(const TrainArgs& args, Communicator& comm) {
   LoadedModel loaded = load_model(args, comm);
   // Where the results go is checked before the work that produces them.
   const std::string& out_dir = args.output_dir;  // required by cpuft evaluate / predict --test_file
+  DirLock lock;  // rank 0: the one writer of out_dir until the results are written
   if (comm.is_root()) {
-    create_output_dir(out_dir);
+    lock = lock_output_dir(out_dir);
     check_results_file(out_dir);
   }
   reserve_activations(*loaded.model, args, args.per_device_eval_batch_size, false, "--per_device_eval_batch_size");

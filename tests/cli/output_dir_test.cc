@@ -211,5 +211,27 @@ TEST_F(OneWriter, TheLockOfAKilledRunIsTakenOver) {
       << r.err;
 }
 
+// Training into the model's own directory (with --overwrite_output_dir) overwrote the model it
+// started from; quantize already refused the same. Refused however the directory is named.
+TEST_F(OutputDir, TrainingIntoTheModelsOwnDirectoryIsRefused) {
+  const std::string model = tiny_model();
+  const std::string before = slurp(model + "/model.safetensors");
+  fs::create_directory_symlink(model, path("link"));
+  fs::create_directories(path("sub"));
+  const std::string train = squad_file("train.json", 16, 1);
+  for (const std::string& out : {model, path("link"), path("sub/../model"), model + "/"}) {
+    SCOPED_TRACE(out);
+    ProcessResult r = cpuft(concat({"train", "--model_name_or_path", model, "--train_file", train, "--do_train",
+                                    "--output_dir", out, "--overwrite_output_dir", "--max_steps", "2",
+                                    "--per_device_train_batch_size", "4"},
+                                   tiny_flags()));
+    EXPECT_ONE_LINE_ERROR(r, "--output_dir: " + out + " is the directory of --model_name_or_path " + model +
+                                 "; training would overwrite the model it starts from");
+  }
+  EXPECT_TRUE(slurp(model + "/model.safetensors") == before);
+  const std::set<std::string> names = names_in(model);
+  EXPECT_FALSE(names.count("trainer_state.json") || names.count(".cpuft.lock")) << "nothing written into the model";
+}
+
 }  // namespace
 }  // namespace cpuft_e2e

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cmath>
 #include <csignal>
+#include <filesystem>
 #include <memory>
 
 #include "cpuft/data/batch.h"
@@ -127,6 +128,13 @@ void Trainer::setup() {
   if (args_.output_dir.empty()) fail("--output_dir: missing, expected the directory to write the model to");
   if (args_.do_train && args_.train_file.empty()) fail("--do_train: needs --train_file (a SQuAD JSON file)");
   if (args_.do_eval && args_.validation_file.empty()) fail("--do_eval: needs --validation_file (a SQuAD JSON file)");
+  // The model trained from is only read: the same directory, however it is named (a link, ".."), is
+  // refused as the output.
+  std::error_code ec;
+  if (args_.do_train && !args_.model_name_or_path.empty() &&
+      std::filesystem::equivalent(args_.output_dir, resolve_model_dir(args_.model_name_or_path), ec))
+    fail("--output_dir: ", args_.output_dir, " is the directory of --model_name_or_path ", args_.model_name_or_path,
+         "; training would overwrite the model it starts from: choose another directory");
   // One writer per output directory, taken before anything in it is read or written (rank 0 writes).
   if (comm_.is_root()) output_lock_ = lock_output_dir(args_.output_dir);
   if (args_.do_train) resume_dir_ = resume_point(args_);

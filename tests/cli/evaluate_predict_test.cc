@@ -252,6 +252,32 @@ TEST_F(EvaluatePredict, EvaluateWarnsAboutV2WithoutTheFlag) {
       << r.err;
 }
 
+// A SQuAD v2.0 file where no question has an answer: evaluate exited 0 with no exact, f1 or NoAns
+// figures. The official v2.0 script scores it (every question is a NoAns one): so does cpuft.
+TEST_F(EvaluatePredict, V2FileWithoutAnyAnswerIsScored) {
+  nlohmann::json d = marker_squad(4, 5);
+  d["version"] = "v2.0";
+  for (auto& article : d["data"])
+    for (auto& qa : article["paragraphs"][0]["qas"]) {
+      qa["is_impossible"] = true;
+      qa["answers"] = nlohmann::json::array();
+    }
+  const std::string dev = path("dev-v2.json");
+  write_text(dev, d.dump());
+  ProcessResult r = cpuft(concat({"evaluate", "--model_name_or_path", model_, "--validation_file", dev,
+                                  "--version_2_with_negative", "--output_dir", path("out")},
+                                 tiny_flags()));
+  ASSERT_EQ(r.status, 0) << r.err;
+  const nlohmann::json m = read_json(path("out/eval_results.json"));
+  for (const char* k : {"eval_exact", "eval_f1", "eval_total", "eval_NoAns_exact", "eval_NoAns_f1", "eval_NoAns_total",
+                        "eval_best_exact", "eval_best_exact_thresh", "eval_best_f1", "eval_best_f1_thresh"})
+    EXPECT_TRUE(m.contains(k)) << k << " missing: " << m.dump();
+  EXPECT_FALSE(m.contains("eval_HasAns_total")) << "no question has an answer: " << m.dump();
+  EXPECT_EQ(m.at("eval_total"), 4);
+  EXPECT_EQ(m.at("eval_NoAns_total"), 4);
+  EXPECT_EQ(m.at("eval_exact"), m.at("eval_NoAns_exact"));
+}
+
 // Answers that cannot be written are an error: `cpuft predict > /dev/full` and a closed stdout
 // returned 0 with every answer lost.
 TEST_F(EvaluatePredict, AnswersThatCannotBeWrittenAreAnError) {

@@ -52,9 +52,10 @@ int run_evaluate(const TrainArgs& args, Communicator& comm) {
                                predict ? args.max_predict_samples : args.max_eval_samples);
   warn_if_v2_without_flag(data, args.version_2_with_negative);
   const std::string split = predict ? "predict" : "eval";
-  // A file without answers can still be answered; it just cannot be scored.
+  // A file without answers can still be answered; it just cannot be scored. A SQuAD v2.0 question
+  // marked impossible is an answer too (that there is none): a file of only such questions is scored.
   bool has_answers = false;
-  for (const Example& e : data.examples) has_answers |= !e.answers.empty();
+  for (const Example& e : data.examples) has_answers |= !e.answers.empty() || e.is_impossible;
   const EvalOutcome out = evaluate_qa(*loaded.model, data, postprocess_options(args),
                                       static_cast<int>(args.per_device_eval_batch_size),
                                       static_cast<int>(args.max_seq_length), comm, split, has_answers);

@@ -252,6 +252,24 @@ TEST_F(EvaluatePredict, EvaluateWarnsAboutV2WithoutTheFlag) {
       << r.err;
 }
 
+// Training on a SQuAD v2.0 file without --version_2_with_negative said nothing (evaluate warned).
+TEST_F(EvaluatePredict, TrainingWarnsAboutV2WithoutTheFlag) {
+  nlohmann::json d = marker_squad(8, 5);
+  d["version"] = "v2.0";
+  d["data"][0]["paragraphs"][0]["qas"][0]["is_impossible"] = true;
+  d["data"][0]["paragraphs"][0]["qas"][0]["answers"] = nlohmann::json::array();
+  const std::string train = path("train-v2.json");
+  write_text(train, d.dump());
+  ProcessResult r = cpuft(concat({"train", "--model_name_or_path", model_, "--train_file", train, "--output_dir",
+                                  path("out"), "--max_steps", "1", "--per_device_train_batch_size", "4"},
+                                 tiny_flags()));
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.err.find("cpuft: warning: " + train + " has unanswerable questions (SQuAD v2.0) but "
+                       "--version_2_with_negative is not set"),
+            std::string::npos)
+      << r.err;
+}
+
 // A SQuAD v2.0 file where no question has an answer: evaluate exited 0 with no exact, f1 or NoAns
 // figures. The official v2.0 script scores it (every question is a NoAns one): so does cpuft.
 TEST_F(EvaluatePredict, V2FileWithoutAnyAnswerIsScored) {

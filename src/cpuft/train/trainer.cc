@@ -171,6 +171,7 @@ void Trainer::setup() {
   const FeatureOptions fo = feature_options(args_);
   if (args_.do_train) train_ = load_train_data(args_.train_file, *loaded_.tokenizer, fo, args_.max_train_samples);
   if (args_.do_eval) eval_ = load_eval_data(args_.validation_file, *loaded_.tokenizer, fo, args_.max_eval_samples);
+  if (args_.do_train) warn_if_v2_without_flag(train_, args_.version_2_with_negative);
   if (args_.do_eval) warn_if_v2_without_flag(eval_, args_.version_2_with_negative);
 }
 

@@ -147,11 +147,12 @@ class OneWriter : public E2eTest {
     model_ = tiny_model();
     train_ = squad_file("train.json", 64, 1);
   }
-  // 40 steps of 4 windows with a checkpoint every 2: long enough for a second run to start meanwhile.
+  // 150 steps of 4 windows (~15 ms or more each) with a checkpoint every 10: the run is still going
+  // when a second one has started.
   Args train_into(const std::string& out, const Args& extra = {}) {
     return concat(concat({"train", "--model_name_or_path", model_, "--train_file", train_, "--output_dir", out,
-                          "--max_steps", "40", "--per_device_train_batch_size", "4", "--logging_steps", "1",
-                          "--save_steps", "2"},
+                          "--max_steps", "150", "--per_device_train_batch_size", "4", "--logging_steps", "1",
+                          "--save_steps", "10"},
                          tiny_flags()),
                   extra);
   }
@@ -173,9 +174,9 @@ TEST_F(OneWriter, ASecondRunIntoTheSameDirectoryIsRefused) {
   EXPECT_TRUE(leftover_temporaries(out).empty());
   EXPECT_FALSE(fs::exists(out + "/.cpuft.lock")) << "released at exit";
   // Every checkpoint the first run left is complete: 'last' resumes from the newest.
-  ProcessResult resumed = cpuft(train_into(out, {"--resume_from_checkpoint", "last", "--max_steps", "42"}));
+  ProcessResult resumed = cpuft(train_into(out, {"--resume_from_checkpoint", "last", "--max_steps", "152"}));
   ASSERT_EQ(resumed.status, 0) << resumed.err;
-  EXPECT_NE(resumed.err.find("resumed from " + out + "/checkpoint-40 at step 40"), std::string::npos) << resumed.err;
+  EXPECT_NE(resumed.err.find("resumed from " + out + "/checkpoint-150 at step 150"), std::string::npos) << resumed.err;
 }
 
 // evaluate and predict --test_file write into their --output_dir too: one writer there as well.

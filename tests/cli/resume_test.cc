@@ -133,6 +133,36 @@ TEST_F(Resume, LastSkipsACheckpointThatIsNotComplete) {
   EXPECT_TRUE(slurp(a + "/model.safetensors") == slurp(b + "/model.safetensors"));
 }
 
+// kill -9 at any moment of a run that checkpoints every step (mid-save included), then train into the
+// same directory again (which resumes from its last complete checkpoint) until the run is done: the
+// final model is byte for byte the uninterrupted run's. Each restart takes over the killed run's lock
+// and removes its leftovers.
+TEST_F(Resume, KilledAtAnyMomentResumesToTheSameModel) {
+  ProcessResult ra = cpuft(run_flags(path("A"), {"--save_steps", "1"}));
+  ASSERT_EQ(ra.status, 0) << ra.err;
+  const std::string b = path("B");
+  std::mt19937 rng(7);
+  int kills = 0;
+  for (int run = 0; run < 30 && !fs::exists(b + "/model.safetensors"); ++run) {
+    CpuftProcess p(run_flags(b, {"--save_steps", "1"}), dir_);
+    if (kills < 8 && p.wait_for_stderr("\"step\":", 120)) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(rng() % 40));
+      p.signal(SIGKILL);
+    }
+    ProcessResult r = p.wait(120);
+    if (r.status == 128 + SIGKILL) {
+      ++kills;
+      continue;
+    }
+    ASSERT_EQ(r.status, 0) << r.err;
+  }
+  std::printf("killed %d times with -9, then finished\n", kills);
+  EXPECT_GT(kills, 0);
+  EXPECT_TRUE(slurp(path("A/model.safetensors")) == slurp(b + "/model.safetensors"))
+      << "after " << kills << " kills the model differs";
+  EXPECT_TRUE(leftover_temporaries(b).empty());
+}
+
 class ResumeRefuses : public Resume {
  protected:
   // checkpoint-4 of a 4-step run into A (4 of the 6 batches of epoch 0).

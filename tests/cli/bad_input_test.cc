@@ -171,11 +171,13 @@ TEST_F(BadInput, ResumeFromACorruptCheckpoint) {
     const char* says;
   };
   const std::vector<Damage> damages = {
-      {"optimizer.safetensors", [](const std::string& f) { fs::resize_file(f, 1000); }, "runs past the end"},
-      {"model.safetensors", [](const std::string& f) { fs::resize_file(f, fs::file_size(f) - 4); }, "run past"},
-      {"cpuft_state.json", [](const std::string& f) { write_text(f, "{\"format_version\": 1, \"global_step\": \"x\"}"); },
+      {"optimizer.safetensors", [](const std::string& f) { fs::resize_file(f, 1000); },
+       ": 1000 bytes, expected "},
+      {"model.safetensors", [](const std::string& f) { fs::resize_file(f, fs::file_size(f) - 4); },
+       "(cpuft_state.json); the checkpoint is incomplete"},
+      {"cpuft_state.json", [](const std::string& f) { write_text(f, "{\"format_version\": 2, \"global_step\": \"x\"}"); },
        "global_step: found \"x\", expected an integer"},
-      {"trainer_state.json", [](const std::string& f) { write_text(f, "{"); }, "trainer_state.json"},
+      {"trainer_state.json", [](const std::string& f) { write_text(f, "{"); }, ": 1 bytes, expected "},
   };
   for (const Damage& d : damages) {
     SCOPED_TRACE(d.file);

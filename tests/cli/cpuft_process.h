@@ -26,6 +26,7 @@ struct ProcessResult {
   std::string out, err;
   double seconds = 0;
   bool timed_out = false;
+  int64_t peak_rss_kb = 0;  // the child's peak resident memory (its ru_maxrss)
 };
 
 inline std::string slurp(const std::string& path) {
@@ -38,6 +39,8 @@ inline std::string slurp(const std::string& path) {
 // How a child is started beyond its arguments.
 struct RunOptions {
   std::string stdin_text;
+  // Non-empty: the child's stdin is this path (e.g. a FIFO the test writes to) instead of stdin_text.
+  std::string stdin_file;
   // > 0: the child runs under this RLIMIT_AS (bytes), so that a test can show a command does not
   // allocate what it must not.
   uint64_t address_space_limit = 0;
@@ -62,8 +65,8 @@ class CpuftProcess {
     out_path_ = options.stdout_file.empty() ? base + ".stdout" : options.stdout_file;
     capture_out_ = options.stdout_file.empty();
     err_path_ = base + ".stderr";
-    const std::string in_path = base + ".stdin";
-    std::ofstream(in_path, std::ios::binary) << stdin_text;
+    const std::string in_path = options.stdin_file.empty() ? base + ".stdin" : options.stdin_file;
+    if (options.stdin_file.empty()) std::ofstream(in_path, std::ios::binary) << stdin_text;
     std::vector<std::string> argv_s = {CPUFT_BINARY};
     argv_s.insert(argv_s.end(), args.begin(), args.end());
     pid_ = ::fork();
@@ -100,20 +103,23 @@ class CpuftProcess {
   }
 
   bool started() const { return pid_ > 0; }
+  pid_t pid() const { return pid_; }
   std::string stderr_so_far() const { return slurp(err_path_); }
+  const std::string& stdout_path() const { return out_path_; }
   void signal(int sig) { ::kill(pid_, sig); }
 
   // Waits up to `limit_s` seconds; on timeout kills the child and marks the result timed_out.
   ProcessResult wait(double limit_s) {
     ProcessResult r;
     int st = 0;
+    struct rusage usage {};
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(limit_s);
     while (true) {
-      pid_t got = ::waitpid(pid_, &st, WNOHANG);
+      pid_t got = ::wait4(pid_, &st, WNOHANG, &usage);
       if (got == pid_) break;
       if (std::chrono::steady_clock::now() > deadline) {
         ::kill(pid_, SIGKILL);
-        ::waitpid(pid_, &st, 0);
+        ::wait4(pid_, &st, 0, &usage);
         r.timed_out = true;
         break;
       }
@@ -122,6 +128,7 @@ class CpuftProcess {
     done_ = true;
     r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count();
     r.status = r.timed_out ? -1 : WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+    r.peak_rss_kb = usage.ru_maxrss;
     if (capture_out_) r.out = slurp(out_path_);  // never read back a device such as /dev/full
     r.err = slurp(err_path_);
     return r;

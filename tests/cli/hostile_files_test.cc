@@ -135,17 +135,24 @@ TEST_F(HostileFiles, TokenizerLargerThanTheModelsVocabulary) {
 // any window; only the tokens that could fit are made now, so it fails the same way in a fraction of
 // that (here under a 1.5 GB address space).
 TEST_F(HostileFiles, HugeQuestionFailsWithoutTokenisingItAll) {
-  std::string question;
-  question.reserve(50u << 20);
-  while (question.size() < (50u << 20)) question += "why ";
-  const std::string input = path("huge.jsonl");
-  write_text(input, nlohmann::json({{"question", question}, {"context", "the red apple"}}).dump() + "\n");
-  question.clear();
-  question.shrink_to_fit();
+  auto question_of = [](size_t bytes) {
+    std::string question;
+    question.reserve(bytes);
+    while (question.size() < bytes) question += "why ";
+    return nlohmann::json({{"question", question}, {"context", "the red apple"}}).dump() + "\n";
+  };
   RunOptions small;
   small.address_space_limit = uint64_t{1500} << 20;
+  // 3.5 MiB of question, within the line limit: tokenised only as far as a window can hold.
+  const std::string input = path("long.jsonl");
+  write_text(input, question_of(7u << 19));
   ProcessResult r = cpuft_with(concat({"predict", "--model_name_or_path", model_, "--input", input}, tiny_flags()), small);
   EXPECT_ONE_LINE_ERROR(r, input + ": example '0': the question has more than 61 tokens");
+  // 50 MB: over the line limit, refused before it is even read whole.
+  const std::string huge = path("huge.jsonl");
+  write_text(huge, question_of(50u << 20));
+  ProcessResult h = cpuft_with(concat({"predict", "--model_name_or_path", model_, "--input", huge}, tiny_flags()), small);
+  EXPECT_ONE_LINE_ERROR(h, huge + ":1: line longer than 4.0 MiB");
 }
 
 // `cpuft cluster-check --hostfile` with a line ssh reads as an option: the command ran through ssh.

@@ -44,6 +44,27 @@ TEST_F(HostileFlags, SmallCommandsBoundTheirCounts) {
                         "--seed: found '3000000000', expected an integer in [0, 2147483647]");
 }
 
+// A 10 KB --output_dir was echoed whole in the error; path flags are cut as other values are, and
+// refused before any work when no file system could open them.
+TEST_F(HostileFlags, PathsTooLongToOpenAreCut) {
+  const std::string huge = path(std::string(10000, 'o'));
+  const std::vector<Args> commands = {
+      {"train", "--model_name_or_path", path("m"), "--train_file", path("t.json"), "--output_dir", huge},
+      {"evaluate", "--model_name_or_path", path("m"), "--validation_file", path("d.json"), "--output_dir", huge},
+      {"quantize", "--model_name_or_path", path("m"), "--output_dir", huge},
+      {"init-model", "--config", "c.json", "--tokenizer", "t", "--output_dir", huge}};
+  for (const Args& args : commands) {
+    SCOPED_TRACE(args[0]);
+    ProcessResult r = cpuft(args);
+    EXPECT_ONE_LINE_ERROR(r, "--output_dir: found '", "...' (" + std::to_string(huge.size()) + " bytes), expected a ",
+                          " of at most 4096 bytes with names of at most 255");
+    EXPECT_LT(error_line(r).size(), 300u) << error_line(r);
+  }
+  ProcessResult deep = cpuft({"evaluate", "--model_name_or_path", path("m"), "--validation_file", path("d.json"),
+                              "--output_dir", path(std::string(300, 'n') + "/out")});
+  EXPECT_ONE_LINE_ERROR(deep, "--output_dir: found '", "with names of at most 255");
+}
+
 TEST_F(HostileFlags, ThreadsBeyondTheMachine) {
   const unsigned cpus = std::thread::hardware_concurrency();
   if (cpus == 0 || cpus >= 1024) GTEST_SKIP() << "needs a machine with fewer than 1024 logical CPUs";

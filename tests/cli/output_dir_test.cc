@@ -1,8 +1,12 @@
 // The output directory of `cpuft train --do_train --do_eval` holds what the Hugging Face Trainer and
 // run_qa.py write, with checkpoint-N/ every --save_steps and --save_total_limit honoured.
+#include <signal.h>
+#include <unistd.h>
+
 #include <set>
 
 #include "cli/e2e_fixture.h"
+#include "cpuft/util/dir_lock.h"
 
 namespace cpuft_e2e {
 namespace {
@@ -128,6 +132,106 @@ TEST_F(OutputDir, LeftoversOfAnInterruptedRunAreRemoved) {
   EXPECT_FALSE(fs::exists(out + "/checkpoint-1.tmp-4242"));
   EXPECT_FALSE(fs::exists(out + "/trainer_state.json.tmp-0123456789ab"));
   EXPECT_TRUE(fs::exists(out + "/model.safetensors"));
+}
+
+std::string this_host() {
+  char h[256] = {0};
+  ::gethostname(h, sizeof h - 1);
+  return h;
+}
+
+class OneWriter : public E2eTest {
+ protected:
+  void SetUp() override {
+    E2eTest::SetUp();
+    model_ = tiny_model();
+    train_ = squad_file("train.json", 64, 1);
+  }
+  // 150 steps of 4 windows (~15 ms or more each) with a checkpoint every 10: the run is still going
+  // when a second one has started.
+  Args train_into(const std::string& out, const Args& extra = {}) {
+    return concat(concat({"train", "--model_name_or_path", model_, "--train_file", train_, "--output_dir", out,
+                          "--max_steps", "150", "--per_device_train_batch_size", "4", "--logging_steps", "1",
+                          "--save_steps", "10"},
+                         tiny_flags()),
+                  extra);
+  }
+  std::string model_, train_;
+};
+
+// Two runs into one output directory, 0.2 s apart: the second removed the first one's temporary
+// checkpoint and left checkpoint-2/ holding only cpuft_state.json while both exited 0. Now the second
+// is refused before it writes anything, naming the first, which finishes untouched.
+TEST_F(OneWriter, ASecondRunIntoTheSameDirectoryIsRefused) {
+  const std::string out = path("out");
+  CpuftProcess first(train_into(out), dir_);
+  ASSERT_TRUE(first.wait_for_stderr("\"step\":1}", 120)) << first.stderr_so_far();
+  ProcessResult second = cpuft(train_into(out, {"--overwrite_output_dir"}));
+  EXPECT_ONE_LINE_ERROR(second, "--output_dir: " + out + ": in use by process " + std::to_string(first.pid()) +
+                                    " on host " + this_host() + " (lock file " + out + "/.cpuft.lock)");
+  ProcessResult r = first.wait(300);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(leftover_temporaries(out).empty());
+  EXPECT_FALSE(fs::exists(out + "/.cpuft.lock")) << "released at exit";
+  // Every checkpoint the first run left is complete: 'last' resumes from the newest.
+  ProcessResult resumed = cpuft(train_into(out, {"--resume_from_checkpoint", "last", "--max_steps", "152"}));
+  ASSERT_EQ(resumed.status, 0) << resumed.err;
+  EXPECT_NE(resumed.err.find("resumed from " + out + "/checkpoint-150 at step 150"), std::string::npos) << resumed.err;
+}
+
+// evaluate and predict --test_file write into their --output_dir too: one writer there as well.
+TEST_F(OneWriter, EvaluateAndPredictIntoALockedDirectoryAreRefused) {
+  const std::string out = path("busy");
+  fs::create_directories(out);
+  const cpuft::DirLock held(out);  // this test process is the writer
+  const std::string owner = "--output_dir: " + out + ": in use by process " + std::to_string(::getpid());
+  const std::string dev = squad_file("dev.json", 4, 2);
+  ProcessResult ev = cpuft(concat({"evaluate", "--model_name_or_path", model_, "--validation_file", dev,
+                                   "--output_dir", out}, tiny_flags()));
+  EXPECT_ONE_LINE_ERROR(ev, owner);
+  ProcessResult pr = cpuft(concat({"predict", "--model_name_or_path", model_, "--test_file", dev, "--output_dir", out},
+                                  tiny_flags()));
+  EXPECT_ONE_LINE_ERROR(pr, owner);
+  EXPECT_EQ(names_in(out), std::set<std::string>{".cpuft.lock"}) << "nothing written";
+}
+
+// A run killed with -9 cannot release its lock: the file it leaves is stale, and the next run takes it
+// over with a notice instead of refusing the directory for ever.
+TEST_F(OneWriter, TheLockOfAKilledRunIsTakenOver) {
+  const std::string out = path("out");
+  CpuftProcess killed(train_into(out), dir_);
+  ASSERT_TRUE(killed.wait_for_stderr("\"step\":1}", 120)) << killed.stderr_so_far();
+  killed.signal(SIGKILL);
+  killed.wait(60);
+  ASSERT_TRUE(fs::exists(out + "/.cpuft.lock"));
+  ProcessResult r = cpuft(train_into(out, {"--overwrite_output_dir", "--max_steps", "4"}));
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.err.find("cpuft: notice: " + out + ": taking over the lock of process " + std::to_string(killed.pid()) +
+                       " on host " + this_host() + ", which has ended"),
+            std::string::npos)
+      << r.err;
+}
+
+// Training into the model's own directory (with --overwrite_output_dir) overwrote the model it
+// started from; quantize already refused the same. Refused however the directory is named.
+TEST_F(OutputDir, TrainingIntoTheModelsOwnDirectoryIsRefused) {
+  const std::string model = tiny_model();
+  const std::string before = slurp(model + "/model.safetensors");
+  fs::create_directory_symlink(model, path("link"));
+  fs::create_directories(path("sub"));
+  const std::string train = squad_file("train.json", 16, 1);
+  for (const std::string& out : {model, path("link"), path("sub/../model"), model + "/"}) {
+    SCOPED_TRACE(out);
+    ProcessResult r = cpuft(concat({"train", "--model_name_or_path", model, "--train_file", train, "--do_train",
+                                    "--output_dir", out, "--overwrite_output_dir", "--max_steps", "2",
+                                    "--per_device_train_batch_size", "4"},
+                                   tiny_flags()));
+    EXPECT_ONE_LINE_ERROR(r, "--output_dir: " + out + " is the directory of --model_name_or_path " + model +
+                                 "; training would overwrite the model it starts from");
+  }
+  EXPECT_TRUE(slurp(model + "/model.safetensors") == before);
+  const std::set<std::string> names = names_in(model);
+  EXPECT_FALSE(names.count("trainer_state.json") || names.count(".cpuft.lock")) << "nothing written into the model";
 }
 
 }  // namespace

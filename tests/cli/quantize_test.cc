@@ -13,6 +13,7 @@
 #include "cpuft/model/int8_model.h"
 #include "cpuft/text/tokenizer.h"
 #include "cpuft/util/atomic_file.h"
+#include "cpuft/util/dir_lock.h"
 #include "cpuft/util/read_file.h"
 
 namespace cpuft_e2e {
@@ -149,6 +150,38 @@ TEST_F(Quantize, RefusesWhatItCannotQuantize) {
   EXPECT_ONE_LINE_ERROR(quantize(model, model), "--output_dir", "the model directory itself");
   EXPECT_ONE_LINE_ERROR(quantize(model, path("int8")), "--output_dir", "not empty");
   EXPECT_FALSE(fs::exists(path("a")) || fs::exists(path("b")) || fs::exists(path("c")));
+  EXPECT_TRUE(leftover_temporaries(dir_).empty());
+}
+
+// --output_dir a link to an empty directory: the link was replaced by a directory and the target
+// stayed empty (rc 0). The link is followed, as train's output directory is, and the model written
+// into its target; a link to nothing is refused.
+TEST_F(Quantize, OutputDirThatIsALinkIsWrittenThrough) {
+  const std::string model = tiny_model();
+  fs::create_directories(path("target"));
+  fs::create_directory_symlink(path("target"), path("link"));
+  ProcessResult r = quantize(model, path("link"));
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(fs::is_symlink(path("link"))) << "the link is left as it was";
+  EXPECT_TRUE(fs::exists(path("target/config.json")) && fs::exists(path("target/model.safetensors")));
+  EXPECT_FALSE(fs::exists(path("target/.cpuft.lock"))) << "the lock goes with the writer";
+  EXPECT_TRUE(leftover_temporaries(dir_).empty());
+  fs::create_directory_symlink(path("nowhere"), path("dangling"));
+  EXPECT_ONE_LINE_ERROR(quantize(model, path("dangling")), "--output_dir: " + path("dangling") +
+                                                               " is a symbolic link to " + path("nowhere") +
+                                                               ", which does not exist");
+  EXPECT_FALSE(fs::exists(path("nowhere")));
+}
+
+// One writer per output directory, as for train and evaluate: quantize into a directory another
+// process holds is refused before anything is written.
+TEST_F(Quantize, ALockedOutputDirIsRefused) {
+  const std::string model = tiny_model();
+  fs::create_directories(path("busy"));
+  const cpuft::DirLock held(path("busy"));
+  EXPECT_ONE_LINE_ERROR(quantize(model, path("busy")),
+                        "--output_dir: " + path("busy") + ": in use by process " + std::to_string(::getpid()));
+  EXPECT_EQ(std::distance(fs::directory_iterator(path("busy")), fs::directory_iterator()), 1) << "only the lock";
   EXPECT_TRUE(leftover_temporaries(dir_).empty());
 }
 

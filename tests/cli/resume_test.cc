@@ -111,5 +111,139 @@ TEST_F(Resume, ChangedFlagsAreRefusedOrNamed) {
       << lr.err;
 }
 
+// A checkpoint that is not complete (here: a run killed while another removed its files left only
+// cpuft_state.json) was picked by 'last' and failed, or worse; now 'last' skips it, saying why, and
+// resumes from the newest complete one; named, it is refused.
+TEST_F(Resume, LastSkipsACheckpointThatIsNotComplete) {
+  const std::string a = path("A"), b = path("B");
+  ProcessResult ra = cpuft(run_flags(a, {"--save_steps", "2"}));
+  ASSERT_EQ(ra.status, 0) << ra.err;
+  fs::create_directories(b);
+  for (const char* ck : {"checkpoint-2", "checkpoint-6"}) fs::copy(a + "/" + ck, b + "/" + ck, fs::copy_options::recursive);
+  fs::create_directories(b + "/checkpoint-8");
+  fs::copy_file(a + "/checkpoint-8/cpuft_state.json", b + "/checkpoint-8/cpuft_state.json");
+  fs::remove(b + "/checkpoint-6/optimizer.safetensors");
+  ProcessResult named = cpuft(run_flags(b, {"--save_steps", "2", "--resume_from_checkpoint", b + "/checkpoint-8"}));
+  EXPECT_ONE_LINE_ERROR(named, b + "/checkpoint-8/config.json: missing; the checkpoint is incomplete");
+  ProcessResult rb = cpuft(run_flags(b, {"--save_steps", "2", "--resume_from_checkpoint", "last"}));
+  ASSERT_EQ(rb.status, 0) << rb.err;
+  EXPECT_NE(rb.err.find("cpuft: warning: skipping " + b + "/checkpoint-8: " + b +
+                        "/checkpoint-8/config.json: missing; the checkpoint is incomplete"),
+            std::string::npos)
+      << rb.err;
+  EXPECT_NE(rb.err.find("skipping " + b + "/checkpoint-6: " + b + "/checkpoint-6/optimizer.safetensors: missing"),
+            std::string::npos)
+      << rb.err;
+  EXPECT_NE(rb.err.find("resumed from " + b + "/checkpoint-2"), std::string::npos) << rb.err;
+  EXPECT_TRUE(slurp(a + "/model.safetensors") == slurp(b + "/model.safetensors"));
+}
+
+// kill -9 at any moment of a run that checkpoints every step (mid-save included), then train into the
+// same directory again (which resumes from its last complete checkpoint) until the run is done: the
+// final model is byte for byte the uninterrupted run's. Each restart takes over the killed run's lock
+// and removes its leftovers.
+TEST_F(Resume, KilledAtAnyMomentResumesToTheSameModel) {
+  ProcessResult ra = cpuft(run_flags(path("A"), {"--save_steps", "1"}));
+  ASSERT_EQ(ra.status, 0) << ra.err;
+  const std::string b = path("B");
+  std::mt19937 rng(7);
+  int kills = 0;
+  for (int run = 0; run < 30 && !fs::exists(b + "/model.safetensors"); ++run) {
+    CpuftProcess p(run_flags(b, {"--save_steps", "1"}), dir_);
+    if (kills < 8 && p.wait_for_stderr("\"step\":", 120)) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(rng() % 40));
+      p.signal(SIGKILL);
+    }
+    ProcessResult r = p.wait(120);
+    if (r.status == 128 + SIGKILL) {
+      ++kills;
+      continue;
+    }
+    ASSERT_EQ(r.status, 0) << r.err;
+  }
+  std::printf("killed %d times with -9, then finished\n", kills);
+  EXPECT_GT(kills, 0);
+  EXPECT_TRUE(slurp(path("A/model.safetensors")) == slurp(b + "/model.safetensors"))
+      << "after " << kills << " kills the model differs";
+  EXPECT_TRUE(leftover_temporaries(b).empty());
+}
+
+class ResumeRefuses : public Resume {
+ protected:
+  // checkpoint-4 of a 4-step run into A (4 of the 6 batches of epoch 0).
+  std::string checkpoint() {
+    ProcessResult ra = cpuft(run_flags(path("A"), {"--save_steps", "4", "--max_steps", "4"}));
+    EXPECT_EQ(ra.status, 0) << ra.err;
+    return path("A/checkpoint-4");
+  }
+  // Resumes from `ck` into a fresh directory with `extra` flags.
+  ProcessResult resume(const std::string& ck, const Args& extra = {}) {
+    static int n = 0;
+    return cpuft(run_flags(path("resumed-" + std::to_string(++n)), concat({"--resume_from_checkpoint", ck}, extra)));
+  }
+};
+
+// A checkpoint of a hidden-32 model resumed under a hidden-64 one trained on silently and wrote the
+// other model.
+TEST_F(ResumeRefuses, ACheckpointOfAnotherModel) {
+  const std::string config = path("hidden32.json");
+  write_text(config, R"({"model_type": "bert", "hidden_size": 32, "num_hidden_layers": 2, "num_attention_heads": 4,
+                         "intermediate_size": 64, "vocab_size": 30522, "max_position_embeddings": 128,
+                         "type_vocab_size": 2})");
+  ProcessResult init = cpuft({"init-model", "--config", config, "--tokenizer", CPUFT_FIXTURES "/text", "--output_dir",
+                              path("small"), "--seed", "3"});
+  ASSERT_EQ(init.status, 0) << init.err;
+  ProcessResult small = cpuft(concat(concat({"train", "--model_name_or_path", path("small"), "--train_file", train_,
+                                             "--output_dir", path("S"), "--max_steps", "2", "--save_steps", "2",
+                                             "--per_device_train_batch_size", "8"},
+                                            tiny_flags()),
+                                     {}));
+  ASSERT_EQ(small.status, 0) << small.err;
+  const std::string ck = path("S/checkpoint-2");
+  ProcessResult r = resume(ck);  // --model_name_or_path: the hidden-64 model
+  EXPECT_ONE_LINE_ERROR(r, ck + "/cpuft_state.json: made_from.model.hidden_size: found 32, expected 64 (" + model_ +
+                               "/config.json); resume with the model it was trained from");
+}
+
+// Edited counters in cpuft_state.json were accepted and changed the result.
+TEST_F(ResumeRefuses, CountersThatDoNotFitThePlan) {
+  const std::string ck = checkpoint();
+  const std::string state_file = ck + "/cpuft_state.json";
+  const nlohmann::json state = read_json(state_file);
+  auto edited = [&](const char* field, int64_t value) {
+    nlohmann::json s = state;
+    s[field] = value;
+    write_text(state_file, s.dump(2));
+  };
+  const std::string at = " (global_step 4 with 6 steps of 1 of the 6 batches of an epoch); the checkpoint does not "
+                         "belong to this run";
+  edited("epoch", 1000000000000000000);
+  EXPECT_ONE_LINE_ERROR(resume(ck), state_file + ": epoch: found 1000000000000000000, expected 0" + at);
+  edited("batches_in_epoch", 1000000000000000000);
+  EXPECT_ONE_LINE_ERROR(resume(ck), state_file + ": batches_in_epoch: found 1000000000000000000, expected 4" + at);
+  edited("batches_in_epoch", 1);
+  EXPECT_ONE_LINE_ERROR(resume(ck), state_file + ": batches_in_epoch: found 1, expected 4" + at);
+  edited("global_step", 11);
+  EXPECT_ONE_LINE_ERROR(resume(ck), "global_step");
+  write_text(state_file, state.dump(2));
+  ProcessResult ok = resume(ck);
+  EXPECT_EQ(ok.status, 0) << ok.err;
+}
+
+// The same model, other training data: the checkpoint's position would be in another data set.
+TEST_F(ResumeRefuses, ACheckpointOfOtherData) {
+  const std::string ck = checkpoint();
+  const std::string other = squad_file("other.json", 48, 9);  // as many windows, other questions
+  ProcessResult r = cpuft(concat(concat({"train", "--model_name_or_path", model_, "--train_file", other,
+                                         "--output_dir", path("O"), "--max_steps", "10",
+                                         "--per_device_train_batch_size", "8", "--learning_rate", "1e-3",
+                                         "--logging_steps", "2", "--resume_from_checkpoint", ck},
+                                        tiny_flags()),
+                                 {}));
+  EXPECT_ONE_LINE_ERROR(r, ck + "/cpuft_state.json: made_from.data.features_xxh64: found ",
+                        "(this run's --model_name_or_path, tokenizer and --train_file); the checkpoint does not "
+                        "belong to this run");
+}
+
 }  // namespace
 }  // namespace cpuft_e2e

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <fstream>
 #include <string>
 
 #include "common/temp_dir.h"
@@ -49,13 +50,83 @@ TEST(QuestionLines, FilesMustBeRegular) {
   const cpuft_test::TempDir tmp("cpuft_lines_test");
   const std::string& dir = tmp.path();
   try {
-    read_question_lines(dir);
+    QuestionLineReader reader(dir);
     FAIL();
   } catch (const Error& e) {
     EXPECT_EQ(std::string(e.what()), dir + ": is a directory, expected a regular file");
   }
   ASSERT_EQ(::mkfifo((dir + "/fifo").c_str(), 0600), 0);
-  EXPECT_THROW(read_question_lines(dir + "/fifo"), Error);  // refused at once, not waiting for a writer
+  EXPECT_THROW(QuestionLineReader(dir + "/fifo"), Error);  // refused at once, not waiting for a writer
+}
+
+std::string question_line(int i, bool with_id) {
+  return "{\"question\": \"q" + std::to_string(i) + "?\", \"context\": \"c\"" +
+         (with_id ? ", \"id\": \"x" + std::to_string(i) + "\"" : std::string()) + "}";
+}
+
+// predict --input read the whole input before answering any of it; the reader gives it chunk by chunk.
+TEST(QuestionLines, ReaderGivesChunksInLineOrder) {
+  const cpuft_test::TempDir tmp("cpuft_lines_test");
+  const std::string file = tmp / "q.jsonl";
+  {
+    std::ofstream f(file);
+    for (int i = 0; i < 5; ++i) f << question_line(i, i % 2 == 0) << "\n\n";
+  }
+  QuestionLineReader reader(file);
+  std::vector<size_t> sizes;
+  std::vector<std::string> ids;
+  QuestionLines chunk;
+  while (reader.read(chunk, 2, 1 << 20)) {
+    sizes.push_back(chunk.examples.size());
+    for (const Example& e : chunk.examples) ids.push_back(e.id);
+    chunk = QuestionLines();
+  }
+  EXPECT_EQ(sizes, (std::vector<size_t>{2, 2, 1}));
+  // Positions count over the whole input, not within a chunk.
+  EXPECT_EQ(ids, (std::vector<std::string>{"x0", "1", "x2", "3", "x4"}));
+  EXPECT_FALSE(reader.read(chunk, 2, 1 << 20)) << "the end stays the end";
+}
+
+TEST(QuestionLines, ChunkStopsAtItsByteBudgetButBlankLinesDoNotEndTheInput) {
+  const cpuft_test::TempDir tmp("cpuft_lines_test");
+  const std::string file = tmp / "q.jsonl";
+  {
+    std::ofstream f(file);
+    f << std::string(100000, '\n') << question_line(0, false) << "\n" << question_line(1, false);  // no final newline
+  }
+  QuestionLineReader reader(file);
+  QuestionLines chunk;
+  ASSERT_TRUE(reader.read(chunk, 100, 10));  // blank lines cost nothing; one question is over 10 bytes
+  ASSERT_EQ(chunk.examples.size(), 1u);
+  ASSERT_TRUE(reader.read(chunk, 100, 10));
+  ASSERT_EQ(chunk.examples.size(), 2u);
+  EXPECT_EQ(chunk.examples[1].question, "q1?");
+  EXPECT_FALSE(reader.read(chunk, 100, 10));
+}
+
+// One 64 MB line was read whole (and answered); a line is bounded like any other input, and the
+// reader stops at the limit instead of reading the rest of the line.
+TEST(QuestionLines, LineOverTheLimitIsAnErrorNamingIt) {
+  const cpuft_test::TempDir tmp("cpuft_lines_test");
+  const std::string file = tmp / "q.jsonl";
+  {
+    std::ofstream f(file);
+    f << question_line(0, false) << "\n" << std::string(kMaxQuestionLineBytes + 1, ' ') << "\n";
+  }
+  const std::string want = file + ":2: line longer than 4.0 MiB, expected one {\"question\": ..., \"context\": ...} "
+                                  "object of at most 4.0 MiB per line";
+  QuestionLineReader reader(file);
+  QuestionLines chunk;
+  ASSERT_TRUE(reader.read(chunk, 1, 1 << 20));
+  try {
+    reader.read(chunk, 100, 1 << 20);
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()), want);
+  }
+  EXPECT_EQ(lines_error("\n" + std::string(kMaxQuestionLineBytes + 1, 'x')),
+            "q.jsonl:2: line longer than 4.0 MiB, expected one {\"question\": ..., \"context\": ...} object of at "
+            "most 4.0 MiB per line");
 }
 
 }  // namespace

@@ -200,6 +200,28 @@ TEST(Int8Model, BadDirectoriesGiveOneLineErrors) {
     expect_error([&] { load(c.out); }, {q + ".weight_scale[0]", "is 0", "finite scale > 0"});
   }
   {
+    SCOPED_TRACE("a scale no trained weight gives (1e30)");
+    Int8Case c("bert_hd16");
+    rewrite(c.out, [&](auto& ts, auto& keep) {
+      keep.emplace_back(32 * 4, 0);
+      std::vector<float> big(32, 1e30f);
+      std::memcpy(keep.back().data(), big.data(), keep.back().size());
+      named(ts, q + ".weight_scale").f32 = reinterpret_cast<const float*>(keep.back().data());
+    });
+    expect_error([&] { load(c.out); }, {q + ".weight_scale[0]", "is 1e+30", "finite scale > 0 and <= 65536"});
+  }
+  {
+    SCOPED_TRACE("input ranges in a model with dynamic activations");
+    Int8Case with_ranges("bert_hd16", /*calibrate=*/true);
+    write_file_atomic(with_ranges.out + "/config.json", read_file(with_ranges.out + "/config.json.orig"));
+    nlohmann::json config = nlohmann::json::parse(read_file(with_ranges.out + "/config.json"));
+    config["quantization_config"] = quantization_config_json(QuantizationConfig{});  // dynamic
+    write_file_atomic(with_ranges.out + "/config.json", config.dump());
+    expect_error([&] { load(with_ranges.out); },
+                 {"model.safetensors", ".input_range is an input range", "activations are dynamic",
+                  "expected no input ranges"});
+  }
+  {
     SCOPED_TRACE("int8 where float is expected");
     Int8Case c("bert_hd16");
     rewrite(c.out, [&](auto& ts, auto& keep) {

@@ -176,11 +176,19 @@ TEST(Checkpoint, CorruptOrForeignStateIsReported) {
   const std::string path = dir + "/cpuft_state.json";
   std::string text = cpuft::read_file(path);
   Dest d;
-  std::string v2 = text;
-  v2.replace(v2.find("\"format_version\": 1"), 19, "\"format_version\": 2");
-  cpuft::write_file_atomic(path, v2);
+  std::string v3 = text;
+  v3.replace(v3.find("\"format_version\": 2"), 19, "\"format_version\": 3");
+  cpuft::write_file_atomic(path, v3);
   EXPECT_EQ(load_error(dir, d.m(), d.v()),
-            path + ": format_version: found 2, expected 1 (written by a different cpuft version)");
+            path + ": format_version: found 3, expected 2 (written by a different cpuft version)");
+  // Version 1 recorded neither its files nor what it was made from: refused, saying so.
+  std::string v1 = text;
+  v1.replace(v1.find("\"format_version\": 2"), 19, "\"format_version\": 1");
+  cpuft::write_file_atomic(path, v1);
+  EXPECT_EQ(load_error(dir, d.m(), d.v()),
+            path + ": format_version: found 1, expected 2 (written by an earlier cpuft, which recorded neither its "
+                   "files nor what it was made from, so it cannot be checked; finish that run with the cpuft that "
+                   "wrote it, or train afresh)");
   std::string bad_step = text;
   bad_step.replace(bad_step.find("\"global_step\": 3"), 16, "\"global_step\": \"x\"");
   cpuft::write_file_atomic(path, bad_step);
@@ -195,11 +203,11 @@ TEST(Checkpoint, CorruptOrForeignStateIsReported) {
   long_value.replace(long_value.find("\"global_step\": 3"), 16, "\"global_step\": \"" + std::string(1 << 20, 'g') + "\"");
   cpuft::write_file_atomic(path, long_value);
   EXPECT_EQ(load_error(dir, d.m(), d.v()), path + ": global_step: found \"" + std::string(44, 'g') + "..., expected an integer");
-  // trainer_state.json of another step
+  // trainer_state.json of another step: not the file the checkpoint was written with
   cpuft::write_file_atomic(path, text);
   cpuft::write_file_atomic(dir + "/trainer_state.json", f.trainer_state(4));
-  EXPECT_EQ(load_error(dir, d.m(), d.v()),
-            dir + "/trainer_state.json: global_step: found 4, expected 3 (cpuft_state.json)");
+  EXPECT_EQ(load_error(dir, d.m(), d.v()).rfind(dir + "/trainer_state.json: xxh64 ", 0), 0u);
+  EXPECT_NE(load_error(dir, d.m(), d.v()).find(" (cpuft_state.json); the checkpoint is damaged"), std::string::npos);
 }
 
 TEST(Checkpoint, FailedModelWriteLeavesNoCheckpoint) {
@@ -251,6 +259,48 @@ TEST(Checkpoint, LastCheckpointIgnoresTemporaryAndIncompleteDirectories) {
   EXPECT_EQ(cpuft::find_last_checkpoint(out), out + "/checkpoint-10");  // numeric, not lexical, order
 }
 
+// A checkpoint-N/ holding cpuft_state.json counted as complete whatever else it held: two runs in one
+// directory left checkpoint-2/ with only that file, and 'last' picked it. Complete now means every
+// file cpuft_state.json records is there with its size and checksum.
+TEST(Checkpoint, CompleteMeansEveryRecordedFileIsThereAsWritten) {
+  Fixture f;
+  std::string out = cpuft_test::temp_dir_until_exit();
+  f.save(out, 2);
+  const std::string marker_only = out + "/checkpoint-4";
+  fs::create_directories(marker_only);
+  fs::copy_file(out + "/checkpoint-2/cpuft_state.json", marker_only + "/cpuft_state.json");
+  EXPECT_EQ(cpuft::find_last_checkpoint(out), out + "/checkpoint-2") << "a checkpoint of one file is not the last";
+  Dest d;
+  EXPECT_EQ(load_error(marker_only, d.m(), d.v()), marker_only + "/config.json: missing; the checkpoint is incomplete");
+
+  const std::string dir = f.save(out, 6);
+  const std::string model = dir + "/model.safetensors";
+  const std::string bytes = cpuft::read_file(model);
+  cpuft::write_file_atomic(model, bytes.substr(0, bytes.size() - 4));
+  EXPECT_EQ(load_error(dir, d.m(), d.v()),
+            model + ": " + std::to_string(bytes.size() - 4) + " bytes, expected " + std::to_string(bytes.size()) +
+                " (cpuft_state.json); the checkpoint is incomplete");
+  EXPECT_EQ(cpuft::find_last_checkpoint(out), out + "/checkpoint-2");
+  std::string flipped = bytes;
+  flipped[flipped.size() - 1] ^= 1;
+  cpuft::write_file_atomic(model, flipped);
+  EXPECT_NE(load_error(dir, d.m(), d.v()).find("; the checkpoint is damaged"), std::string::npos);
+  cpuft::write_file_atomic(model, bytes);
+  EXPECT_EQ(cpuft::find_last_checkpoint(out), dir);
+  // The required files must be recorded, and only files of the directory itself.
+  const std::string path = dir + "/cpuft_state.json";
+  const std::string text = cpuft::read_file(path);
+  std::string unrecorded = text;
+  unrecorded.replace(unrecorded.find("\"model.safetensors\""), 19, "\"other.safetensors\"");
+  cpuft::write_file_atomic(path, unrecorded);
+  EXPECT_EQ(load_error(dir, d.m(), d.v()), path + ": files: no entry for model.safetensors; the checkpoint is incomplete");
+  std::string outside = text;
+  outside.replace(outside.find("\"model.safetensors\""), 19, "\"../../etc/passwd\"");
+  cpuft::write_file_atomic(path, outside);
+  EXPECT_EQ(load_error(dir, d.m(), d.v()), path + ": files: \"../../etc/passwd\" is not a file name of this directory");
+  cpuft::write_file_atomic(path, text);
+}
+
 TEST(Checkpoint, RotationDeletesOldestButKeepsTheResumedOne) {
   Fixture f;
   std::string out = cpuft_test::temp_dir_until_exit();
@@ -290,6 +340,10 @@ TEST(Checkpoint, ResumeResolutionFollowsRunQa) {
   a.resume_from_checkpoint = "last";
   EXPECT_EQ(cpuft::resolve_resume_checkpoint(a), a.output_dir + "/checkpoint-6");
   a.resume_from_checkpoint = a.output_dir + "/notes.txt";
+  EXPECT_THROW(cpuft::resolve_resume_checkpoint(a), cpuft::Error);
+  // A checkpoint that is not complete is never the last one.
+  fs::remove(a.output_dir + "/checkpoint-6/optimizer.safetensors");
+  a.resume_from_checkpoint = "last";
   EXPECT_THROW(cpuft::resolve_resume_checkpoint(a), cpuft::Error);
 }
 

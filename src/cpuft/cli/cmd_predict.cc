@@ -8,17 +8,54 @@
 // the answer's code-point span [start, end) in the context. When no span can answer (e.g. an empty
 // context) the line says so plainly: "answer", "probability", "start" and "end" are null (run_qa's
 // "empty" placeholder is not an answer).
+// --input is answered a chunk of lines at a time, each chunk's answers written before the next chunk
+// is read: memory stays flat however long the input is, and answers flow as a filter's should.
 #include <cstdio>
+#include <optional>
 
 #include <nlohmann/json.hpp>
 
 #include "cpuft/cli/commands.h"
+#include "cpuft/cli/standard_streams.h"
 #include "cpuft/data/question_lines.h"
 #include "cpuft/flags/args.h"
 #include "cpuft/infer/inference.h"
 #include "cpuft/util/log.h"
 
 namespace cpuft {
+
+namespace {
+
+// Questions answered per chunk of --input: enough to fill many batches, few enough that a chunk of
+// long contexts stays small.
+constexpr size_t kChunkQuestions = 256;
+constexpr size_t kChunkBytes = size_t{8} << 20;
+
+// One JSON line per prediction, in order (rank 0 only has predictions).
+void write_answers(const std::vector<ExamplePrediction>& predictions, const std::vector<bool>& id_given) {
+  for (size_t i = 0; i < predictions.size(); ++i) {
+    const ExamplePrediction& p = predictions[i];
+    nlohmann::json line;
+    if (id_given[i]) line["id"] = p.id;
+    const NbestEntry* best = nullptr;
+    for (const NbestEntry& e : p.nbest)
+      if (e.text == p.text && !e.is_dummy) {
+        best = &e;
+        break;
+      }
+    if (best) {
+      line["answer"] = p.text;
+      line["probability"] = best->probability;
+      line["start"] = best->start_char;
+      line["end"] = best->end_char;
+    } else {  // only run_qa's "empty" placeholder was left: no answer
+      line["answer"] = line["probability"] = line["start"] = line["end"] = nullptr;
+    }
+    std::printf("%s\n", line.dump().c_str());
+  }
+}
+
+}  // namespace
 
 int cmd_predict(const Argv& argv, Communicator& comm, const StartComm& start) {
   ParsedArgs parsed = parse_train_args(Command::Predict, argv);
@@ -41,9 +78,12 @@ int cmd_predict(const Argv& argv, Communicator& comm, const StartComm& start) {
   for (const std::string& n : parsed.notices) log_notice(n);
   if (!args.test_file.empty()) return run_evaluate(args, comm);
 
+  std::optional<QuestionLineReader> input;
+  if (has_input) input.emplace(*args.input);  // a missing or non-regular file is refused before the model loads
+  // The first chunk holds --question (when given) and the first lines of --input.
   QaData data;
-  data.path = has_input ? *args.input : "--question";
   std::vector<bool> id_given;  // per example: echo its id (only ids the input gave)
+  data.path = has_input ? input->source() : "--question";
   if (has_q) {
     Example ex;
     ex.id = "0";
@@ -52,33 +92,25 @@ int cmd_predict(const Argv& argv, Communicator& comm, const StartComm& start) {
     data.examples.push_back(ex);
     id_given.push_back(false);
   }
-  if (has_input) {
-    QuestionLines more = read_question_lines(*args.input);
-    data.examples.insert(data.examples.end(), more.examples.begin(), more.examples.end());
-    id_given.insert(id_given.end(), more.id_given.begin(), more.id_given.end());
-  }
+  auto read_chunk = [&] {
+    if (!input) return;
+    QuestionLines lines;
+    input->read(lines, kChunkQuestions, kChunkBytes);
+    data.examples.insert(data.examples.end(), std::make_move_iterator(lines.examples.begin()),
+                         std::make_move_iterator(lines.examples.end()));
+    id_given.insert(id_given.end(), lines.id_given.begin(), lines.id_given.end());
+  };
+  read_chunk();
   // Empty input, empty output (as a filter in a pipeline should); the model is not even loaded.
   if (data.examples.empty()) return 0;
-  const std::vector<ExamplePrediction> predictions = answer_questions(args, comm, data);
-  for (size_t i = 0; i < predictions.size(); ++i) {
-    const ExamplePrediction& p = predictions[i];
-    nlohmann::json line;
-    if (id_given[i]) line["id"] = p.id;
-    const NbestEntry* best = nullptr;
-    for (const NbestEntry& e : p.nbest)
-      if (e.text == p.text && !e.is_dummy) {
-        best = &e;
-        break;
-      }
-    if (best) {
-      line["answer"] = p.text;
-      line["probability"] = best->probability;
-      line["start"] = best->start_char;
-      line["end"] = best->end_char;
-    } else {  // only run_qa's "empty" placeholder was left: no answer
-      line["answer"] = line["probability"] = line["start"] = line["end"] = nullptr;
-    }
-    std::printf("%s\n", line.dump().c_str());
+  LoadedModel loaded = load_for_questions(args, comm);
+  while (!data.examples.empty()) {
+    write_answers(answer_questions(args, comm, loaded, data), id_given);
+    flush_stdout();  // this chunk's answers are out (or the write failed) before the next is read
+    data.examples.clear();
+    data.features.clear();
+    id_given.clear();
+    read_chunk();
   }
   return 0;  // main flushes stdout and reports a failed write
 }

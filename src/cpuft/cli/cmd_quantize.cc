@@ -8,9 +8,11 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <sstream>
 
@@ -27,6 +29,7 @@
 #include "cpuft/run/batch_view.h"
 #include "cpuft/run/setup.h"
 #include "cpuft/util/atomic_file.h"
+#include "cpuft/util/dir_lock.h"
 #include "cpuft/util/error.h"
 #include "cpuft/util/json_read.h"
 #include "cpuft/util/log.h"
@@ -69,11 +72,6 @@ bool parse(const Argv& argv, QuantizeArgs& a) {
   return true;
 }
 
-std::string real_path(const std::string& p) {
-  char buf[PATH_MAX];
-  return ::realpath(p.c_str(), buf) ? std::string(buf) : std::string();
-}
-
 // The architectures quantize supports: a QA model of a family cpuft runs, with its trained head.
 void check_architecture(const std::string& dir, const ModelConfig& config) {
   const std::string path = dir + "/config.json";
@@ -89,15 +87,33 @@ void check_architecture(const std::string& dir, const ModelConfig& config) {
          "for question answering");
 }
 
-void check_output_dir(const std::string& out, const std::string& model_dir) {
-  const std::string real_out = real_path(out);
-  if (!real_out.empty() && real_out == real_path(model_dir))
-    fail("--output_dir: ", out, " is the model directory itself; the original is kept: choose a new directory");
+// True when `dir` holds nothing but a lock file (another process's: DirLock then names it; or one a
+// killed quantize left).
+bool empty_but_for_a_lock(const std::filesystem::path& dir) {
   std::error_code ec;
-  if (std::filesystem::exists(out, ec)) {
-    if (!std::filesystem::is_directory(out, ec)) fail("--output_dir: ", out, " is a file; expected a new directory");
-    if (!std::filesystem::is_empty(out, ec)) fail("--output_dir: ", out, " is not empty; expected a new or empty directory");
+  for (const auto& entry : std::filesystem::directory_iterator(dir, ec))
+    if (entry.path().filename() != kDirLockFile) return false;
+  return !ec;
+}
+
+// Where the int8 model goes: --output_dir, or the directory it links to (as train's output directory:
+// a link is followed, never replaced). Refused: the model directory itself (however it is reached),
+// a file, a directory that is not empty, a link to nothing.
+std::filesystem::path output_target(const std::string& out, const std::string& model_dir) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path target = fs::weakly_canonical(fs::absolute(out), ec);
+  if (ec) fail("--output_dir: ", out, ": ", ec.message());
+  if (fs::is_symlink(target, ec))
+    fail("--output_dir: ", out, " is a symbolic link to ", fs::read_symlink(target, ec).string(),
+         ", which does not exist; expected a new or empty directory (or a link to one)");
+  if (fs::equivalent(target, model_dir, ec))
+    fail("--output_dir: ", out, " is the model directory itself; the original is kept: choose a new directory");
+  if (fs::exists(target, ec)) {
+    if (!fs::is_directory(target, ec)) fail("--output_dir: ", out, " is a file; expected a new directory");
+    if (!empty_but_for_a_lock(target)) fail("--output_dir: ", out, " is not empty; expected a new or empty directory");
   }
+  return target;
 }
 
 // Runs the model over the first `windows` windows of the calibration file; returns each layer's range.
@@ -134,7 +150,7 @@ int cmd_quantize(const Argv& argv, Communicator& comm, const StartComm& start) {
   if (has_quantization_config(config.raw))
     fail(dir, "/config.json: already has a \"quantization_config\"; quantize the full-precision model");
   check_architecture(dir, config);
-  check_output_dir(a.output_dir, dir);
+  output_target(a.output_dir, dir);  // refused before any work; checked again once locked
   configure_threads(a.threads, comm);
 
   const Tokenizer tokenizer = Tokenizer::load(dir);
@@ -147,23 +163,36 @@ int cmd_quantize(const Argv& argv, Communicator& comm, const StartComm& start) {
   int64_t windows = 0;
   if (!a.calibration_file.empty()) ranges = calibrate(model, tokenizer, a, &windows);
 
-  // Everything goes into a temporary sibling directory that is renamed into place at the end.
-  const std::filesystem::path out = std::filesystem::absolute(a.output_dir).lexically_normal();
+  // The output directory is locked (one writer), and everything goes into a temporary sibling
+  // directory that takes the lock file along and is renamed over it at the end.
+  const std::filesystem::path out = output_target(a.output_dir, dir);
   std::filesystem::create_directories(out.parent_path());
-  std::string tmp = (out.parent_path() / (out.filename().string() + ".tmp-XXXXXX")).string();
-  if (!::mkdtemp(tmp.data())) fail("--output_dir: cannot create a directory beside ", out.string());
-  const mode_t mask = ::umask(0);
-  ::umask(mask);
-  ::chmod(tmp.c_str(), 0777 & ~mask);  // mkdtemp makes it 0700; the output is an ordinary directory
+  std::error_code ec;
+  const bool created = std::filesystem::create_directory(out, ec);
+  DirLock lock;
+  std::string tmp;
   try {
+    try {
+      lock = DirLock(out.string());
+    } catch (const Error& e) {
+      fail("--output_dir: ", e.what());
+    }
+    output_target(a.output_dir, dir);  // nothing came in before the lock was taken
+    std::string name = (out.parent_path() / (out.filename().string() + ".tmp-XXXXXX")).string();
+    if (!::mkdtemp(name.data())) fail("--output_dir: cannot create a directory beside ", out.string());
+    tmp = name;
+    const mode_t mask = ::umask(0);
+    ::umask(mask);
+    ::chmod(tmp.c_str(), 0777 & ~mask);  // mkdtemp makes it 0700; the output is an ordinary directory
     save_int8_model(model, tmp, a.calibration_file.empty() ? nullptr : &ranges, windows);
     copy_tokenizer_files(tokenizer, tmp);
-    std::error_code ec;
-    if (std::filesystem::exists(out, ec)) std::filesystem::remove(out);  // empty (checked above)
-    commit_directory(tmp, out.string());
+    if (::rename(lock.path().c_str(), (tmp + "/" + kDirLockFile).c_str()) != 0)
+      fail(lock.path(), ": cannot move the lock file: ", std::strerror(errno));
+    commit_directory(tmp, out.string());  // over the now empty directory; the lock file is back at lock.path()
   } catch (...) {
-    std::error_code ec;
-    std::filesystem::remove_all(tmp, ec);
+    if (!tmp.empty()) std::filesystem::remove_all(tmp, ec);
+    lock.release();
+    if (created) std::filesystem::remove(out, ec);  // only when empty
     throw;
   }
   std::printf("cpuft: wrote an int8 model to %s (%s activations%s); int8 products here: %s\n", out.c_str(),

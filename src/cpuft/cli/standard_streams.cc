@@ -7,6 +7,8 @@
 #include <cstdio>
 #include <cstring>
 
+#include "cpuft/util/error.h"
+
 namespace cpuft {
 
 void guard_standard_descriptors() {
@@ -16,6 +18,14 @@ void guard_standard_descriptors() {
     const int got = ::open("/dev/null", fd == 2 ? O_WRONLY : O_RDONLY);
     if (got >= 0 && got != fd) ::close(got);
   }
+}
+
+void flush_stdout() {
+  errno = 0;
+  if (std::fflush(stdout) == 0 && !std::ferror(stdout)) return;
+  const int err = errno;
+  std::clearerr(stdout);  // reported here, once
+  fail("standard output: write failed: ", err != 0 ? std::strerror(err) : "the output could not be written");
 }
 
 int finish_stdout(int rc) {

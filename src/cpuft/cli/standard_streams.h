@@ -9,6 +9,11 @@ namespace cpuft {
 // to it fails (and is reported by finish_stdout) rather than vanishing.
 void guard_standard_descriptors();
 
+// Flushes stdout; a failed write throws cpuft::Error "standard output: write failed: REASON" (and is
+// reported only so: finish_stdout then finds nothing more to report). For output written in parts,
+// so that a command stops at the first part that cannot be written.
+void flush_stdout();
+
 // Flushes and closes stdout. Returns rc when everything written reached it; otherwise prints
 // "cpuft: error: standard output: write failed: REASON" on stderr and returns 1 (rc when already
 // non-zero).

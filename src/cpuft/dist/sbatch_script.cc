@@ -1,6 +1,10 @@
 #include "cpuft/dist/sbatch_script.h"
 
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstdio>
@@ -48,13 +52,43 @@ std::string sbatch_script(const SbatchOptions& o) {
 
 int submit_sbatch(const std::string& script) {
   std::fflush(stdout);
-  FILE* p = popen("sbatch", "w");
-  if (!p) fail("cannot run sbatch: ", std::strerror(errno));
-  const bool written = std::fwrite(script.data(), 1, script.size(), p) == script.size();
-  const int status = pclose(p);
-  if (status == -1 || !WIFEXITED(status) || WEXITSTATUS(status) == 127)
-    fail("cannot run sbatch (not found?), expected Slurm's sbatch on PATH; --dry-run prints the script only");
-  if (!written) fail("sbatch: could not pass it the script (it exited early)");
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0) fail("cannot run sbatch: ", std::strerror(errno));
+  // sbatch is started directly (no shell): that it cannot be found is known here, before any write.
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, fds[0], STDIN_FILENO);
+  char name[] = "sbatch";
+  char* argv[] = {name, nullptr};
+  pid_t pid = 0;
+  const int spawned = ::posix_spawnp(&pid, name, &actions, nullptr, argv, environ);
+  posix_spawn_file_actions_destroy(&actions);
+  ::close(fds[0]);
+  if (spawned != 0) {
+    ::close(fds[1]);
+    if (spawned == ENOENT)
+      fail("cannot run sbatch (not found), expected Slurm's sbatch on PATH; --dry-run prints the script only");
+    fail("cannot run sbatch: ", std::strerror(spawned));
+  }
+  // An sbatch that exits before reading all of the script closes the pipe: the write then fails with
+  // EPIPE (reported below) instead of SIGPIPE ending cpuft.
+  struct sigaction ignore {}, before {};
+  ignore.sa_handler = SIG_IGN;
+  ::sigaction(SIGPIPE, &ignore, &before);
+  size_t written = 0;
+  while (written < script.size()) {
+    const ssize_t n = ::write(fds[1], script.data() + written, script.size() - written);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    written += static_cast<size_t>(n);
+  }
+  ::close(fds[1]);
+  ::sigaction(SIGPIPE, &before, nullptr);
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (!WIFEXITED(status)) fail("sbatch: ended by signal ", WTERMSIG(status));
+  if (written < script.size()) fail("sbatch: could not pass it the script (it exited early, status ", WEXITSTATUS(status), ")");
   return WEXITSTATUS(status);
 }
 

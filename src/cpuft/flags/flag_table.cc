@@ -1,5 +1,6 @@
 #include "cpuft/flags/flag_table.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "cpuft/util/error.h"
@@ -102,6 +103,15 @@ Flag& FlagTable::text(const char* name, const char* placeholder, std::string* fi
   const std::string ph = placeholder;
   f.set = [=](const std::string& v, const std::string& who) {
     if (v.empty()) fail(who, ": found '', expected a non-empty ", ph);
+    // Longer than Linux opens: refused here, cut, rather than echoed whole by the errors of later steps.
+    size_t longest_name = 0;
+    for (size_t at = 0, end; at <= v.size(); at = end + 1) {
+      end = std::min(v.find('/', at), v.size());
+      longest_name = std::max(longest_name, end - at);
+    }
+    if (v.size() > 4096 || longest_name > 255)
+      fail(who, ": found '", text_preview(v), "' (", v.size(), " bytes), expected a ", ph,
+           " of at most 4096 bytes with names of at most 255");
     *field = v;
   };
   f.show = [=] { return field->empty() ? std::string("none") : *field; };

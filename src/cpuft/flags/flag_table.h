@@ -94,7 +94,9 @@ class FlagTable {
   Flag& optional_integer(const char* name, std::optional<int64_t>* field, int64_t lo, int64_t hi,
                          const char* help);  // unset: "none"
   Flag& number(const char* name, double* field, Range range, const char* help);
-  Flag& text(const char* name, const char* placeholder, std::string* field, const char* help);  // not empty
+  // A path (every text flag is one): not empty, at most 4096 bytes with names of at most 255 (PATH_MAX
+  // and NAME_MAX: longer ones cannot be opened).
+  Flag& text(const char* name, const char* placeholder, std::string* field, const char* help);
   Flag& optional_text(const char* name, const char* placeholder, std::optional<std::string>* field,
                       const char* help);  // any value, even empty
   Flag& text_list(const char* name, const char* placeholder, std::vector<std::string>* field,

@@ -46,8 +46,9 @@ int run_evaluate(const TrainArgs& args, Communicator& comm) {
   LoadedModel loaded = load_model(args, comm);
   // Where the results go is checked before the work that produces them.
   const std::string& out_dir = args.output_dir;  // required by cpuft evaluate / predict --test_file
+  DirLock lock;  // rank 0: the one writer of out_dir until the results are written
   if (comm.is_root()) {
-    create_output_dir(out_dir);
+    lock = lock_output_dir(out_dir);
     check_results_file(out_dir);
   }
   reserve_activations(*loaded.model, args, args.per_device_eval_batch_size, false, "--per_device_eval_batch_size");
@@ -60,9 +61,10 @@ int run_evaluate(const TrainArgs& args, Communicator& comm) {
   }
   warn_if_v2_without_flag(data, args.version_2_with_negative);
   const std::string split = predict ? "predict" : "eval";
-  // A file without answers can still be answered; it just cannot be scored.
+  // A file without answers can still be answered; it just cannot be scored. A SQuAD v2.0 question
+  // marked impossible is an answer too (that there is none): a file of only such questions is scored.
   bool has_answers = false;
-  for (const Example& e : data.examples) has_answers |= !e.answers.empty();
+  for (const Example& e : data.examples) has_answers |= !e.answers.empty() || e.is_impossible;
   const EvalOutcome out = evaluate_qa(*loaded.model, data, postprocess_options(args),
                                       static_cast<int>(args.per_device_eval_batch_size),
                                       static_cast<int>(args.max_seq_length), comm, split, has_answers, &phases);
@@ -77,10 +79,15 @@ int run_evaluate(const TrainArgs& args, Communicator& comm) {
   return 0;
 }
 
-std::vector<ExamplePrediction> answer_questions(const TrainArgs& args, Communicator& comm, QaData& data) {
+LoadedModel load_for_questions(const TrainArgs& args, Communicator& comm) {
   configure_threads(static_cast<int>(args.threads), comm);
   LoadedModel loaded = load_model(args, comm);
   reserve_activations(*loaded.model, args, args.per_device_eval_batch_size, false, "--per_device_eval_batch_size");
+  return loaded;
+}
+
+std::vector<ExamplePrediction> answer_questions(const TrainArgs& args, Communicator& comm, LoadedModel& loaded,
+                                                QaData& data) {
   const FeatureOptions fo = feature_options(args);
   build_features_of(data, *loaded.tokenizer, fo, /*train=*/false);
   EvalOutcome out = evaluate_qa(*loaded.model, data, postprocess_options(args),

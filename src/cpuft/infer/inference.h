@@ -12,6 +12,7 @@
 #include "cpuft/eval/postprocess.h"
 #include "cpuft/flags/train_args.h"
 #include "cpuft/infer/evaluator.h"
+#include "cpuft/run/setup.h"
 
 namespace cpuft {
 
@@ -30,8 +31,13 @@ void write_results(const std::string& out_dir, const std::string& split, const E
 // exit code.
 int run_evaluate(const TrainArgs& args, Communicator& comm);
 
-// `cpuft predict` on questions: loads the model, builds the windows of data.examples and answers
-// them. One prediction per example, in order, on rank 0 (the other ranks get none).
-std::vector<ExamplePrediction> answer_questions(const TrainArgs& args, Communicator& comm, QaData& data);
+// `cpuft predict` on questions, loaded once and then answering chunk after chunk: threads, the model
+// and the activation arena for --per_device_eval_batch_size windows.
+LoadedModel load_for_questions(const TrainArgs& args, Communicator& comm);
+
+// Builds the windows of data.examples and answers them with `loaded`. One prediction per example, in
+// order, on rank 0 (the other ranks get none).
+std::vector<ExamplePrediction> answer_questions(const TrainArgs& args, Communicator& comm, LoadedModel& loaded,
+                                                QaData& data);
 
 }  // namespace cpuft

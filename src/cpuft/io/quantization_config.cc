@@ -37,6 +37,50 @@ bool is_quantized_model_dir(const std::string& dir) {
   }
 }
 
+namespace {
+
+// Checks the entry field by field against what cpuft quantize writes (quantization_config_json);
+// errors are "PATH: quantization_config.FIELD is VALUE; expected WHAT".
+struct EntryReader {
+  const std::string& path;
+
+  [[noreturn]] void bad(const std::string& field, const std::string& found, const std::string& expected) const {
+    fail(path, ": quantization_config.", field, " is ", found, "; expected ", expected);
+  }
+  const nlohmann::json& get(const nlohmann::json& obj, const std::string& where, const char* key,
+                            const std::string& expected) const {
+    const auto it = obj.find(key);
+    if (it == obj.end()) bad(where + key, "missing", expected);
+    return *it;
+  }
+  // `obj` (at `where`) holds only the keys in `known`.
+  void only(const nlohmann::json& obj, const std::string& where, std::initializer_list<const char*> known) const {
+    for (auto it = obj.begin(); it != obj.end(); ++it) {
+      bool ok = false;
+      for (const char* k : known) ok = ok || it.key() == k;
+      if (!ok) {
+        std::string names;
+        for (const char* k : known) names += str_cat(names.empty() ? "" : ", ", k);
+        fail(path, ": quantization_config.", where, text_preview(it.key()), ": not a field cpuft writes or reads; expected only ",
+             names);
+      }
+    }
+  }
+  // obj[key] == want exactly (a string, a boolean): what cpuft can run.
+  void equal(const nlohmann::json& obj, const std::string& where, const char* key, const nlohmann::json& want,
+             const char* why) const {
+    const nlohmann::json& v = get(obj, where, key, str_cat(want.dump(), " (", why, ")"));
+    if (v != want) bad(where + key, json_preview(v), str_cat(want.dump(), " (", why, ")"));
+  }
+  const nlohmann::json& object(const nlohmann::json& obj, const std::string& where, const char* key) const {
+    const nlohmann::json& v = get(obj, where, key, "an object as cpuft quantize writes it");
+    if (!v.is_object()) bad(where + key, json_preview(v), "an object as cpuft quantize writes it");
+    return v;
+  }
+};
+
+}  // namespace
+
 QuantizationConfig read_quantization_config(const nlohmann::json& config, const std::string& path) {
   if (!has_quantization_config(config)) fail(path, ": no \"quantization_config\"; expected one written by cpuft quantize");
   const nlohmann::json& q = config["quantization_config"];
@@ -49,17 +93,37 @@ QuantizationConfig read_quantization_config(const nlohmann::json& config, const 
   if (version == q.end() || !version->is_number_integer() || version->get<int64_t>() != kInt8FormatVersion)
     fail(path, ": quantization_config.format_version is ", version == q.end() ? std::string("missing") : json_preview(*version),
          "; expected ", kInt8FormatVersion);
-  const auto acts = q.find("activations");
-  const nlohmann::json scheme = acts != q.end() && acts->is_object() && acts->contains("scheme") ? (*acts)["scheme"] : nlohmann::json();
+  const EntryReader r{path};
+  r.only(q, "", {"quant_method", "format_version", "weights", "activations", "modules_not_quantized"});
+
+  const nlohmann::json& w = r.object(q, "", "weights");
+  r.only(w, "weights.", {"dtype", "symmetric", "granularity", "scale_tensor"});
+  r.equal(w, "weights.", "dtype", "int8", "cpuft runs s8 weights");
+  r.equal(w, "weights.", "symmetric", true, "s8 weights without a zero point");
+  r.equal(w, "weights.", "granularity", "per_output_channel", "one scale per output channel");
+  r.equal(w, "weights.", "scale_tensor", "<linear>.weight_scale", "the scales beside each weight");
+
+  const nlohmann::json& a = r.object(q, "", "activations");
+  r.equal(a, "activations.", "dtype", "uint8", "cpuft quantizes activations to u8");
+  r.equal(a, "activations.", "symmetric", false, "u8 activations with a zero point");
+  const nlohmann::json& scheme =
+      r.get(a, "activations.", "scheme", str_cat("\"", kDynamic, "\" or \"", kStatic, "\""));
   QuantizationConfig out;
   if (scheme == kStatic) {
     out.static_activations = true;
-    const nlohmann::json n = (*acts).value("calibration_windows", nlohmann::json());
-    out.calibration_windows = n.is_number_integer() ? n.get<int64_t>() : 0;
-  } else if (scheme != kDynamic) {
-    fail(path, ": quantization_config.activations.scheme is ", scheme.is_null() ? std::string("missing") : json_preview(scheme),
-         "; expected \"", kDynamic, "\" or \"", kStatic, "\"");
+    r.only(a, "activations.", {"dtype", "symmetric", "scheme", "range_tensor", "calibration_windows"});
+    r.equal(a, "activations.", "range_tensor", "<linear>.input_range", "the calibrated range beside each weight");
+    const nlohmann::json& n = r.get(a, "activations.", "calibration_windows", "an integer >= 1");
+    if (!n.is_number_integer() || n.get<int64_t>() < 1)
+      r.bad("activations.calibration_windows", json_preview(n), "an integer >= 1 (the windows the ranges came from)");
+    out.calibration_windows = n.get<int64_t>();
+  } else if (scheme == kDynamic) {
+    r.only(a, "activations.", {"dtype", "symmetric", "scheme"});
+  } else {
+    r.bad("activations.scheme", json_preview(scheme), str_cat("\"", kDynamic, "\" or \"", kStatic, "\""));
   }
+  r.equal(q, "", "modules_not_quantized", nlohmann::json::array({"qa_outputs"}),
+          "qa_outputs, the one layer cpuft keeps in f32");
   return out;
 }
 

@@ -11,6 +11,9 @@ namespace cpuft {
 
 constexpr const char* kInt8QuantMethod = "cpuft_int8";
 constexpr int kInt8FormatVersion = 1;
+// The largest weight scale read: 127 x 65536 (8.3e6) is beyond any trained weight, and larger scales
+// would overflow the f32 products of the layers after.
+constexpr float kMaxInt8WeightScale = 65536.f;
 
 struct QuantizationConfig {
   bool static_activations = false;  // input ranges from calibration (else dynamic, per token)
@@ -24,9 +27,10 @@ bool has_quantization_config(const nlohmann::json& config);
 // the model loader then reports what is wrong with the file).
 bool is_quantized_model_dir(const std::string& dir);
 
-// Reads and checks the entry of a cpuft int8 directory; throws cpuft::Error naming `path`, the
-// field, the value found and what was expected (another quant_method, another format_version, an
-// unknown activation scheme).
+// Reads and checks the entry of a cpuft int8 directory field by field against what cpuft quantize
+// writes: every field must be there with the one value cpuft can run (calibration_windows: an integer
+// >= 1, static activations only), and no other field. Throws cpuft::Error naming `path`, the field,
+// the value found and what was expected.
 QuantizationConfig read_quantization_config(const nlohmann::json& config, const std::string& path);
 
 // The entry as written into config.json.

@@ -119,10 +119,12 @@ QaModel QaModel::from_int8(const std::string& dir, std::ostream& notices) {
     const WeightTensor& s =
         expect_tensor(stored, dir, scale_name, StDtype::F32, "F32", {out}, "the per-output-channel weight scales");
     l.w_scale = read_floats(s);
-    for (int64_t n = 0; n < out; ++n)
-      if (!(l.w_scale[static_cast<size_t>(n)] > 0.f) || !std::isfinite(l.w_scale[static_cast<size_t>(n)]))
-        fail(s.reader->path(), ": tensor ", s.info->name, "[", n, "] is ", l.w_scale[static_cast<size_t>(n)],
-             ", expected a finite scale > 0");
+    for (int64_t n = 0; n < out; ++n) {
+      const float v = l.w_scale[static_cast<size_t>(n)];
+      if (!(v > 0.f) || !(v <= kMaxInt8WeightScale))
+        fail(s.reader->path(), ": tensor ", s.info->name, "[", n, "] is ", v, ", expected a finite scale > 0 and <= ",
+             kMaxInt8WeightScale);
+    }
     l.w_colsum.assign(static_cast<size_t>(out), 0);
     for (int64_t n = 0; n < out; ++n) {
       int32_t sum = 0;
@@ -132,6 +134,12 @@ QaModel QaModel::from_int8(const std::string& dir, std::ostream& notices) {
     release_pages(dst, e.numel);
     const std::string range_name = input_range_name(e.name);
     used.insert(range_name);
+    if (!qc.static_activations && stored.find(range_name)) {
+      const WeightTensor& r = *stored.find(range_name);
+      fail(r.reader->path(), ": tensor ", r.info->name, " is an input range, but ", config_path,
+           " says the activations are dynamic (quantization_config.activations.scheme \"dynamic_per_token\"); "
+           "expected no input ranges");
+    }
     if (qc.static_activations) {
       const WeightTensor& r =
           expect_tensor(stored, dir, range_name, StDtype::F32, "F32", {2}, "the calibrated input range [min, max]");
@@ -174,6 +182,10 @@ void save_int8_model(const QaModel& model, const std::string& dir, const InputRa
     }
     layers.push_back(quantize_linear(p, e.shape[0], e.shape[1]));
     const Int8Linear& l = layers.back();
+    for (size_t n = 0; n < l.w_scale.size(); ++n)
+      if (!(l.w_scale[n] <= kMaxInt8WeightScale))
+        fail("quantize: ", e.name, " row ", n, " has weights up to ", l.w_scale[n] * 127.f, "; expected at most ",
+             kMaxInt8WeightScale * 127.f, " (an int8 scale of at most ", kMaxInt8WeightScale, ")");
     t.i8 = l.w.data();
     out.push_back(std::move(t));
     StTensorOut s;

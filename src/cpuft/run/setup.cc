@@ -113,4 +113,13 @@ void create_output_dir(const std::string& dir) {
   }
 }
 
+DirLock lock_output_dir(const std::string& dir) {
+  create_output_dir(dir);
+  try {
+    return DirLock(dir);
+  } catch (const Error& e) {
+    fail("--output_dir: ", e.what());
+  }
+}
+
 }  // namespace cpuft

@@ -11,6 +11,7 @@
 #include "cpuft/flags/train_args.h"
 #include "cpuft/model/qa_model.h"
 #include "cpuft/text/tokenizer.h"
+#include "cpuft/util/dir_lock.h"
 
 namespace cpuft {
 
@@ -41,6 +42,11 @@ size_t reserve_activations(QaModel& model, const TrainArgs& args, int64_t batch,
 // mkdir -p for an output directory; a one-line error naming --output_dir when it cannot be made or
 // nothing can be written in it (checked before any work, not at the first save).
 void create_output_dir(const std::string& dir);
+
+// create_output_dir, then the directory's lock (util/dir_lock.h), held until the returned object goes:
+// taken by the command that writes results there (train, evaluate, predict --test_file) before it
+// writes anything. Another process holding it is a one-line error naming --output_dir and that process.
+DirLock lock_output_dir(const std::string& dir);
 
 // Copies the tokenizer files into `dir` (so transformers loads the tokenizer from a cpuft output).
 void copy_tokenizer_files(const Tokenizer& tokenizer, const std::string& dir);

@@ -2,7 +2,9 @@
 
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 
@@ -11,6 +13,7 @@
 #include "cpuft/io/safetensors.h"
 #include "cpuft/train/trainer_state.h"
 #include "cpuft/util/atomic_file.h"
+#include "cpuft/util/checksum.h"
 #include "cpuft/util/error.h"
 #include "cpuft/util/json_read.h"
 #include "cpuft/util/py_json.h"
@@ -26,10 +29,14 @@ namespace {
 
 const char* kStateFile = "cpuft_state.json";
 const char* kOptimizerFile = "optimizer.safetensors";
+// The files without which a checkpoint cannot be resumed; cpuft_state.json must record them.
+const char* const kRequiredFiles[] = {"model.safetensors", "config.json", kOptimizerFile, "trainer_state.json"};
 
 json state_to_json(const CheckpointState& s) {
   json rng = json::object();
   for (const auto& [k, v] : s.rng) rng[k] = v;
+  json files = json::object();
+  for (const auto& [name, c] : s.files) files[name] = {{"bytes", c.bytes}, {"xxh64", hex64(c.xxh64)}};
   return json{{"format_version", s.format_version},
               {"global_step", s.progress.global_step},
               {"epoch", s.progress.epoch},
@@ -50,7 +57,43 @@ json state_to_json(const CheckpointState& s) {
               {"total_flos", s.progress.total_flos},
               {"world_size", s.world_size},
               {"args_hash", s.args_hash},
-              {"flags", s.flags}};
+              {"flags", s.flags},
+              {"made_from", s.made_from},
+              {"files", files}};
+}
+
+// The files of a checkpoint directory being written, with their sizes and checksums: everything but
+// cpuft_state.json, which records them.
+std::map<std::string, FileChecksum> checksum_files(const std::string& dir) {
+  std::map<std::string, FileChecksum> out;
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    const std::string name = entry.path().filename().string();
+    if (name == kStateFile || !entry.is_regular_file()) continue;
+    out[name] = file_checksum(entry.path().string());
+  }
+  return out;
+}
+
+bool is_plain_file_name(const std::string& name) {
+  return !name.empty() && name != "." && name != ".." && name.find('/') == std::string::npos &&
+         name.find('\0') == std::string::npos;
+}
+
+// Every file `s` records is in `dir` with its size and checksum (the required ones among them).
+void verify_files(const std::string& dir, const CheckpointState& s, const std::string& state_path) {
+  for (const char* name : kRequiredFiles)
+    if (!s.files.count(name)) fail(state_path, ": files: no entry for ", name, "; the checkpoint is incomplete");
+  for (const auto& [name, want] : s.files) {
+    const std::string path = dir + "/" + name;
+    const std::string kind = non_regular_kind(path);
+    if (!kind.empty()) fail(path, ": ", kind == "missing" ? "missing" : "is " + kind, "; the checkpoint is incomplete");
+    const FileChecksum got = file_checksum(path);
+    if (got.bytes != want.bytes)
+      fail(path, ": ", got.bytes, " bytes, expected ", want.bytes, " (", kStateFile, "); the checkpoint is incomplete");
+    if (got.xxh64 != want.xxh64)
+      fail(path, ": xxh64 ", hex64(got.xxh64), ", expected ", hex64(want.xxh64), " (", kStateFile,
+           "); the checkpoint is damaged");
+  }
 }
 
 // Typed access to cpuft_state.json with errors naming the file and the JSON path.
@@ -169,7 +212,10 @@ std::string save_checkpoint(const std::string& output_dir, int64_t step, const C
     require_file(tmp_dir + "/config.json");
     write_optimizer(tmp_dir + "/" + kOptimizerFile, adam_m, adam_v, state.adam_step);
     write_file_atomic(tmp_dir + "/trainer_state.json", trainer_state_json);
-    write_file_atomic(tmp_dir + "/" + kStateFile, py_json_dumps(state_to_json(state), 2) + "\n");
+    // Last: the file that makes the checkpoint complete, recording every other one.
+    CheckpointState recorded = state;
+    recorded.files = checksum_files(tmp_dir);
+    write_file_atomic(tmp_dir + "/" + kStateFile, py_json_dumps(state_to_json(recorded), 2) + "\n");
     if (fs::exists(final_dir, ec)) {
       const std::string old_dir = final_dir + ".old-" + std::to_string(::getpid());
       fs::remove_all(old_dir, ec);
@@ -192,7 +238,9 @@ std::string save_checkpoint(const std::string& output_dir, int64_t step, const C
 CheckpointState load_checkpoint_state(const std::string& dir) {
   const std::string path = dir + "/" + kStateFile;
   require_file(path);
-  return parse_checkpoint_state(read_file(path, kMaxSmallJsonBytes), path);
+  CheckpointState s = parse_checkpoint_state(read_file(path, kMaxSmallJsonBytes), path);
+  verify_files(dir, s, path);
+  return s;
 }
 
 CheckpointState parse_checkpoint_state(std::string_view text, const std::string& path) {
@@ -201,6 +249,10 @@ CheckpointState parse_checkpoint_state(std::string_view text, const std::string&
   Reader r{path};
   CheckpointState s;
   s.format_version = r.integer(j, "format_version");
+  if (s.format_version == 1)
+    fail(path, ": format_version: found 1, expected ", kCheckpointFormatVersion,
+         " (written by an earlier cpuft, which recorded neither its files nor what it was made from, so it cannot "
+         "be checked; finish that run with the cpuft that wrote it, or train afresh)");
   if (s.format_version != kCheckpointFormatVersion)
     fail(path, ": format_version: found ", s.format_version, ", expected ", kCheckpointFormatVersion,
          " (written by a different cpuft version)");
@@ -231,10 +283,30 @@ CheckpointState parse_checkpoint_state(std::string_view text, const std::string&
   s.progress.total_flos = r.number(j, "total_flos");
   s.world_size = r.integer(j, "world_size");
   s.args_hash = r.text(j, "args_hash");
-  if (auto flags = j.find("flags"); flags != j.end()) {
-    if (!flags->is_object()) fail(path, ": flags: found ", json_preview(*flags), ", expected an object");
-    for (auto it = flags->begin(); it != flags->end(); ++it)
-      s.flags[it.key()] = r.text(*flags, it.key().c_str(), "flags.");
+  for (auto [key, map] : {std::pair{"flags", &s.flags}, std::pair{"made_from", &s.made_from}}) {
+    const json& obj = r.get(j, key, "");
+    if (!obj.is_object()) fail(path, ": ", key, ": found ", json_preview(obj), ", expected an object");
+    for (auto it = obj.begin(); it != obj.end(); ++it)
+      (*map)[it.key()] = r.text(obj, it.key().c_str(), str_cat(key, "."));
+  }
+  const json& files = r.get(j, "files", "");
+  if (!files.is_object()) fail(path, ": files: found ", json_preview(files), ", expected an object");
+  for (auto it = files.begin(); it != files.end(); ++it) {
+    const std::string where = str_cat("files.", text_preview(it.key()), ".");
+    if (!is_plain_file_name(it.key()) || it.key() == kStateFile)
+      fail(path, ": files: ", json_preview(it.key()), " is not a file name of this directory");
+    if (!it->is_object()) fail(path, ": ", where.substr(0, where.size() - 1), ": found ", json_preview(*it), ", expected an object");
+    FileChecksum c;
+    const int64_t bytes = r.integer(*it, "bytes", where);
+    if (bytes < 0) fail(path, ": ", where, "bytes: found ", bytes, ", expected a size >= 0");
+    c.bytes = static_cast<uint64_t>(bytes);
+    const std::string hex = r.text(*it, "xxh64", where);
+    char* end = nullptr;
+    errno = 0;
+    c.xxh64 = std::strtoull(hex.c_str(), &end, 16);
+    if (hex.size() != 16 || *end != '\0' || errno != 0 || hex.find_first_not_of("0123456789abcdef") != std::string::npos)
+      fail(path, ": ", where, "xxh64: found ", json_preview(hex), ", expected 16 hex digits");
+    s.files[it.key()] = c;
   }
   const TrainProgress& p = s.progress;
   if (p.global_step < 0 || s.world_size < 1 || p.epoch < 0 || p.batches_in_epoch < 0)
@@ -253,19 +325,15 @@ LoadedCheckpoint load_checkpoint(const std::string& dir, const MutableNamedArray
   check_moments(m, v);
   LoadedCheckpoint out;
   out.dir = dir;
-  out.state = load_checkpoint_state(dir);
+  out.state = load_checkpoint_state(dir);  // every file is there, as it was written
   out.model_file = dir + "/model.safetensors";
-  require_file(out.model_file);
-  require_file(dir + "/config.json");
   const std::string ts_path = dir + "/trainer_state.json";
-  require_file(ts_path);
   out.trainer_state_json = read_file(ts_path, kMaxTrainerStateBytes);
   TrainerState ts = TrainerState::from_json(out.trainer_state_json, ts_path);
   if (ts.global_step != out.state.progress.global_step)
     fail(ts_path, ": global_step: found ", ts.global_step, ", expected ", out.state.progress.global_step,
          " (cpuft_state.json)");
   const std::string opt_path = dir + "/" + kOptimizerFile;
-  require_file(opt_path);
   read_optimizer(opt_path, adam_m, adam_v, out.state.adam_step);
   return out;
 }

@@ -4,7 +4,11 @@
 //   model.safetensors, config.json   written by the caller's write_model callback (the model saves itself)
 //   optimizer.safetensors            AdamW "exp_avg.NAME" and "exp_avg_sq.NAME" (F32) and "step" (I64 [1])
 //   trainer_state.json               as transformers writes it (train/trainer_state.h)
-//   cpuft_state.json                 loop position, schedule, RNG, world size, args hash, format version
+//   cpuft_state.json                 written last: loop position, schedule, RNG, world size, the flags
+//                                    and what the run was made from, format version, and every other
+//                                    file of the directory with its size and XXH64 (util/checksum.h)
+// "Complete" means cpuft_state.json is there and every file it records is there with that size and
+// checksum: a checkpoint that fails the check is never resumed from, named or found as the last.
 #pragma once
 
 #include <cstdint>
@@ -15,10 +19,12 @@
 #include <vector>
 
 #include "cpuft/flags/train_args.h"
+#include "cpuft/util/checksum.h"
 
 namespace cpuft {
 
-constexpr int64_t kCheckpointFormatVersion = 1;
+// 2: files and made_from recorded. Version 1 checkpoints are refused (docs/security.md).
+constexpr int64_t kCheckpointFormatVersion = 2;
 
 // A named f32 array owned by the caller (parameters and Adam moments live in the caller's arenas).
 struct NamedArray {
@@ -64,9 +70,12 @@ struct CheckpointState {
   std::map<std::string, uint64_t> rng;
   int64_t world_size = 1;
   std::string args_hash;  // training_args_hash() of the run that wrote it
-  // The trajectory flags of that run (train/resume_check.h: training_flags); empty in checkpoints
-  // written before they were recorded.
+  // The trajectory flags of that run (train/resume_check.h: training_flags).
   std::map<std::string, std::string> flags;
+  // What the run was made from (train/resume_check.h: made_from): model shape, tokenizer, data.
+  std::map<std::string, std::string> made_from;
+  // Every other file of the checkpoint directory, by name (filled by save_checkpoint).
+  std::map<std::string, FileChecksum> files;
 };
 
 struct LoadedCheckpoint {
@@ -84,7 +93,9 @@ std::string save_checkpoint(const std::string& output_dir, int64_t step, const C
                             const NamedArrays& adam_m, const NamedArrays& adam_v,
                             const std::string& trainer_state_json);
 
-// Reads and validates cpuft_state.json alone (format version and every field's type).
+// Reads and validates cpuft_state.json (format version and every field's type), then checks that
+// the checkpoint is complete: every file it records is in `dir` with its size and checksum, the model,
+// config, optimizer and trainer state among them. Errors name the file and what differs.
 CheckpointState load_checkpoint_state(const std::string& dir);
 // The same from the file's text; `path` names it in errors.
 CheckpointState parse_checkpoint_state(std::string_view text, const std::string& path);
@@ -95,8 +106,9 @@ CheckpointState parse_checkpoint_state(std::string_view text, const std::string&
 LoadedCheckpoint load_checkpoint(const std::string& dir, const MutableNamedArrays& adam_m,
                                  const MutableNamedArrays& adam_v);
 
-// The highest-numbered complete output_dir/checkpoint-N/ (a directory named exactly so, holding
-// cpuft_state.json); temporary directories are ignored. Empty when there is none.
+// The highest-numbered complete output_dir/checkpoint-N/ (a directory named exactly so, whose
+// load_checkpoint_state succeeds); temporary directories are ignored, and a checkpoint that is not
+// complete is skipped with a warning saying why. Empty when there is none.
 std::string find_last_checkpoint(const std::string& output_dir);
 
 // Removes what an interrupted run left in output_dir: checkpoint-N.tmp-PID/ (a save that never

@@ -8,7 +8,9 @@
 
 #include "cpuft/train/checkpoint.h"
 #include "cpuft/util/atomic_file.h"
+#include "cpuft/util/dir_lock.h"
 #include "cpuft/util/error.h"
+#include "cpuft/util/log.h"
 
 namespace cpuft {
 
@@ -29,7 +31,7 @@ int64_t checkpoint_number(const std::string& name) {
   return n;
 }
 
-// Complete checkpoints in output_dir, oldest first.
+// The checkpoints in output_dir (directories named checkpoint-N holding a cpuft_state.json), oldest first.
 std::vector<std::pair<int64_t, fs::path>> list_checkpoints(const std::string& output_dir) {
   std::vector<std::pair<int64_t, fs::path>> out;
   std::error_code ec;
@@ -57,11 +59,13 @@ bool is_interrupted_write(const std::string& name) {
 }
 
 // True when `dir` holds nothing but what an interrupted cpuft run leaves (remove_checkpoint_leftovers
-// removes it): such a directory is as good as empty.
+// removes it) and the lock of the run now writing it: such a directory is as good as empty.
 bool only_interrupted_writes(const std::string& dir) {
   std::error_code ec;
-  for (const auto& entry : fs::directory_iterator(dir, ec))
-    if (!is_interrupted_write(entry.path().filename().string())) return false;
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (!is_interrupted_write(name) && name != kDirLockFile) return false;
+  }
   return !ec;
 }
 
@@ -84,7 +88,15 @@ void remove_checkpoint_leftovers(const std::string& output_dir) {
 
 std::string find_last_checkpoint(const std::string& output_dir) {
   auto all = list_checkpoints(output_dir);
-  return all.empty() ? std::string() : all.back().second.string();
+  for (auto it = all.rbegin(); it != all.rend(); ++it) {
+    try {
+      load_checkpoint_state(it->second.string());
+      return it->second.string();
+    } catch (const Error& e) {
+      log_warn("skipping ", it->second.string(), ": ", e.what());
+    }
+  }
+  return "";
 }
 
 void rotate_checkpoints(const std::string& output_dir, int64_t limit, const std::string& keep) {

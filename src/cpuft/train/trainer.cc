@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <csignal>
+#include <filesystem>
 #include <memory>
 
 #include "cpuft/data/batch.h"
@@ -9,6 +10,7 @@
 #include "cpuft/data/sampler.h"
 #include "cpuft/dist/grad_buckets.h"
 #include "cpuft/eval/results_files.h"
+#include "cpuft/io/model_dir.h"
 #include "cpuft/infer/inference.h"
 #include "cpuft/model/optimizer.h"
 #include "cpuft/run/setup.h"
@@ -63,6 +65,8 @@ class Trainer {
   // trainer_state.json's step, epoch and FLOP count from progress_ (the rest it keeps itself).
   void sync_trainer_state();
   CheckpointState checkpoint_state() const;
+  // made_from (train/resume_check.h) of this run: --model_name_or_path's config, the tokenizer, the data.
+  std::map<std::string, std::string> made_from_now() const;
   void restore(const std::string& dir);
   NamedArrays named(const std::vector<float>& arena) const;
   MutableNamedArrays named_mut(std::vector<float>& arena) const;
@@ -77,6 +81,7 @@ class Trainer {
   const TrainArgs& args_;
   Communicator& comm_;
   RankPlacement placement_;
+  DirLock output_lock_;  // rank 0: this run is the one writer of --output_dir
   LoadedModel loaded_;
   QaModel* model_ = nullptr;
   QaData train_, eval_;
@@ -93,6 +98,7 @@ class Trainer {
   int stop_signal_ = 0;
   TrainProgress progress_;        // where training stands; a checkpoint records it whole
   PhaseTimes phases_;             // where the run's time goes, printed at the end
+  std::map<std::string, std::string> made_from_;  // what checkpoints record this run was made from
   StepCommStats comm_since_log_;  // this rank's gradient allreduce since the last log line
   nlohmann::json train_metrics_ = nlohmann::json::object();
 };
@@ -124,16 +130,29 @@ void Trainer::setup() {
   if (args_.output_dir.empty()) fail("--output_dir: missing, expected the directory to write the model to");
   if (args_.do_train && args_.train_file.empty()) fail("--do_train: needs --train_file (a SQuAD JSON file)");
   if (args_.do_eval && args_.validation_file.empty()) fail("--do_eval: needs --validation_file (a SQuAD JSON file)");
+  // The model trained from is only read: the same directory, however it is named (a link, ".."), is
+  // refused as the output.
+  std::error_code ec;
+  if (args_.do_train && !args_.model_name_or_path.empty() &&
+      std::filesystem::equivalent(args_.output_dir, resolve_model_dir(args_.model_name_or_path), ec))
+    fail("--output_dir: ", args_.output_dir, " is the directory of --model_name_or_path ", args_.model_name_or_path,
+         "; training would overwrite the model it starts from: choose another directory");
+  // One writer per output directory, taken before anything in it is read or written (rank 0 writes).
+  if (comm_.is_root()) output_lock_ = lock_output_dir(args_.output_dir);
   if (args_.do_train) resume_dir_ = resume_point(args_);
   if (!resume_dir_.empty()) {
-    // Before anything is loaded: a checkpoint whose position in the epoch would not carry over is refused.
-    const ResumeCheck check = check_resume(load_checkpoint_state(resume_dir_), args_, comm_.size());
+    // Before anything is loaded: an incomplete checkpoint, one whose position in the epoch would not
+    // carry over, and one of another model are refused.
+    const CheckpointState state = load_checkpoint_state(resume_dir_);
+    const ResumeCheck check = check_resume(state, args_, comm_.size());
     if (!check.refusal.empty()) fail(resume_dir_, ": ", check.refusal);
+    const std::string model = resolve_model_dir(args_.model_name_or_path) + "/config.json";
+    const std::string other = check_made_from(state.made_from, made_from_model(load_model_config(model)), model);
+    if (!other.empty()) fail(resume_dir_, "/cpuft_state.json: ", other, "; resume with the model it was trained from");
     if (!check.changes.empty()) log_warn(resume_dir_, ": resuming with changed flags: ", check.changes);
   }
   comm_.barrier();
   if (comm_.is_root()) {
-    create_output_dir(args_.output_dir);
     if (args_.do_train) remove_checkpoint_leftovers(args_.output_dir);
     check_results_file(args_.output_dir);
   }
@@ -157,11 +176,18 @@ void Trainer::setup() {
   PhaseScope scope(&phases_, "features");
   if (args_.do_train) train_ = load_train_data(args_.train_file, *loaded_.tokenizer, fo, args_.max_train_samples);
   if (args_.do_eval) eval_ = load_eval_data(args_.validation_file, *loaded_.tokenizer, fo, args_.max_eval_samples);
+  if (args_.do_train) warn_if_v2_without_flag(train_, args_.version_2_with_negative);
   if (args_.do_eval) warn_if_v2_without_flag(eval_, args_.version_2_with_negative);
 }
 
 void Trainer::restore(const std::string& dir) {
   LoadedCheckpoint ck = load_checkpoint(dir, named_mut(optimizer_->exp_avg()), named_mut(optimizer_->exp_avg_sq()));
+  // What it was made from and where it stands must be this run's.
+  const std::string made = check_made_from(ck.state.made_from, made_from_,
+                                           "this run's --model_name_or_path, tokenizer and --train_file");
+  const std::string counters = check_progress(ck.state, plan_, args_.gradient_accumulation_steps);
+  if (!made.empty() || !counters.empty())
+    fail(dir, "/cpuft_state.json: ", made.empty() ? counters : made, "; the checkpoint does not belong to this run");
   optimizer_->set_steps(ck.state.adam_step);
   progress_ = ck.state.progress;
   state_ = TrainerState::from_json(ck.trainer_state_json, dir + "/trainer_state.json");
@@ -189,7 +215,12 @@ CheckpointState Trainer::checkpoint_state() const {
   s.world_size = comm_.size();
   s.args_hash = training_args_hash(args_);
   s.flags = training_flags(args_);
+  s.made_from = made_from_;
   return s;
+}
+
+std::map<std::string, std::string> Trainer::made_from_now() const {
+  return made_from(load_model_config(loaded_.model_dir + "/config.json"), *loaded_.tokenizer, train_.features);
 }
 
 void Trainer::sync_trainer_state() {
@@ -408,6 +439,7 @@ int Trainer::run() {
     state_.logging_steps = plan_.logging_steps;
     state_.save_steps = plan_.save_steps;
     state_.train_batch_size = args_.per_device_train_batch_size;
+    made_from_ = made_from_now();
     if (!resume_dir_.empty()) restore(resume_dir_);
     log_info("***** Running training *****");
     log_info("  Num examples = ", train_.features.size(), " (from ", train_.examples.size(), " questions)");

@@ -80,7 +80,7 @@ std::string format_bytes(uint64_t bytes) {
   return buf;
 }
 
-std::string read_file(const std::string& path, uint64_t max_bytes) {
+int open_regular_file(const std::string& path) {
   // O_NONBLOCK: opening a FIFO must not wait for a writer; the type check below then refuses it.
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) {
@@ -93,6 +93,17 @@ std::string read_file(const std::string& path, uint64_t max_bytes) {
     const std::string kind = kind_of(st.st_mode);
     ::close(fd);
     fail_kind(path, kind);
+  }
+  return fd;
+}
+
+std::string read_file(const std::string& path, uint64_t max_bytes) {
+  const int fd = open_regular_file(path);
+  struct stat st;
+  if (::fstat(fd, &st) != 0) {
+    const int err = errno;
+    ::close(fd);
+    fail(path, ": cannot stat: ", std::strerror(err));
   }
   if (static_cast<uint64_t>(st.st_size) > max_bytes) {
     ::close(fd);

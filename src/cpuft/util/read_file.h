@@ -13,7 +13,7 @@ namespace cpuft {
 constexpr uint64_t kMaxSmallJsonBytes = uint64_t{16} << 20;   // config.json, tokenizer_config.json, state files
 constexpr uint64_t kMaxTokenizerBytes = uint64_t{256} << 20;  // tokenizer.json, vocab.txt
 constexpr uint64_t kMaxTrainerStateBytes = uint64_t{256} << 20;  // trainer_state.json (log_history grows)
-constexpr uint64_t kMaxDatasetBytes = uint64_t{2} << 30;      // SQuAD JSON, JSON lines of questions
+constexpr uint64_t kMaxDatasetBytes = uint64_t{2} << 30;      // SQuAD JSON
 
 // What `path` is when it is not a regular file: "a directory", "a FIFO", "a character device",
 // "a block device", "a socket", "missing", "a dangling symbolic link"; "" for a regular file (links
@@ -26,6 +26,10 @@ bool is_regular_file(const std::string& path);
 // Throws "PATH: is a directory, expected a regular file" (or "is missing") unless `path` is a
 // regular file.
 void require_regular_file(const std::string& path);
+
+// Opens `path` for reading; it must be a regular file (checked on the open descriptor, without
+// blocking on a FIFO). Returns the descriptor, which the caller closes. Errors as read_file's.
+int open_regular_file(const std::string& path);
 
 // The whole of `path`, which must be a regular file of at most `max_bytes`. Errors (one line, naming
 // the path): missing or unreadable, not a regular file (checked on the open descriptor, without

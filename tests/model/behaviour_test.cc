@@ -12,6 +12,7 @@
 #include "common/temp_dir.h"
 #include "cpuft/io/safetensors.h"
 #include "cpuft/model/optimizer.h"
+#include "cpuft/model/activations.h"
 #include "cpuft/model/qa_model.h"
 #include "cpuft/tensor/bf16.h"
 #include "cpuft/util/error.h"
@@ -78,7 +79,9 @@ TEST(QaModel, ForwardOnlyArenaGivesTheSameLogitsInLessMemory) {
     ModelConfig one = c, two = c;
     one.layers = 1;
     two.layers = 2;
-    const size_t h2_bytes = (n_rows(ref) * static_cast<size_t>(c.hidden) + 15) / 16 * 16 * sizeof(float);
+    // A forward-only arena's tensors have the rows of the products: N rounded up to kProductRowBlock.
+    const size_t rows = (n_rows(ref) + kProductRowBlock - 1) / kProductRowBlock * kProductRowBlock;
+    const size_t h2_bytes = (rows * static_cast<size_t>(c.hidden) + 15) / 16 * 16 * sizeof(float);
     EXPECT_EQ(QaModel::activation_bytes(two, bf16, ref.batch, ref.seq_len, false),
               QaModel::activation_bytes(one, bf16, ref.batch, ref.seq_len, false) + h2_bytes)
         << "a second layer adds only its output buffer; bf16 " << bf16;

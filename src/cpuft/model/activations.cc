@@ -10,9 +10,10 @@ void QaModel::Acts::plan(Acts& a, const ModelConfig& c, bool bf16, int64_t rows,
                          bool training, float* base) {
   a.layers.clear();
   a.rows = rows;
+  a.product_rows = training ? rows : (rows + kProductRowBlock - 1) / kProductRowBlock * kProductRowBlock;
   a.batch = batch;
   a.seq = seq;
-  const size_t n = static_cast<size_t>(rows);
+  const size_t n = static_cast<size_t>(a.product_rows);
   const size_t h = static_cast<size_t>(c.hidden), inter = static_cast<size_t>(c.intermediate);
   const size_t tt = static_cast<size_t>(seq) * static_cast<size_t>(seq);
   size_t used = 0;
@@ -29,7 +30,7 @@ void QaModel::Acts::plan(Acts& a, const ModelConfig& c, bool bf16, int64_t rows,
   a.packed_ids = training ? nullptr : take_i32(n);
   a.packed_types = training ? nullptr : take_i8(n);
   a.packed_mask = training ? nullptr : take_i8(n);
-  a.packed_cu = training ? nullptr : take_i32(static_cast<size_t>(batch) + 1);
+  a.packed_cu = training ? nullptr : take_i32(n + 1);  // at most one window per token
   a.emb_sum = take(n * h);
   a.emb_mean = take(n);
   a.emb_rstd = take(n);

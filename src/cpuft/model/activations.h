@@ -16,7 +16,7 @@
 //   scratch      dres, da, db, dq, dk, dv: 6 N H; di: N I; bf16 dy: N max(H, I) / 2;
 //                per thread kTilesPerThread T^2 attention tiles
 // A forward-only plan (evaluation, prediction) also holds the packed copy of a padded batch's real
-// tokens (ids, types, mask: N each; window offsets: batch + 1), and keeps no activations for backward: every layer uses
+// tokens (ids, types, mask: N each; window offsets: N + 1), and keeps no activations for backward: every layer uses
 // one set of tensors except its output h2, which alternates between two buffers (layer i reads
 // layer i - 1's); x0 is the embedding LayerNorm output itself, the GELU runs in place over f1 (f32),
 // and the backward scratch and dlogits are absent (null). Its size does not grow with the number of
@@ -29,6 +29,8 @@
 #include "cpuft/model/qa_model.h"
 
 namespace cpuft {
+
+constexpr int64_t kProductRowBlock = 64;
 
 struct QaModel::Acts {
   struct Layer {
@@ -47,13 +49,18 @@ struct QaModel::Acts {
     float* h2;        // (N, H) layer output
   };
   int64_t rows = 0;  // N
+  // The rows the linear layers' products run over: N in training; in a forward-only plan N rounded up
+  // to a multiple of kProductRowBlock, so that packed batches (a different N each) reuse a few product
+  // shapes instead of building a oneDNN primitive for every batch. The extra rows of every (N, *)
+  // tensor are allocated; they hold stale finite values that only those rows of the products read.
+  int64_t product_rows = 0;
   int batch = 0, seq = 0;
   int32_t* positions;  // (N) each token's position in its window
   // Forward only: a padded batch packed (QaModel::forward); null in training plans.
   int32_t* packed_ids;   // (N)
   int8_t* packed_types;  // (N)
   int8_t* packed_mask;   // (N)
-  int32_t* packed_cu;    // (batch + 1) window w is tokens [packed_cu[w], packed_cu[w + 1])
+  int32_t* packed_cu;    // (batch + 1, room for N + 1) window w is tokens [packed_cu[w], packed_cu[w + 1])
   float *emb_sum, *emb_mean, *emb_rstd, *emb_ln, *x0;  // embeddings: (N, H), (N), (N), (N, H), (N, H)
   std::vector<Layer> layers;
   float* qa_in;    // (N, H) input of qa_outputs (after qa_dropout; null in bf16 mode)

@@ -21,6 +21,7 @@ void QaModel::forward_pass(const Batch& b, const Acts& a, bool train, uint64_t s
   const bool distil = c.family == ModelFamily::distilbert;
   // Token rows: B windows of T (padded), or of their own lengths back to back (packed, b.cu_seqlens).
   const int64_t B = b.batch, T = b.seq_len, N = a.rows, H = c.hidden, I = c.intermediate, NH = c.heads;
+  const int64_t M = a.product_rows;  // the rows the matrix products run over (activations.h)
   const int64_t HD = c.head_dim();
   const float* P = params_.data();
   const EmbeddingOffsets& eo = table_.embeddings();
@@ -58,9 +59,9 @@ void QaModel::forward_pass(const Batch& b, const Acts& a, bool train, uint64_t s
     const LayerOffsets& lo = table_.layer(static_cast<int>(li));
     const Acts::Layer& L = a.layers[static_cast<size_t>(li)];
     const GemmIn xin = gemm_operand(L.x, L.xb, N * H);
-    linear(L.q, L.x, xin, lo.q, N, H, H);
-    linear(L.k, L.x, xin, lo.k, N, H, H);
-    linear(L.v, L.x, xin, lo.v, N, H, H);
+    linear(L.q, L.x, xin, lo.q, M, H, H);
+    linear(L.k, L.x, xin, lo.k, M, H, H);
+    linear(L.v, L.x, xin, lo.v, M, H, H);
     if (distil) {
 #pragma omp parallel for schedule(static)
       for (int64_t i = 0; i < N * H; ++i) L.q[i] /= q_divisor;
@@ -73,15 +74,15 @@ void QaModel::forward_pass(const Batch& b, const Acts& a, bool train, uint64_t s
                   AttentionDropout{attn_p, seed, dropout_site::attention(li), attn_first}, bf16_);
 
     // Output projection (+ dropout for BERT), residual, LayerNorm.
-    linear(L.res1, L.ctx, gemm_operand(L.ctx, L.ctxb, N * H), lo.o, N, H, H);
+    linear(L.res1, L.ctx, gemm_operand(L.ctx, L.ctxb, N * H), lo.o, M, H, H);
     if (!distil) dropout_fwd(L.res1, nullptr, L.res1, N * H, hidden_p, seed, dropout_site::attention_output(li), hidden_first);
     layernorm_fwd(L.h1, L.h1b, L.mean1, L.rstd1, L.res1, L.res1, x, P + lo.ln1.w, P + lo.ln1.b, static_cast<int>(N),
                   static_cast<int>(H), c.layer_norm_eps);
 
     // FFN: lin1, GELU, lin2, dropout, residual, LayerNorm.
-    linear(L.f1, L.h1, saved_operand(L.h1, L.h1b), lo.ff1, N, H, I);
+    linear(L.f1, L.h1, saved_operand(L.h1, L.h1b), lo.ff1, M, H, I);
     gelu_fwd(L.g, L.gb, L.f1, nullptr, N, I);
-    linear(L.res2, L.g, saved_operand(L.g, L.gb), lo.ff2, N, I, H);
+    linear(L.res2, L.g, saved_operand(L.g, L.gb), lo.ff2, M, I, H);
     dropout_fwd(L.res2, nullptr, L.res2, N * H, hidden_p, seed, dropout_site::ffn_output(li), hidden_first);
     layernorm_fwd(L.h2, nullptr, L.mean2, L.rstd2, L.res2, L.res2, L.h1, P + lo.ln2.w, P + lo.ln2.b,
                   static_cast<int>(N), static_cast<int>(H), c.layer_norm_eps);
@@ -91,7 +92,7 @@ void QaModel::forward_pass(const Batch& b, const Acts& a, bool train, uint64_t s
   // QA head: DistilBERT drops out the last hidden state first; logits are (N, 2) = (start, end).
   dropout_fwd(a.qa_in, a.qa_inb, x, N * H, distil && train ? c.qa_dropout : 0.f, seed, dropout_site::kQaInput,
               hidden_first);
-  linear_fwd(a.logits, saved_operand(a.qa_in, a.qa_inb), gemm_weight(table_.qa().w), P + table_.qa().b, N, H, 2);
+  linear_fwd(a.logits, saved_operand(a.qa_in, a.qa_inb), gemm_weight(table_.qa().w), P + table_.qa().b, M, H, 2);
   round_bf16_in_place(a.logits, N * 2, bf16_);
 }
 

@@ -85,26 +85,26 @@ BENCHMARK_TEMPLATE(BM_Linear, LinearOp::forward)->Apply(linear_args);
 BENCHMARK_TEMPLATE(BM_Linear, LinearOp::backward_data)->Apply(linear_args);
 BENCHMARK_TEMPLATE(BM_Linear, LinearOp::backward_weight)->Apply(linear_args);
 
-// Attention products of one layer, read in place from a fused [B, T, 3, H, D] QKV buffer.
-// Args: dtype (0 f32, 1 bf16).
-void BM_AttentionForward(benchmark::State& state) {
-  const int64_t B = 8, H = 12, T = 384, D = 64, C = H * D;
-  const DType in = state.range(0) ? DType::bf16 : DType::f32;
-  const int64_t es = static_cast<int64_t>(dtype_size(in));
-  Buffer qkv = random_values(in, B * T * 3 * C, 1), probs = random_values(in, B * H * T * T, 2);
-  Buffer scores(DType::f32, B * H * T * T), ctx(DType::f32, B * T * C);
-  const char* base = static_cast<const char*>(qkv.raw());
-  HeadsIn q{base, in, T * 3 * C, D, 3 * C}, k{base + C * es, in, T * 3 * C, D, 3 * C},
-      v{base + 2 * C * es, in, T * 3 * C, D, 3 * C};
+// The attention core's products for one (sequence, head) at 384 tokens and head size 64, on one
+// thread (each thread runs its own tiles): scores = Q K^T and context = P V, as f32 products or as
+// bf16 ones (AVX512_BF16 dot products where the CPU has them). Args: bf16 (0, 1).
+void BM_AttentionTile(benchmark::State& state) {
+  const int64_t T = 384, D = 64, H = 768;
+  const bool bf16 = state.range(0) != 0;
+  std::vector<float> q(static_cast<size_t>(T * H)), k(q.size()), v(q.size()), p(static_cast<size_t>(T * T));
+  std::mt19937 rng(1);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  for (auto* x : {&q, &k, &v, &p})
+    for (float& e : *x) e = bf16_to_f32(f32_to_bf16(u(rng)));
+  std::vector<float> s(static_cast<size_t>(T * T)), ctx(static_cast<size_t>(T * H));
   for (auto _ : state) {
-    attn_scores(B, H, T, D, q, k, 0.125f, HeadsOut{scores.raw(), DType::f32, H * T * T, T * T, T});
-    attn_context(B, H, T, D, HeadsIn{probs.raw(), in, H * T * T, T * T, T}, v,
-                 HeadsOut{ctx.raw(), DType::f32, T * C, D, C});
+    tile_matmul(false, true, T, T, D, 0.125f, q.data(), H, k.data(), H, s.data(), T, bf16);
+    tile_matmul(false, false, T, D, T, 1.0f, p.data(), T, v.data(), H, ctx.data(), H, bf16);
   }
-  set_gflops(state, 2.0 * 2.0 * B * H * T * T * D);
-  if (in == DType::bf16) state.SetLabel(gemm_bf16_native() ? "bf16 native" : "bf16 emulated in f32");
+  set_gflops(state, 2.0 * 2.0 * T * T * D);
+  state.SetLabel(!bf16 ? "f32" : tile_matmul_bf16_native() ? "bf16 AVX512_BF16" : "bf16 as f32 products");
 }
-BENCHMARK(BM_AttentionForward)->Arg(0)->Arg(1)->ArgName("bf16")->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_AttentionTile)->Arg(0)->Arg(1)->ArgName("bf16")->Unit(benchmark::kMicrosecond)->UseRealTime();
 
 // A large square product: close to the best this machine and oneDNN reach.
 void BM_SquarePeak(benchmark::State& state) {

@@ -2,6 +2,7 @@
 // (strided, transposed, batched) descriptions, in f32 and bf16.
 #include "cpuft/kernels/gemm.h"
 #include "cpuft/kernels/gemm_primitives.h"
+#include "cpuft/kernels/gemm_tile_paths.h"
 
 #include <gtest/gtest.h>
 
@@ -180,84 +181,95 @@ TEST(Gemm, MixedInputDtypesAndScaledAccumulate) {
                MatOut{c.data(), DType::f32, s.N}, opt, "mixed bf16 x f32, alpha, accumulate");
 }
 
-// Attention with the real layout: a fused QKV buffer [B, T, 3, H, D] (C = H*D, rows of 3C), a
-// context buffer [B, T, H, D] and scores [B, H, T, T], at odd T and D.
-struct AttnLayout {
-  int64_t B = 2, H = 3, T = 7, D = 5;
-  int64_t C() const { return H * D; }
-  HeadsIn qkv(const void* base, DType t, int which) const {
-    const void* p = static_cast<const char*>(base) + which * C() * static_cast<int64_t>(dtype_size(t));
-    return HeadsIn{p, t, T * 3 * C(), D, 3 * C()};
+// tile_matmul: the small products of the attention tiles, every transpose combination, tail sizes
+// around the kernel's blocks (6 rows, 16-column vectors, pairs along k).
+struct Tile {
+  int64_t m, n, k;
+};
+const Tile kTiles[] = {{1, 1, 1},   {5, 15, 2},   {6, 16, 3},  {7, 17, 31}, {13, 64, 32},
+                       {12, 65, 64}, {31, 100, 65}, {64, 384, 64}, {384, 64, 96}};
+
+// Random values rounded to bf16 (and a few exact zeros), in f32 storage, row-major with `ld` >= cols.
+std::vector<float> bf16_values(int64_t rows, int64_t cols, int64_t ld, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> u(-2.0f, 2.0f);
+  std::vector<float> x(static_cast<size_t>(rows * ld), std::nanf(""));  // padding past cols is never read
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t c = 0; c < cols; ++c) x[r * ld + c] = rng() % 17 == 0 ? 0.0f : bf16_to_f32(f32_to_bf16(u(rng)));
+  return x;
+}
+
+struct TileCase {
+  bool ta, tb;
+  Tile t;
+  std::vector<float> a, b;
+  int64_t lda, ldb, ldc;
+  TileCase(bool ta_, bool tb_, Tile t_, uint32_t seed) : ta(ta_), tb(tb_), t(t_) {
+    const int64_t ar = ta ? t.k : t.m, ac = ta ? t.m : t.k, br = tb ? t.n : t.k, bc = tb ? t.k : t.n;
+    lda = ac + 3, ldb = bc + 1, ldc = t.n + 2;  // strided, as the attention tiles' head slices are
+    a = bf16_values(ar, ac, lda, seed);
+    b = bf16_values(br, bc, ldb, seed + 1);
   }
-  HeadsOut qkv_out(void* base, DType t, int which) const {
-    void* p = static_cast<char*>(base) + which * C() * static_cast<int64_t>(dtype_size(t));
-    return HeadsOut{p, t, T * 3 * C(), D, 3 * C()};
+  std::string name() const {
+    return "m=" + std::to_string(t.m) + " n=" + std::to_string(t.n) + " k=" + std::to_string(t.k) +
+           (ta ? " A^T" : "") + (tb ? " B^T" : "");
   }
-  HeadsIn ctx(const void* p, DType t) const { return HeadsIn{p, t, T * C(), D, C()}; }
-  HeadsOut ctx_out(void* p, DType t) const { return HeadsOut{p, t, T * C(), D, C()}; }
-  HeadsIn scores(const void* p, DType t) const { return HeadsIn{p, t, H * T * T, T * T, T}; }
-  HeadsOut scores_out(void* p, DType t) const { return HeadsOut{p, t, H * T * T, T * T, T}; }
+  // The exact product in double, for the f32 path's tolerance.
+  double exact(int64_t i, int64_t j) const {
+    double s = 0;
+    for (int64_t p = 0; p < t.k; ++p)
+      s += double(ta ? a[p * lda + i] : a[i * lda + p]) * double(tb ? b[j * ldb + p] : b[p * ldb + j]);
+    return s;
+  }
 };
 
-MatIn mi(const HeadsIn& h, bool trans = false) {
-  return MatIn{h.data, h.dtype, h.row_stride, trans, h.batch_stride, h.head_stride};
-}
-MatOut mo(const HeadsOut& h) { return MatOut{h.data, h.dtype, h.row_stride, h.batch_stride, h.head_stride}; }
-
-// Checks that `got` (written by an attention helper) equals what matmul with the reference check
-// writes for the same description.
-void expect_same(const Buf& got, const Buf& want, const std::string& what) {
-  const int64_t n = static_cast<int64_t>(got.dtype == DType::f32 ? got.f.size() : got.h.size());
-  for (int64_t i = 0; i < n; ++i) ASSERT_EQ(got.at(i), want.at(i)) << what << " at " << i;
-}
-
-TEST(Gemm, AttentionProductsOnFusedQkvLayout) {
-  // One sequence (evaluation) and one head are batches of a single dimension.
-  for (const AttnLayout L : {AttnLayout{}, AttnLayout{3, 2, 13, 8}, AttnLayout{1, 3, 9, 4}, AttnLayout{2, 1, 6, 3}}) {
-    for (DType in : kTypes)
-      for (DType out : kTypes) {
-        const int64_t B = L.B, H = L.H, T = L.T, D = L.D, C = L.C();
-        const std::string sfx = " B=" + std::to_string(B) + " H=" + std::to_string(H) + " T=" + std::to_string(T) + " in=" + dtype_name(in) + " out=" + dtype_name(out);
-        const float alpha = 1.0f / std::sqrt(static_cast<float>(D));
-        Buf qkv(in, B * T * 3 * C, 11), probs(in, B * H * T * T, 12), dctx(in, B * T * C, 13);
-        Buf dscores(in, B * H * T * T, 14);
-
-        Buf s_ref(out, B * H * T * T, 20), s_got = s_ref;
-        MatmulOptions scale;
-        scale.alpha = alpha;
-        check_matmul(B, H, T, T, D, mi(L.qkv(qkv.data(), in, 0)), mi(L.qkv(qkv.data(), in, 1), true), s_ref,
-                     mo(L.scores_out(s_ref.data(), out)), scale, "scores" + sfx);
-        attn_scores(B, H, T, D, L.qkv(qkv.data(), in, 0), L.qkv(qkv.data(), in, 1), alpha,
-                    L.scores_out(s_got.data(), out));
-        expect_same(s_got, s_ref, "attn_scores" + sfx);
-
-        Buf ctx_ref(out, B * T * C, 21), ctx_got = ctx_ref;
-        check_matmul(B, H, T, D, T, mi(L.scores(probs.data(), in)), mi(L.qkv(qkv.data(), in, 2)), ctx_ref,
-                     mo(L.ctx_out(ctx_ref.data(), out)), {}, "context" + sfx);
-        attn_context(B, H, T, D, L.scores(probs.data(), in), L.qkv(qkv.data(), in, 2), L.ctx_out(ctx_got.data(), out));
-        expect_same(ctx_got, ctx_ref, "attn_context" + sfx);
-
-        // Backward: dP [B,H,T,T]; dQ, dK, dV into one gradient buffer shaped like qkv.
-        Buf dp_ref(out, B * H * T * T, 22), dp_got = dp_ref;
-        Buf dqkv_ref(out, B * T * 3 * C, 23), dqkv_got = dqkv_ref;
-        check_matmul(B, H, T, T, D, mi(L.ctx(dctx.data(), in)), mi(L.qkv(qkv.data(), in, 2), true), dp_ref,
-                     mo(L.scores_out(dp_ref.data(), out)), {}, "dP" + sfx);
-        check_matmul(B, H, T, D, T, mi(L.scores(probs.data(), in), true), mi(L.ctx(dctx.data(), in)), dqkv_ref,
-                     mo(L.qkv_out(dqkv_ref.data(), out, 2)), {}, "dV" + sfx);
-        attn_context_backward(B, H, T, D, L.ctx(dctx.data(), in), L.scores(probs.data(), in),
-                              L.qkv(qkv.data(), in, 2), L.scores_out(dp_got.data(), out),
-                              L.qkv_out(dqkv_got.data(), out, 2));
-        expect_same(dp_got, dp_ref, "attn_context_backward dP" + sfx);
-
-        check_matmul(B, H, T, D, T, mi(L.scores(dscores.data(), in)), mi(L.qkv(qkv.data(), in, 1)), dqkv_ref,
-                     mo(L.qkv_out(dqkv_ref.data(), out, 0)), scale, "dQ" + sfx);
-        check_matmul(B, H, T, D, T, mi(L.scores(dscores.data(), in), true), mi(L.qkv(qkv.data(), in, 0)),
-                     dqkv_ref, mo(L.qkv_out(dqkv_ref.data(), out, 1)), scale, "dK" + sfx);
-        attn_scores_backward(B, H, T, D, L.scores(dscores.data(), in), L.qkv(qkv.data(), in, 0),
-                             L.qkv(qkv.data(), in, 1), alpha, L.qkv_out(dqkv_got.data(), out, 0),
-                             L.qkv_out(dqkv_got.data(), out, 1));
-        expect_same(dqkv_got, dqkv_ref, "attn backward dQ/dK/dV" + sfx);
+TEST(TileMatmul, F32ProductsAreTheProduct) {
+  for (bool ta : {false, true})
+    for (bool tb : {false, true})
+      for (const Tile& t : kTiles) {
+        TileCase c(ta, tb, t, 5);
+        std::vector<float> out(static_cast<size_t>(t.m * c.ldc), -7.0f);
+        tile_matmul(ta, tb, t.m, t.n, t.k, 0.5f, c.a.data(), c.lda, c.b.data(), c.ldb, out.data(), c.ldc, false);
+        for (int64_t i = 0; i < t.m; ++i) {
+          for (int64_t j = 0; j < t.n; ++j)
+            ASSERT_NEAR(out[i * c.ldc + j], 0.5 * c.exact(i, j), 1e-5 * (1 + std::sqrt(double(t.k)))) << c.name();
+          for (int64_t j = t.n; j < c.ldc; ++j) ASSERT_EQ(out[i * c.ldc + j], -7.0f) << "wrote past n " << c.name();
+        }
       }
+}
+
+// The AVX512_BF16 kernel gives vdpbf16ps's arithmetic: one pair of exact bf16 products added per
+// step (the odd element first), as the scalar model computes it; bit for bit on this CPU.
+TEST(TileMatmul, Bf16KernelMatchesItsScalarModel) {
+  if (!tile_matmul_bf16_native())
+    GTEST_SKIP() << "no AVX512_BF16 (or another kernel ISA) here: bf16 tiles run as f32 products";
+  for (bool ta : {false, true})
+    for (bool tb : {false, true})
+      for (const Tile& t : kTiles) {
+        TileCase c(ta, tb, t, 9);
+        std::vector<float> got(static_cast<size_t>(t.m * c.ldc), -7.0f), want = got;
+        tile_matmul(ta, tb, t.m, t.n, t.k, 0.125f, c.a.data(), c.lda, c.b.data(), c.ldb, got.data(), c.ldc, true);
+        gemm_tile::bf16_reference(ta, tb, t.m, t.n, t.k, 0.125f, c.a.data(), c.lda, c.b.data(), c.ldb, want.data(),
+                                  c.ldc);
+        for (int64_t i = 0; i < t.m; ++i)
+          for (int64_t j = 0; j < c.ldc; ++j) {
+            ASSERT_EQ(got[i * c.ldc + j], want[i * c.ldc + j]) << c.name() << " at " << i << ", " << j;
+            if (j >= t.n) {
+              ASSERT_EQ(got[i * c.ldc + j], -7.0f) << "wrote past n " << c.name();
+            }
+          }
+      }
+}
+
+// Either way, a bf16 tile product is the product of its bf16 values up to f32 rounding.
+TEST(TileMatmul, Bf16ProductsAreTheProductOfTheBf16Values) {
+  for (const Tile& t : kTiles) {
+    TileCase c(false, true, t, 13);
+    std::vector<float> out(static_cast<size_t>(t.m * c.ldc));
+    tile_matmul(false, true, t.m, t.n, t.k, 1.0f, c.a.data(), c.lda, c.b.data(), c.ldb, out.data(), c.ldc, true);
+    for (int64_t i = 0; i < t.m; ++i)
+      for (int64_t j = 0; j < t.n; ++j)
+        ASSERT_NEAR(out[i * c.ldc + j], c.exact(i, j), 1e-5 * (1 + std::sqrt(double(t.k))) * 4) << c.name();
   }
 }
 

@@ -1,5 +1,5 @@
-// Matrix products through oneDNN matmul primitives: the linear layers (forward, backward data,
-// backward weights) and the batched, strided products of multi-head attention.
+// Every matrix product of cpuft: the linear layers (forward, backward data, backward weights)
+// through oneDNN matmul primitives, and the small single-threaded products of the attention tiles.
 //
 // Every product runs on one process-wide oneDNN CPU engine and stream. A primitive is built the
 // first time a (shapes, strides, dtypes, alpha, bias, accumulate) combination is seen and cached,
@@ -77,38 +77,19 @@ void linear_backward_data(int64_t M, int64_t N, int64_t K, const void* dy, const
 void linear_backward_weight(int64_t M, int64_t N, int64_t K, const void* dy, const void* x, DType in,
                             float* dw, bool accumulate);
 
-// ---- Multi-head attention. Q, K, V, context and their gradients are [T, D] matrices per
-// (batch b, head h), read in place from token-major buffers: for head h of sequence b the matrix
-// starts at data + b*batch_stride + h*head_stride with rows row_stride apart. For a fused QKV
-// projection output laid out [B, T, 3, H, D] (C = H*D): Q = {qkv, T*3C, D, 3C}, K = {qkv + C, ...},
-// V = {qkv + 2C, ...}; for a context buffer [B, T, H, D]: {ctx, T*C, D, C}. Scores and
-// probabilities are [B, H, T, T] contiguous: {s, H*T*T, T*T, T}.
-struct HeadsIn {
-  const void* data = nullptr;
-  DType dtype = DType::f32;
-  int64_t batch_stride = 0, head_stride = 0, row_stride = 0;
-};
-struct HeadsOut {
-  void* data = nullptr;
-  DType dtype = DType::f32;
-  int64_t batch_stride = 0, head_stride = 0, row_stride = 0;
-};
+// ---- Small products inside one thread: the attention tiles (model/attention.cc).
 
-// scores[b,h] = alpha * Q[b,h] · K[b,h]^T           ([T,T] from [T,D] x [T,D]^T)
-void attn_scores(int64_t B, int64_t H, int64_t T, int64_t D, const HeadsIn& q, const HeadsIn& k,
-                 float alpha, const HeadsOut& scores);
-// ctx[b,h] = P[b,h] · V[b,h]                         ([T,D] from [T,T] x [T,D])
-void attn_context(int64_t B, int64_t H, int64_t T, int64_t D, const HeadsIn& p, const HeadsIn& v,
-                  const HeadsOut& ctx);
-// Backward of attn_context: dP = dctx · V^T  and  dV = P^T · dctx.
-void attn_context_backward(int64_t B, int64_t H, int64_t T, int64_t D, const HeadsIn& dctx,
-                           const HeadsIn& p, const HeadsIn& v, const HeadsOut& dp,
-                           const HeadsOut& dv);
-// Backward of attn_scores (dS = gradient of the scaled scores):
-// dQ = alpha * dS · K  and  dK = alpha * dS^T · Q.
-void attn_scores_backward(int64_t B, int64_t H, int64_t T, int64_t D, const HeadsIn& ds,
-                          const HeadsIn& q, const HeadsIn& k, float alpha, const HeadsOut& dq,
-                          const HeadsOut& dk);
+// C[m, n] = alpha * op(A) op(B), C overwritten; op(X) = X^T when trans_x. A is stored [m, k] (or
+// [k, m] when trans_a) and B [k, n] (or [n, k] when trans_b), all row-major f32 with the row strides
+// given. With `bf16` the operands hold bf16 values in f32 storage (rounded by the caller) and the
+// product is a bf16 product with f32 accumulation: AVX512_BF16 dot products where
+// tile_matmul_bf16_native(), else the f32 product of the same values (another summation order).
+// Runs on the calling thread only (the attention core runs one (sequence, head) per thread).
+void tile_matmul(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
+                 int64_t lda, const float* b, int64_t ldb, float* c, int64_t ldc, bool bf16);
+// True when tile_matmul's bf16 products run as AVX512_BF16 dot products (the CPU has them and the
+// kernel ISA is avx512).
+bool tile_matmul_bf16_native();
 
 // ---- Introspection.
 

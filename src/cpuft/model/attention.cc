@@ -5,8 +5,8 @@
 #include <cstring>
 
 #include "cpuft/kernels/dropout.h"
+#include "cpuft/kernels/gemm.h"
 #include "cpuft/kernels/softmax.h"
-#include "cpuft/model/linear.h"
 #include "cpuft/tensor/bf16.h"
 #include "cpuft/util/error.h"
 #include "cpuft/util/op_profile.h"
@@ -48,7 +48,7 @@ const float* product_probs(float* tile, const float* probs, int64_t bh, int64_t 
 // so backward recomputes exactly the probabilities forward used instead of keeping them.
 void probabilities(float* p, const float* q, const float* k, const int8_t* mask, int64_t T, int64_t L, int64_t HD,
                    int64_t H, float score_scale, bool bf16) {
-  sgemm(false, true, T, L, HD, score_scale, q, H, k, H, 0.f, p, L);
+  tile_matmul(false, true, T, L, HD, score_scale, q, H, k, H, p, L, bf16);
   if (bf16) round_bf16_array(p, p, T * L);
   softmax_fwd(p, nullptr, p, mask, 1, 1, static_cast<int>(T), static_cast<int>(L), 1.f, kMaskLowestF32);
 }
@@ -84,7 +84,7 @@ void attention_fwd(float* ctx, float* tiles, const float* q, const float* k, con
     float* p = tile + TT;
     probabilities(p, q + col, k + col, mask, T, L, HD, H, score_scale, bf16);
     const float* pv = product_probs(tile, p, bh, T, L, drop, bf16);
-    sgemm(false, false, T, HD, L, 1.f, pv, L, v + col, H, 0.f, ctx + col, H);
+    tile_matmul(false, false, T, HD, L, 1.f, pv, L, v + col, H, ctx + col, H, bf16);
   }
 }
 
@@ -105,13 +105,13 @@ void attention_bwd(float* dq, float* dk, float* dv, float* tiles, const float* d
     float* dp = tile + 2 * TT;
     probabilities(p, q + col, k + col, mask, T, L, HD, H, score_scale, bf16);  // the forward's, bit for bit
     const float* pv = product_probs(tile, p, bh, T, L, drop, bf16);  // as the forward product read them
-    sgemm(true, false, L, HD, T, 1.f, pv, L, dctx + col, H, 0.f, dv + col, H);  // dV = Pd^T dctx
-    sgemm(false, true, T, L, HD, 1.f, dctx + col, H, v + col, H, 0.f, dp, L);   // dPd = dctx V^T
+    tile_matmul(true, false, L, HD, T, 1.f, pv, L, dctx + col, H, dv + col, H, bf16);  // dV = Pd^T dctx
+    tile_matmul(false, true, T, L, HD, 1.f, dctx + col, H, v + col, H, dp, L, bf16);   // dPd = dctx V^T
     if (drop.p > 0.f) dropout_bwd(dp, dp, T * L, drop.p, drop.seed, drop.stream, dropout_first(drop, bh, T));
     softmax_bwd(dp, dp, p, mask, 1, 1, static_cast<int>(T), static_cast<int>(L), 1.f);
     if (bf16) round_bf16_array(dp, dp, T * L);
-    sgemm(false, false, T, HD, L, dq_scale, dp, L, k + col, H, 0.f, dq + col, H);    // dQ = dS K
-    sgemm(true, false, L, HD, T, score_scale, dp, L, q + col, H, 0.f, dk + col, H);  // dK = dS^T Q
+    tile_matmul(false, false, T, HD, L, dq_scale, dp, L, k + col, H, dq + col, H, bf16);    // dQ = dS K
+    tile_matmul(true, false, L, HD, T, score_scale, dp, L, q + col, H, dk + col, H, bf16);  // dK = dS^T Q
     zero_rows(dv + col, L, T, HD, H);  // padded keys: no gradient
     zero_rows(dk + col, L, T, HD, H);
   }

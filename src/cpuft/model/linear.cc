@@ -1,7 +1,5 @@
 #include "cpuft/model/linear.h"
 
-#include <dnnl.h>
-
 #include "cpuft/kernels/gelu.h"
 #include "cpuft/kernels/gemm.h"
 #include "cpuft/tensor/bf16.h"
@@ -29,14 +27,6 @@ void round_bf16_in_place(float* x, int64_t n, bool bf16) {
   if (!bf16) return;
   OpScope scope(Op::bf16_round);
   round_bf16_array(x, x, n);
-}
-
-void sgemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda,
-           const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
-  const dnnl_status_t st = dnnl_sgemm(trans_a ? 'T' : 'N', trans_b ? 'T' : 'N', m, n, k, alpha, a, lda, b, ldb,
-                                      beta, c, ldc);
-  if (st != dnnl_success)
-    fail("oneDNN sgemm failed (status ", static_cast<int>(st), ") for m=", m, " n=", n, " k=", k);
 }
 
 void linear_fwd(float* y, GemmIn x, GemmIn w, const float* bias, int64_t rows, int64_t in, int64_t out) {

@@ -1,8 +1,7 @@
 // Matrix products of the encoder (private to model/). The linear layers run through kernels/gemm.h:
 // their operands are f32, or in bf16 mode bf16 (uint16 storage: activations, output gradients and
 // weight copies), so oneDNN runs bf16 x bf16 products with f32 accumulation on AMX or AVX512_BF16
-// and gemm.h emulates them in f32 where it cannot (AVX2-only CPUs), with the same numbers. The
-// attention core (attention.cc) calls sgemm on f32 tiles holding bf16-rounded values.
+// and gemm.h emulates them in f32 where it cannot (AVX2-only CPUs), with the same numbers.
 #pragma once
 
 #include <cstdint>
@@ -27,11 +26,6 @@ void round_bf16_in_place(float* x, int64_t n, bool bf16);
 inline GemmIn saved_operand(const float* x, const uint16_t* b16) {
   return b16 ? GemmIn{b16, DType::bf16} : GemmIn{x, DType::f32};
 }
-
-// C[m, n] = alpha * op(A) op(B) + beta * C, op = transpose when the flag is set; lda/ldb/ldc are the
-// row strides of A, B, C as stored. Throws cpuft::Error if oneDNN reports a failure.
-void sgemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda,
-           const float* b, int64_t ldb, float beta, float* c, int64_t ldc);
 
 // y[rows, out] = x[rows, in] W[out, in]^T + bias[out]  (x and W of one dtype).
 void linear_fwd(float* y, GemmIn x, GemmIn w, const float* bias, int64_t rows, int64_t in, int64_t out);

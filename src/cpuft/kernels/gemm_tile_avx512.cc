@@ -1,0 +1,211 @@
+// tile_matmul's bf16 products as AVX512_BF16 dot products (vdpbf16ps): 16 f32 accumulators per
+// vector, each adding one pair of bf16 products per instruction. Compiled with AVX-512 and BF16
+// flags; entered only after tile_matmul_bf16_native().
+//
+// Both operands are first packed into bf16 pairs along k (u32 words: the low half the even k, the
+// high half the odd one; a zero completes an odd k): B as bp[p][j] (16 columns per vector, the
+// columns padded to a multiple of 16 with zeros) and A as ap[i][p] (or ap[p][i] when A is read
+// transposed). A 6 x 64 block of C then lives in 24 registers while p runs over the pairs: each
+// step loads four vectors of B and broadcasts one word of A per row. The operands hold bf16 values
+// in f32 storage, so packing takes the high half of each float (exact).
+// GCC 12's own avx512fintrin.h trips -W(maybe-)uninitialized on its _mm512_undefined_* helpers.
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#include <immintrin.h>
+
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#include "cpuft/kernels/gemm_tile_paths.h"
+
+namespace cpuft::gemm_tile {
+namespace {
+
+constexpr int kRows = 6;     // rows of C per block
+constexpr int kVectors = 4;  // vectors of 16 columns per block
+
+uint32_t* scratch(int slot, size_t words) {
+  thread_local std::vector<uint32_t> buffers[3];
+  std::vector<uint32_t>& v = buffers[slot];
+  if (v.size() < words) v.resize(words);
+  return v.data();
+}
+
+inline uint32_t bits(float x) {
+  uint32_t u;
+  std::memcpy(&u, &x, 4);
+  return u;
+}
+
+// The pair (lo, hi) of bf16 values as one word.
+inline uint32_t pair(float lo, float hi) { return (bits(hi) & 0xffff0000u) | (bits(lo) >> 16); }
+
+// Sixteen pairs from two vectors of floats: word j = (lo[j], hi[j]), lanes outside the masks zero.
+inline __m512i pair16(const float* lo, __mmask16 lo_mask, const float* hi, __mmask16 hi_mask) {
+  const __m512i l = _mm512_castps_si512(_mm512_maskz_loadu_ps(lo_mask, lo));
+  const __m512i h = _mm512_castps_si512(_mm512_maskz_loadu_ps(hi_mask, hi));
+  return _mm512_or_si512(_mm512_and_si512(h, _mm512_set1_epi32(static_cast<int>(0xffff0000u))),
+                         _mm512_srli_epi32(l, 16));
+}
+
+inline __mmask16 first(int64_t count) {
+  return static_cast<__mmask16>(count >= 16 ? 0xffff : (1u << count) - 1u);
+}
+
+// A row of k floats as kq >= ceil(k / 2) pair words (zero past k).
+void pack_row(const float* x, int64_t k, uint32_t* out) {
+  const int64_t kp = (k + 1) / 2;
+  for (int64_t p = 0; p < kp; p += 16) {
+    const int64_t e = 2 * p;  // the first float of these 16 pairs
+    const __m512 lo = _mm512_maskz_loadu_ps(first(k - e), x + e);
+    const __m512 hi = _mm512_maskz_loadu_ps(first(k - e - 16), x + e + 16);
+    // Values already bf16: the conversion (round to nearest even) is exact. Lane order: lo then hi.
+    const __m512bh w = _mm512_cvtne2ps_pbh(hi, lo);
+    _mm512_mask_storeu_epi32(out + p, first(kp - p), reinterpret_cast<const __m512i&>(w));
+  }
+}
+
+// dst[c * dld + r] = src[r * sld + c] for r < 16, c < cols: a 16 x 16 block of words transposed in
+// registers (unpack 32- and 64-bit elements inside 128-bit lanes, then a 4 x 4 transpose of lanes).
+void transpose16(const uint32_t* src, int64_t sld, uint32_t* dst, int64_t dld, int64_t cols) {
+  __m512i r[16], t[16];
+  for (int i = 0; i < 16; ++i) r[i] = _mm512_loadu_si512(src + i * sld);
+  for (int i = 0; i < 16; i += 2) {
+    t[i] = _mm512_unpacklo_epi32(r[i], r[i + 1]);
+    t[i + 1] = _mm512_unpackhi_epi32(r[i], r[i + 1]);
+  }
+  // u[g][q]: lane l holds rows 4g .. 4g + 3 of column 4l + q.
+  __m512i u[4][4];
+  for (int g = 0; g < 4; ++g) {
+    const __m512i* x = t + 4 * g;
+    u[g][0] = _mm512_unpacklo_epi64(x[0], x[2]);
+    u[g][1] = _mm512_unpackhi_epi64(x[0], x[2]);
+    u[g][2] = _mm512_unpacklo_epi64(x[1], x[3]);
+    u[g][3] = _mm512_unpackhi_epi64(x[1], x[3]);
+  }
+  for (int q = 0; q < 4; ++q) {
+    const __m512i a = _mm512_shuffle_i32x4(u[0][q], u[1][q], 0x88), b = _mm512_shuffle_i32x4(u[2][q], u[3][q], 0x88);
+    const __m512i c = _mm512_shuffle_i32x4(u[0][q], u[1][q], 0xdd), d = _mm512_shuffle_i32x4(u[2][q], u[3][q], 0xdd);
+    const __m512i col[4] = {_mm512_shuffle_i32x4(a, b, 0x88), _mm512_shuffle_i32x4(c, d, 0x88),
+                            _mm512_shuffle_i32x4(a, b, 0xdd), _mm512_shuffle_i32x4(c, d, 0xdd)};
+    for (int l = 0; l < 4; ++l)
+      if (4 * l + q < cols) _mm512_storeu_si512(dst + (4 * l + q) * dld, col[l]);
+  }
+}
+
+// bp[p * np + j] = (op(B)[2p][j], op(B)[2p + 1][j]), zero past n and past k.
+void pack_b(const float* b, int64_t ldb, bool trans_b, int64_t k, int64_t n, uint32_t* bp, int64_t np) {
+  const int64_t kp = (k + 1) / 2;
+  if (!trans_b) {  // B [k, n]: rows 2p and 2p + 1 side by side
+    for (int64_t p = 0; p < kp; ++p) {
+      const float* lo = b + 2 * p * ldb;
+      const bool odd = 2 * p + 1 < k;  // else the pair's high half is zero
+      for (int64_t j = 0; j < np; j += 16) {
+        const __mmask16 m = first(n - j);
+        _mm512_storeu_si512(bp + p * np + j, pair16(lo + j, m, odd ? lo + ldb + j : lo + j, odd ? m : __mmask16(0)));
+      }
+    }
+    return;
+  }
+  // B stored [n, k]: row j holds the pairs of column j. Sixteen rows at a time are packed into
+  // pairs (16 x kp words) and transposed into bp 16 x 16 words at a time.
+  const int64_t kq = (kp + 15) / 16 * 16;
+  uint32_t* rows = scratch(2, static_cast<size_t>(16 * kq));
+  for (int64_t j0 = 0; j0 < np; j0 += 16) {
+    const int64_t count = std::min<int64_t>(16, n - j0);
+    for (int64_t r = 0; r < 16; ++r) {
+      if (r < count)
+        pack_row(b + (j0 + r) * ldb, k, rows + r * kq);
+      else
+        std::memset(rows + r * kq, 0, static_cast<size_t>(kq) * sizeof(uint32_t));
+    }
+    for (int64_t p0 = 0; p0 < kp; p0 += 16) transpose16(rows + p0, kq, bp + p0 * np + j0, np, std::min<int64_t>(16, kp - p0));
+  }
+}
+
+// op(A) packed: ap[i * kp + p] (row stride kp, pair stride 1) when A is [m, k], or ap[p * m + i]
+// (row stride 1, pair stride m) when A is stored [k, m] and read transposed.
+void pack_a(const float* a, int64_t lda, bool trans_a, int64_t m, int64_t k, uint32_t* ap) {
+  const int64_t kp = (k + 1) / 2;
+  if (!trans_a) {
+    for (int64_t i = 0; i < m; ++i) pack_row(a + i * lda, k, ap + i * kp);
+    return;
+  }
+  for (int64_t p = 0; p < kp; ++p) {
+    const float* lo = a + 2 * p * lda;
+    const bool odd = 2 * p + 1 < k;
+    for (int64_t i = 0; i < m; i += 16) {
+      const __mmask16 mk = first(m - i);
+      _mm512_mask_storeu_epi32(ap + p * m + i, mk, pair16(lo + i, mk, odd ? lo + lda + i : lo + i, odd ? mk : __mmask16(0)));
+    }
+  }
+}
+
+inline __m512 dot(__m512 acc, __m512i a, __m512i b) {
+  return _mm512_dpbf16_ps(acc, reinterpret_cast<__m512bh&>(a), reinterpret_cast<__m512bh&>(b));
+}
+
+// C[R rows, V vectors] = alpha * sum over pairs; the last vector stores `last` columns.
+template <int R, int V>
+void block(const uint32_t* ap, int64_t a_row, int64_t a_pair, const uint32_t* bp, int64_t np, int64_t kp, float alpha,
+           float* c, int64_t ldc, int last) {
+  __m512 acc[R][V];
+  for (int r = 0; r < R; ++r)
+    for (int v = 0; v < V; ++v) acc[r][v] = _mm512_setzero_ps();
+  for (int64_t p = 0; p < kp; ++p) {
+    __m512i bv[V];
+    for (int v = 0; v < V; ++v) bv[v] = _mm512_loadu_si512(bp + p * np + 16 * v);
+    for (int r = 0; r < R; ++r) {
+      const __m512i av = _mm512_set1_epi32(static_cast<int>(ap[r * a_row + p * a_pair]));
+      for (int v = 0; v < V; ++v) acc[r][v] = dot(acc[r][v], av, bv[v]);
+    }
+  }
+  const __m512 s = _mm512_set1_ps(alpha);
+  for (int r = 0; r < R; ++r)
+    for (int v = 0; v < V; ++v)
+      _mm512_mask_storeu_ps(c + r * ldc + 16 * v, v + 1 == V ? first(last) : __mmask16(0xffff),
+                            _mm512_mul_ps(acc[r][v], s));
+}
+
+using Block = void (*)(const uint32_t*, int64_t, int64_t, const uint32_t*, int64_t, int64_t, float, float*, int64_t,
+                       int);
+
+template <int R>
+constexpr Block block_of(int v) {
+  return v == 1 ? block<R, 1> : v == 2 ? block<R, 2> : v == 3 ? block<R, 3> : block<R, 4>;
+}
+
+Block block_for(int rows, int vectors) {
+  switch (rows) {
+    case 1: return block_of<1>(vectors);
+    case 2: return block_of<2>(vectors);
+    case 3: return block_of<3>(vectors);
+    case 4: return block_of<4>(vectors);
+    case 5: return block_of<5>(vectors);
+    default: return block_of<6>(vectors);
+  }
+}
+
+}  // namespace
+
+void bf16_avx512(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
+                 int64_t lda, const float* b, int64_t ldb, float* c, int64_t ldc) {
+  const int64_t kp = (k + 1) / 2, np = (n + 15) / 16 * 16;
+  uint32_t* bp = scratch(0, static_cast<size_t>(kp * np));
+  uint32_t* ap = scratch(1, static_cast<size_t>(m * kp));
+  pack_b(b, ldb, trans_b, k, n, bp, np);
+  pack_a(a, lda, trans_a, m, k, ap);
+  const int64_t a_row = trans_a ? 1 : kp, a_pair = trans_a ? m : 1;
+  for (int64_t j = 0; j < n; j += 16 * kVectors) {
+    const int64_t cols = std::min<int64_t>(16 * kVectors, n - j);
+    const int vectors = static_cast<int>((cols + 15) / 16);
+    const int last = static_cast<int>(cols - 16 * (vectors - 1));
+    for (int64_t i = 0; i < m; i += kRows) {
+      const int rows = static_cast<int>(std::min<int64_t>(kRows, m - i));
+      block_for(rows, vectors)(ap + i * a_row, a_row, a_pair, bp + j, np, kp, alpha, c + i * ldc + j, ldc, last);
+    }
+  }
+}
+
+}  // namespace cpuft::gemm_tile

@@ -19,6 +19,8 @@ Writes tests/fixtures/data/:
                                    --label_all_tokens
   csv_label_types.json             what pandas makes of a label column's cells (int, float, bool, NA, text)
   table_rejections.json            inputs cpuft refuses, with what run_glue / run_ner do on them
+  bundled_task_data.json           data/snli-mini and data/wnut17-mini through the same steps: label lists,
+                                   feature counts and an FNV-1a hash of every feature (128 tokens, no padding)
 
 Run offline:  HF_HUB_OFFLINE=1 /work/venvs/t215/bin/python tools/make_task_data_reference.py
 """
@@ -387,6 +389,38 @@ def csv_label_types():
     return out
 
 
+def fnv1a(rows, fields):
+    """FNV-1a (64-bit) over the int32 values of every field of every row, in order (the hash of
+    tools/make_text_reference.py); tests/data computes it over cpuft's features of the same files."""
+    h, prime, mask = 0xCBF29CE484222325, 0x100000001B3, (1 << 64) - 1
+    for r in rows:
+        for field in fields:
+            values = r[field] if isinstance(r[field], list) else [r[field]]
+            for v in values:
+                h = ((h ^ (v & 0xFFFFFFFF)) * prime) & mask
+    return "%016x" % h
+
+
+def bundled_data(tokenizer):
+    """The bundled real datasets (data/snli-mini, data/wnut17-mini) through the same pipelines: label
+    lists, feature counts and a hash of every feature field at max_seq_length 128 without padding."""
+    def files(folder, names):
+        return {split: f(name, (ROOT / "data" / folder / name).read_text(encoding="utf-8"))
+                for split, name in names.items()}
+
+    snli = glue_case("snli-mini", files("snli-mini", {"train": "train.csv", "validation": "validation.csv"}),
+                     [(128, False)], tokenizer)
+    wnut = ner_case("wnut17-mini", files("wnut17-mini", {"train": "train.json", "validation": "validation.json"}),
+                    [(128, False, False)], tokenizer)
+    out = []
+    for case, fields in ((snli, ["input_ids", "token_type_ids", "attention_mask", "label"]),
+                         (wnut, ["input_ids", "attention_mask", "labels"])):
+        splits = case["features"][0]["splits"]
+        out.append({"name": case["name"], "label_list": case["label_list"],
+                    "splits": {k: {"count": len(v), "hash": fnv1a(v, fields)} for k, v in splits.items()}})
+    return out
+
+
 def main():
     tokenizer = AutoTokenizer.from_pretrained(TOKENIZER_DIR)
     assert tokenizer.is_fast
@@ -397,7 +431,8 @@ def main():
     for name, cases in (("text_classification_cases.json", glue_cases(tokenizer)),
                         ("csv_label_types.json", csv_label_types()),
                         ("token_classification_cases.json", ner_cases(tokenizer)),
-                        ("table_rejections.json", rejections(tokenizer))):
+                        ("table_rejections.json", rejections(tokenizer)),
+                        ("bundled_task_data.json", bundled_data(tokenizer))):
         (OUT / name).write_text(json.dumps({"versions": meta, "cases": cases}, ensure_ascii=False, separators=(",", ":")) + "\n")
         print(name, len(cases), "cases")
     for r in json.loads((OUT / "table_rejections.json").read_text())["cases"]:

@@ -4,6 +4,7 @@
 // id2label, and every feature field at several lengths and paddings.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <fstream>
 #include <string>
 
@@ -185,6 +186,56 @@ TEST(TokenClassificationParity, LabelsAndSubTokenAlignmentMatchRunNer) {
         }
       }
     }
+  }
+}
+
+template <typename T>
+void fnv_mix(uint64_t& h, const std::vector<T>& values) {
+  for (T v : values) h = (h ^ (static_cast<uint64_t>(static_cast<int64_t>(v)) & 0xFFFFFFFFu)) * 0x100000001B3ull;
+}
+
+std::string hex(uint64_t h) {
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
+  return buf;
+}
+
+// The bundled real datasets (data/snli-mini, data/wnut17-mini): label lists, and every feature field at 128
+// tokens without padding, by count and FNV-1a hash.
+TEST(TaskDataParity, BundledDatasetsGiveRunGlueAndRunNerFeatures) {
+  const json cases = fixture("bundled_task_data.json")["cases"];
+  ASSERT_EQ(cases.size(), 2u);
+  const std::string data = std::string(CPUFT_SOURCE_DIR) + "/data/";
+  const json& snli = cases[0];
+  const Table train = read_table(data + "snli-mini/train.csv");
+  const TextColumns columns = choose_text_columns(train);
+  const LabelSet labels = read_label_set(train);
+  EXPECT_EQ(labels.names, snli["label_list"].get<std::vector<std::string>>());
+  for (const auto& [split, want] : snli["splits"].items()) {
+    const Table t = split == "train" ? train : read_table(data + "snli-mini/" + split + ".csv");
+    const auto features = build_sequence_features(text_examples(t, columns, labels, split_of(split)), true,
+                                                  bundled_tokenizer(), SequenceFeatureOptions{128, false});
+    uint64_t h = 0xCBF29CE484222325ull;
+    for (const SequenceFeature& f : features) {
+      fnv_mix(h, f.input_ids), fnv_mix(h, f.token_type_ids), fnv_mix(h, f.attention_mask);
+      fnv_mix(h, std::vector<int32_t>{f.label});
+    }
+    EXPECT_EQ(features.size(), want["count"].get<size_t>()) << split;
+    EXPECT_EQ(hex(h), want["hash"].get<std::string>()) << split;
+  }
+  const json& wnut = cases[1];
+  const TokenFile wtrain = read_token_file(data + "wnut17-mini/train.json");
+  const TokenColumns wcolumns = choose_token_columns(wtrain, TokenColumnFlags{});
+  const TagSet tags = read_tag_set(wtrain, wcolumns);
+  EXPECT_EQ(tags.names, wnut["label_list"].get<std::vector<std::string>>());
+  for (const auto& [split, want] : wnut["splits"].items()) {
+    const TokenFile f = split == "train" ? wtrain : read_token_file(data + "wnut17-mini/" + split + ".json");
+    const auto features = build_token_features(tagged_sentences(f, wcolumns, tags, split_of(split)), tags,
+                                               bundled_tokenizer(), TokenFeatureOptions{128, false, false});
+    uint64_t h = 0xCBF29CE484222325ull;
+    for (const TokenFeature& t : features) fnv_mix(h, t.input_ids), fnv_mix(h, t.attention_mask), fnv_mix(h, t.labels);
+    EXPECT_EQ(features.size(), want["count"].get<size_t>()) << split;
+    EXPECT_EQ(hex(h), want["hash"].get<std::string>()) << split;
   }
 }
 

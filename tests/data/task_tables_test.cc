@@ -65,6 +65,13 @@ TEST(CsvReader, MalformedFilesAreOneLineErrors) {
   EXPECT_EQ(csv_error("a,b,a\n"), "t.csv:1: column name 'a' repeated (columns 1 and 3), expected unique names");
 }
 
+TEST(CsvReader, NamesWithLineBreaksStayOnOneLine) {
+  // Found by fuzz/table_file_fuzz.cc: a quoted header name holding a line break.
+  EXPECT_EQ(train_error("\"a\nb\",c\n1,2\n", "t.csv"),
+            "t.csv: no column 'label' (run_glue takes the labels from the column 'label'); the file has a\\nb, c");
+  EXPECT_EQ(csv_error("\"x\ty\",\"x\ty\"\n"), "t.csv:1: column name 'x\\ty' repeated (columns 1 and 2), expected unique names");
+}
+
 TEST(CsvReader, MillionColumnHeaderIsRefusedWhileReadingIt) {
   std::string header;
   for (int i = 0; i < 1000000; ++i) header += "c,";

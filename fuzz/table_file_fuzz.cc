@@ -17,7 +17,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data + 1), size - 1);
   try {
     const cpuft::Table t = csv ? cpuft::parse_csv_table(text, "fuzz.csv") : cpuft::parse_json_lines_table(text, "fuzz.json");
-    const size_t lines = static_cast<size_t>(std::count(text.begin(), text.end(), '\n')) + 1;
+    // CSV ends lines at \r too (JSON lines only at \n): at most one row per line end, plus the last line.
+    const size_t lines = static_cast<size_t>(std::count_if(text.begin(), text.end(),
+                                                           [](char c) { return c == '\n' || c == '\r'; })) + 1;
     if (t.rows.size() > lines || t.columns.size() > cpuft::kMaxTableColumns) std::abort();
     for (const cpuft::TableRow& r : t.rows)
       if (r.cells.size() != t.columns.size()) std::abort();

@@ -2,8 +2,9 @@
 // tokenizer: tokenizer(sentence1[, sentence2], padding="max_length" | False, max_length, truncation=True)
 // (docs/tasks.md, Data): [CLS] a [SEP] (b [SEP]), token types 0 for the first segment and 1 for the second,
 // the longest_first truncation of the tokenizers library for pairs (the shorter sequence keeps its length
-// when it fits in half the budget, else both get half, the longer the odd token), right truncation of a
-// single sentence, and right padding with the pad id, type 0, mask 0.
+// when it fits in half the budget, else both get half and the longer one, or the second when they are
+// equal, the odd token), right truncation of a single sentence, and right padding with the pad id, type 0,
+// mask 0.
 #pragma once
 
 #include <cstdint>

@@ -92,8 +92,11 @@ TEST(TextClassificationParity, ColumnsLabelsAndFeaturesMatchRunGlue) {
           EXPECT_EQ(widened(features[i].token_type_ids), rows[i]["token_type_ids"].get<std::vector<int64_t>>());
           EXPECT_EQ(widened(features[i].attention_mask), rows[i]["attention_mask"].get<std::vector<int64_t>>());
           if (!rows[i].contains("label")) continue;
-          if (labels.regression()) EXPECT_EQ(features[i].target, rows[i]["label"].get<float>());
-          else EXPECT_EQ(features[i].label, rows[i]["label"].get<int32_t>());
+          if (labels.regression()) {
+            EXPECT_EQ(features[i].target, rows[i]["label"].get<float>());
+          } else {
+            EXPECT_EQ(features[i].label, rows[i]["label"].get<int32_t>());
+          }
         }
       }
     }

@@ -68,7 +68,9 @@ TEST(TextClassificationParity, ColumnsLabelsAndFeaturesMatchRunGlue) {
     const LabelSet labels = read_label_set(train);
     EXPECT_EQ(labels.regression(), c["is_regression"].get<bool>());
     EXPECT_EQ(labels.num_labels(), c["num_labels"].get<int64_t>());
-    if (!labels.regression()) EXPECT_EQ(labels.names, c["label_list"].get<std::vector<std::string>>());
+    if (!labels.regression()) {
+      EXPECT_EQ(labels.names, c["label_list"].get<std::vector<std::string>>());
+    }
     EXPECT_EQ(config_label2id(labels), c["config_label2id"]);
     EXPECT_EQ(config_id2label(labels), c["config_id2label"]);
     std::map<std::string, std::vector<TextExample>> examples;

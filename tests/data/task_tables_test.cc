@@ -96,6 +96,12 @@ TEST(TableFile, JsonLinesKeepKeyOrderAndMissingKeys) {
   EXPECT_FALSE(is_csv_path("a/b.jsonl"));
 }
 
+TEST(TableFile, OnlyRegularFilesAreRead) {
+  EXPECT_EQ(error_of([] { read_table("/nonexistent/train.csv"); }).rfind("/nonexistent/train.csv: ", 0), 0u);
+  EXPECT_EQ(error_of([] { read_token_file("/"); }).rfind("/: ", 0), 0u);
+  EXPECT_EQ(error_of([] { read_table("/dev/zero"); }).rfind("/dev/zero: ", 0), 0u);
+}
+
 TEST(TableFile, MalformedJsonLinesAreOneLineErrors) {
   auto e = [](const std::string& text) { return error_of([&] { parse_json_lines_table(text, "t.json"); }); };
   EXPECT_EQ(e("{\"a\": 1}\n[1, 2]\n"), "t.json:2: array, expected a JSON object (one per line)");

@@ -9,6 +9,7 @@
 #include "cpuft/data/message_text.h"
 #include "cpuft/util/error.h"
 #include "cpuft/util/json_read.h"
+#include "cpuft/util/memory.h"
 
 namespace cpuft {
 namespace {
@@ -259,6 +260,8 @@ std::vector<TextExample> text_examples(const Table& table, const TextColumns& co
                                         : required_column(table, kLabelColumn, "run_glue scores the column 'label'");
   std::map<std::string, int32_t> id_of;
   for (size_t i = 0; i < labels.names.size(); ++i) id_of.emplace(labels.names[i], static_cast<int32_t>(i));
+  check_fits_in_memory(static_cast<uint64_t>(table.rows.size()) * sizeof(TextExample),
+                       str_cat(table.path, ": ", table.rows.size(), " examples"));
   std::vector<TextExample> out;
   out.reserve(table.rows.size());
   for (const TableRow& row : table.rows) {

@@ -50,7 +50,8 @@ bench: build
 
 # libFuzzer targets (fuzz/*_fuzz.cc) under ASan+UBSan, one per input cpuft parses: every JSON reader
 # (config.json, the safetensors header, tokenizer.json, tokenizer_config.json, SQuAD, cpuft_state.json,
-# trainer_state.json, predict's JSON lines) and the tokenizer's text. Each runs FUZZ_TIME seconds from
+# trainer_state.json, predict's JSON lines), the classification jobs' tables (CSV / JSON lines) and the
+# tokenizer's text. Each runs FUZZ_TIME seconds from
 # its seeds in fuzz/corpus/TARGET with the dictionary fuzz/json.dict (deep nesting, huge numbers, odd
 # bytes); new finds are kept in $(FUZZ_BUILD)/corpus. Needs clang; `make test` does not. The library
 # sources they need are compiled here, not by CMake, into one archive each target takes what it uses from.
@@ -59,11 +60,12 @@ FUZZ_TIME ?= 20
 FUZZ_CXX ?= clang++
 FUZZ_FLAGS = -std=c++17 -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=undefined -Isrc -Ifuzz -MMD -MP
 FUZZ_TARGETS := tokenizer squad_reader config safetensors tokenizer_json tokenizer_config checkpoint_state \
-  trainer_state question_lines
+  trainer_state question_lines table_file token_file
 FUZZ_LIB_OBJS := $(patsubst src/%.cc,$(FUZZ_BUILD)/%.o,\
-  $(addprefix src/cpuft/util/,atomic_file.cc read_file.cc json_read.cc py_json.cc checksum.cc log.cc) \
+  $(addprefix src/cpuft/util/,atomic_file.cc read_file.cc json_read.cc py_json.cc checksum.cc log.cc memory.cc) \
   $(wildcard src/cpuft/text/*.cc) \
-  $(addprefix src/cpuft/data/,squad_reader.cc question_lines.cc) \
+  $(addprefix src/cpuft/data/,squad_reader.cc question_lines.cc csv_reader.cc table_file.cc \
+    text_classification_data.cc token_classification_data.cc) \
   $(addprefix src/cpuft/io/,hf_config.cc safetensors_reader.cc safetensors_writer.cc st_dtype.cc) \
   $(wildcard src/cpuft/flags/*.cc) \
   src/cpuft/eval/results_files.cc \

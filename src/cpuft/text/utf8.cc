@@ -27,6 +27,23 @@ std::u32string decode_utf8(std::string_view utf8, size_t byte_base) {
   return out;
 }
 
+size_t valid_utf8_prefix(std::string_view utf8) {
+  const auto* bytes = reinterpret_cast<const utf8proc_uint8_t*>(utf8.data());
+  const auto n = static_cast<utf8proc_ssize_t>(utf8.size());
+  utf8proc_ssize_t i = 0;
+  while (i < n) {
+    if (bytes[i] < 0x80) {
+      ++i;
+      continue;
+    }
+    utf8proc_int32_t cp = 0;
+    const utf8proc_ssize_t len = utf8proc_iterate(bytes + i, n - i, &cp);
+    if (len <= 0) break;
+    i += len;
+  }
+  return static_cast<size_t>(i);
+}
+
 void append_utf8(char32_t cp, std::string& out) {
   utf8proc_uint8_t buf[4];
   const auto len = utf8proc_encode_char(static_cast<utf8proc_int32_t>(cp), buf);

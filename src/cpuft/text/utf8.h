@@ -14,6 +14,10 @@ namespace cpuft {
 // (N counted from byte_base: utf8 may be a piece of a longer text).
 std::u32string decode_utf8(std::string_view utf8, size_t byte_base = 0);
 
+// Length of the longest prefix of `utf8` that is valid UTF-8: utf8.size() when all of it is. For
+// readers that name the line of the first bad byte.
+size_t valid_utf8_prefix(std::string_view utf8);
+
 // Appends the UTF-8 encoding of code point `cp` to `out`.
 void append_utf8(char32_t cp, std::string& out);
 

@@ -1,0 +1,160 @@
+#include "cpuft/data/table_file.h"
+
+#include <nlohmann/json.hpp>
+
+#include <unordered_map>
+#include <utility>
+
+#include "cpuft/data/message_text.h"
+#include "cpuft/util/error.h"
+#include "cpuft/util/json_read.h"
+#include "cpuft/util/memory.h"
+#include "cpuft/util/read_file.h"
+
+namespace cpuft {
+namespace {
+
+using Kind = TableCell::Kind;
+
+TableCell cell_of(const nlohmann::json& v) {
+  TableCell c;
+  switch (v.type()) {
+    case nlohmann::json::value_t::string:
+      c.kind = Kind::kText;
+      c.text = v.get<std::string>();
+      break;
+    case nlohmann::json::value_t::number_integer:
+    case nlohmann::json::value_t::number_unsigned:
+      c.kind = Kind::kInteger;
+      c.text = v.dump();
+      c.number = v.get<double>();
+      break;
+    case nlohmann::json::value_t::number_float:
+      c.kind = Kind::kFloat;
+      c.text = v.dump();
+      c.number = v.get<double>();
+      break;
+    case nlohmann::json::value_t::boolean:
+      c.kind = Kind::kBool;
+      c.text = v.get<bool>() ? "true" : "false";
+      break;
+    case nlohmann::json::value_t::null: c.kind = Kind::kNull; break;
+    default:
+      c.kind = Kind::kNested;
+      c.text = json_preview(v);
+      break;
+  }
+  return c;
+}
+
+// Checks, every so many rows, that the cells read so far (and the text) fit in memory.
+class MemoryGuard {
+ public:
+  MemoryGuard(const std::string& source, size_t text_bytes) : source_(source), text_bytes_(text_bytes) {}
+  void add(size_t cells) {
+    cells_ += cells;
+    if (++rows_ % 4096 == 0)
+      check_fits_in_memory(cells_ * sizeof(TableCell) + 2 * text_bytes_,
+                           str_cat(source_, ": ", rows_, " rows of ", cells_ / rows_, " cells"));
+  }
+
+ private:
+  const std::string& source_;
+  size_t text_bytes_;
+  uint64_t cells_ = 0;
+  uint64_t rows_ = 0;
+};
+
+}  // namespace
+
+int Table::column(const std::string& name) const {
+  for (size_t i = 0; i < columns.size(); ++i)
+    if (columns[i] == name) return static_cast<int>(i);
+  return -1;
+}
+
+bool is_csv_path(const std::string& path) { return path.size() >= 4 && path.compare(path.size() - 4, 4, ".csv") == 0; }
+
+Table parse_csv_table(std::string_view text, const std::string& source) {
+  CsvTable csv = parse_csv(text, source);
+  Table t;
+  t.path = source;
+  t.csv = true;
+  t.columns = std::move(csv.header);
+  t.rows.reserve(csv.records.size());
+  for (CsvRecord& r : csv.records) {
+    TableRow row;
+    row.line = r.line;
+    row.cells.resize(r.cells.size());
+    for (size_t i = 0; i < r.cells.size(); ++i) {
+      row.cells[i].kind = Kind::kText;
+      row.cells[i].text = std::move(r.cells[i]);
+    }
+    t.rows.push_back(std::move(row));
+    r.cells = {};
+  }
+  return t;
+}
+
+Table parse_json_lines_table(std::string_view text, const std::string& source) {
+  Table t;
+  t.path = source;
+  std::unordered_map<std::string, size_t> index;  // column name -> position
+  MemoryGuard guard(source, text.size());
+  JsonReadOptions options;
+  options.expected = "one JSON object per line";
+  size_t pos = 0;
+  if (text.substr(0, 3) == "\xEF\xBB\xBF") pos = 3;
+  for (int64_t n = 1; pos < text.size(); ++n) {
+    size_t end = text.find('\n', pos);
+    if (end == std::string_view::npos) end = text.size();
+    const std::string_view line = text.substr(pos, end - pos);
+    pos = end + 1;
+    if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
+    const std::string where = str_cat(source, ":", n);
+    const nlohmann::json j = parse_json(line, where, options);
+    if (!j.is_object()) fail(where, ": ", json_describe(j), ", expected a JSON object (one per line)");
+    TableRow row;
+    row.line = n;
+    row.cells.resize(t.columns.size());
+    // The keys in the order the line writes them (nlohmann::json sorts them); the line is known valid.
+    const nlohmann::ordered_json ordered = nlohmann::ordered_json::parse(line.begin(), line.end());
+    for (const auto& item : ordered.items()) {
+      auto [it, inserted] = index.emplace(item.key(), t.columns.size());
+      if (inserted) {
+        if (t.columns.size() == kMaxTableColumns)
+          fail(where, ": key '", shown_text(item.key()), "' makes more than ", kMaxTableColumns,
+               " columns, expected at most ", kMaxTableColumns, " distinct keys in the file");
+        t.columns.push_back(item.key());
+        row.cells.emplace_back();
+      }
+      row.cells[it->second] = cell_of(j.at(item.key()));
+    }
+    guard.add(row.cells.size());
+    t.rows.push_back(std::move(row));
+  }
+  check_fits_in_memory(static_cast<uint64_t>(t.rows.size()) * t.columns.size() * sizeof(TableCell) + 2 * text.size(),
+                       str_cat(source, ": ", t.rows.size(), " rows of ", t.columns.size(), " columns"));
+  for (TableRow& row : t.rows) row.cells.resize(t.columns.size());  // later keys: missing in earlier rows
+  return t;
+}
+
+Table read_table(const std::string& path) {
+  const std::string text = read_file(path, kMaxDatasetBytes);
+  return is_csv_path(path) ? parse_csv_table(text, path) : parse_json_lines_table(text, path);
+}
+
+std::string describe_cell(const TableCell& cell) {
+  switch (cell.kind) {
+    case Kind::kText: return str_cat("\"", shown_text(cell.text), "\"");
+    case Kind::kInteger: return "the integer " + cell.text;
+    case Kind::kFloat: return "the number " + cell.text;
+    case Kind::kBool: return cell.text;
+    case Kind::kNull: return "null";
+    case Kind::kMissing: return "nothing (the key is missing)";
+    case Kind::kNested: return "the JSON value " + cell.text;
+  }
+  return "?";
+}
+
+}  // namespace cpuft

@@ -89,7 +89,11 @@ TEST(Int8Model, DynamicActivationsLogitsCloseToF32) {
     QaModel q = QaModel::from_int8(c.out, notices);
     EXPECT_TRUE(q.int8());
     EXPECT_FALSE(q.int8_weights()->static_activations);
-    EXPECT_EQ(q.int8_weights()->layers.size(), static_cast<size_t>(6 * q.config().layers));
+    // Four products per layer: q, k and v (stored as three int8 tensors, run as one), o, ff1, ff2.
+    EXPECT_EQ(q.int8_weights()->layers.size(), static_cast<size_t>(4 * q.config().layers));
+    const LayerOffsets& l0 = q.table().layer(0);
+    ASSERT_NE(q.int8_weights()->find(l0.qkv.w), nullptr);
+    EXPECT_EQ(q.int8_weights()->find(l0.qkv.w)->out, 3 * q.config().hidden);
     EXPECT_EQ(notices.str(), "");
     const std::vector<float> got = logits(q, c.ref);
     const double diff = test::rel_max_diff(got.data(), c.want);
@@ -102,7 +106,7 @@ TEST(Int8Model, DynamicActivationsLogitsCloseToF32) {
 
 TEST(Int8Model, CalibratedActivationsLogitsCloseToF32) {
   Int8Case c("bert_hd16", /*calibrate=*/true);
-  EXPECT_EQ(c.ranges.size(), 12u);
+  EXPECT_EQ(c.ranges.size(), 8u);  // one input per product: q k v, o, ff1, ff2 of two layers
   for (const auto& [offset, r] : c.ranges) EXPECT_LT(r.lo, r.hi);
   std::ostringstream notices;
   QaModel q = QaModel::from_int8(c.out, notices);

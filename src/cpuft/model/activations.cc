@@ -60,9 +60,7 @@ void QaModel::Acts::plan(Acts& a, const ModelConfig& c, bool bf16, int64_t rows,
     Layer l;
     l.x = input;
     l.xb = bf16 ? take_bf16(n * h) : nullptr;
-    l.q = take(n * h);
-    l.k = take(n * h);
-    l.v = take(n * h);
+    l.qkv = take(3 * n * h);
     l.ctx = bf16 ? ctx_shared : take(n * h);
     l.ctxb = bf16 ? take_bf16(n * h) : nullptr;
     l.res1 = take(n * h);
@@ -89,13 +87,11 @@ void QaModel::Acts::plan(Acts& a, const ModelConfig& c, bool bf16, int64_t rows,
     a.dres = take(n * h);
     a.da = take(n * h);
     a.db = take(n * h);
-    a.dq = take(n * h);
-    a.dk = take(n * h);
-    a.dv = take(n * h);
+    a.dqkv = take(3 * n * h);
     a.di = take(n * inter);
-    a.dy_b16 = bf16 ? take_bf16(n * std::max(h, inter)) : nullptr;
+    a.dy_b16 = bf16 ? take_bf16(n * std::max(3 * h, inter)) : nullptr;
   } else {
-    a.dlogits = a.dres = a.da = a.db = a.dq = a.dk = a.dv = a.di = nullptr;
+    a.dlogits = a.dres = a.da = a.db = a.dqkv = a.di = nullptr;
     a.dy_b16 = nullptr;
   }
   a.tiles = take(static_cast<size_t>(threads) * static_cast<size_t>(kTilesPerThread) * tt);

@@ -4,7 +4,8 @@
 // Sizes (floats), f32 mode:
 //   tokens       position ids: N (int32)
 //   embeddings   sum, ln, x0: 3 N H; mean, rstd: 2 N
-//   per layer    q, k, v, ctx, res1, h1, res2, h2: 8 N H; ff1 pre-GELU: N I; mean/rstd x2: 4 N
+//   per layer    qkv: 3 N H (each row q | k | v, one product); ctx, res1, h1, res2, h2: 5 N H;
+//                ff1 pre-GELU: N I; mean/rstd x2: 4 N
 //                (no attention probabilities: backward recomputes them, attention.h)
 //   shared       the GELU output (N I): backward recomputes it from ff1, one buffer for all layers
 //   bf16 mode    the operands of the linear layers are kept as bf16 (uint16, half a float each):
@@ -13,7 +14,7 @@
 //                alternate between two; the GELU output is shared and bf16 only; the qa input is
 //                bf16 only, and the output-gradient scratch holds bf16
 //   head         qa input: N H; logits, dlogits: 4 N
-//   scratch      dres, da, db, dq, dk, dv: 6 N H; di: N I; bf16 dy: N max(H, I) / 2;
+//   scratch      dres, da, db: 3 N H; dqkv: 3 N H; di: N I; bf16 dy: N max(3 H, I) / 2;
 //                per thread kTilesPerThread T^2 attention tiles
 // A forward-only plan (evaluation, prediction) also holds the packed copy of a padded batch's real
 // tokens (ids, types, mask: N each; window offsets: N + 1), and keeps no activations for backward: every layer uses
@@ -36,7 +37,7 @@ struct QaModel::Acts {
   struct Layer {
     const float* x;   // (N, H) the layer input (x0 or the previous layer's h2)
     uint16_t* xb;     // (N, H) the layer input as bf16 (bf16 mode; null in f32 mode)
-    float *q, *k, *v; // (N, H) projections; DistilBERT q already divided by sqrt(head_dim)
+    float* qkv;       // (N, 3H) projections, row r = q | k | v; DistilBERT q already divided by sqrt(head_dim)
     float* ctx;       // (N, H) attention output before the output projection
     uint16_t* ctxb;   // (N, H) ctx as bf16 (bf16 mode; null in f32 mode)
     float *res1, *mean1, *rstd1;  // (N, H) input of the first LayerNorm, its (N) statistics
@@ -68,9 +69,10 @@ struct QaModel::Acts {
   float* logits;   // (N, 2) interleaved start, end
   float* dlogits;  // (N, 2)
   // backward scratch
-  float *dres, *da, *db, *dq, *dk, *dv;  // (N, H)
+  float *dres, *da, *db;  // (N, H)
+  float* dqkv;             // (N, 3H) gradients of q | k | v
   float* di;        // (N, I)
-  uint16_t* dy_b16;  // (N, max(H, I)) an output gradient as bf16 (bf16 mode; null in f32 mode)
+  uint16_t* dy_b16;  // (N, max(3H, I)) an output gradient as bf16 (bf16 mode; null in f32 mode)
   float* tiles;     // (threads, kTilesPerThread, T, T)
   size_t floats = 0;
 

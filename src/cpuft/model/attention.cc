@@ -43,12 +43,12 @@ const float* product_probs(float* tile, const float* probs, int64_t bh, int64_t 
   return tile;
 }
 
-// The (T, L) softmax probabilities of one sequence-head from its q and k slices (row stride H):
+// The (T, L) softmax probabilities of one sequence-head from its q and k slices (row stride ld):
 // forward and backward both call this, with the same inputs and the same single-threaded product,
 // so backward recomputes exactly the probabilities forward used instead of keeping them.
 void probabilities(float* p, const float* q, const float* k, const int8_t* mask, int64_t T, int64_t L, int64_t HD,
-                   int64_t H, float score_scale, bool bf16) {
-  tile_matmul(false, true, T, L, HD, score_scale, q, H, k, H, p, L, bf16);
+                   int64_t ld, float score_scale, bool bf16) {
+  tile_matmul(false, true, T, L, HD, score_scale, q, ld, k, ld, p, L, bf16);
   if (bf16) round_bf16_array(p, p, T * L);
   softmax_fwd(p, nullptr, p, mask, 1, 1, static_cast<int>(T), static_cast<int>(L), 1.f, kMaskLowestF32);
 }
@@ -62,58 +62,61 @@ SequenceRows sequence_rows(const AttentionShape& s, int64_t bi) {
   return {s.cu_seqlens[bi], s.cu_seqlens[bi + 1] - s.cu_seqlens[bi]};
 }
 
-// Rows [L, T) of a (T, HD) head slice with row stride H: the gradients of padded keys.
-void zero_rows(float* x, int64_t L, int64_t T, int64_t HD, int64_t H) {
-  for (int64_t r = L; r < T; ++r) std::memset(x + r * H, 0, static_cast<size_t>(HD) * sizeof(float));
+// Rows [L, T) of a (T, HD) head slice with row stride ld: the gradients of padded keys.
+void zero_rows(float* x, int64_t L, int64_t T, int64_t HD, int64_t ld) {
+  for (int64_t r = L; r < T; ++r) std::memset(x + r * ld, 0, static_cast<size_t>(HD) * sizeof(float));
 }
 
 }  // namespace
 
-void attention_fwd(float* ctx, float* tiles, const float* q, const float* k, const float* v, const int8_t* key_mask,
-                   const AttentionShape& s, float score_scale, const AttentionDropout& drop, bool bf16) {
+void attention_fwd(float* ctx, float* tiles, const float* qkv, const int8_t* key_mask, const AttentionShape& s,
+                   float score_scale, const AttentionDropout& drop, bool bf16) {
   OpScope scope(Op::attention);
-  const int64_t H = s.hidden, NH = s.heads, HD = s.head_dim(), TT = s.seq * s.seq;
+  const int64_t H = s.hidden, H3 = 3 * H, NH = s.heads, HD = s.head_dim(), TT = s.seq * s.seq;
   if (s.cu_seqlens && drop.p > 0.f) fail("attention_fwd: dropout needs a padded batch, got a packed one");
 #pragma omp parallel for schedule(dynamic)
   for (int64_t bh = 0; bh < s.batch * NH; ++bh) {
     const SequenceRows rows = sequence_rows(s, bh / NH);
-    const int64_t T = rows.count, col = rows.first * H + (bh % NH) * HD;
+    const int64_t T = rows.count, head = (bh % NH) * HD;
+    const float* q = qkv + rows.first * H3 + head;
     const int8_t* mask = key_mask ? key_mask + rows.first : nullptr;
     const int64_t L = attended_keys(mask, T);
     float* tile = tiles + static_cast<int64_t>(omp_get_thread_num()) * kTilesPerThread * TT;
     float* p = tile + TT;
-    probabilities(p, q + col, k + col, mask, T, L, HD, H, score_scale, bf16);
+    probabilities(p, q, q + H, mask, T, L, HD, H3, score_scale, bf16);
     const float* pv = product_probs(tile, p, bh, T, L, drop, bf16);
-    tile_matmul(false, false, T, HD, L, 1.f, pv, L, v + col, H, ctx + col, H, bf16);
+    tile_matmul(false, false, T, HD, L, 1.f, pv, L, q + 2 * H, H3, ctx + rows.first * H + head, H, bf16);
   }
 }
 
-void attention_bwd(float* dq, float* dk, float* dv, float* tiles, const float* dctx, const float* q, const float* k,
-                   const float* v, const int8_t* key_mask, const AttentionShape& s, float score_scale, float dq_scale,
-                   const AttentionDropout& drop, bool bf16) {
+void attention_bwd(float* dqkv, float* tiles, const float* dctx, const float* qkv, const int8_t* key_mask,
+                   const AttentionShape& s, float score_scale, float dq_scale, const AttentionDropout& drop, bool bf16) {
   OpScope scope(Op::attention);
-  const int64_t H = s.hidden, NH = s.heads, HD = s.head_dim(), TT = s.seq * s.seq;
+  const int64_t H = s.hidden, H3 = 3 * H, NH = s.heads, HD = s.head_dim(), TT = s.seq * s.seq;
   if (s.cu_seqlens) fail("attention_bwd: backward needs a padded batch, got a packed one");
 #pragma omp parallel for schedule(dynamic)
   for (int64_t bh = 0; bh < s.batch * NH; ++bh) {
     const SequenceRows rows = sequence_rows(s, bh / NH);
-    const int64_t T = rows.count, col = rows.first * H + (bh % NH) * HD;
+    const int64_t T = rows.count, head = (bh % NH) * HD;
+    const float *q = qkv + rows.first * H3 + head, *k = q + H, *v = q + 2 * H;
+    float *dq = dqkv + rows.first * H3 + head, *dk = dq + H, *dv = dq + 2 * H;
+    const float* dc = dctx + rows.first * H + head;
     const int8_t* mask = key_mask ? key_mask + rows.first : nullptr;
     const int64_t L = attended_keys(mask, T);
     float* tile = tiles + static_cast<int64_t>(omp_get_thread_num()) * kTilesPerThread * TT;
     float* p = tile + TT;
     float* dp = tile + 2 * TT;
-    probabilities(p, q + col, k + col, mask, T, L, HD, H, score_scale, bf16);  // the forward's, bit for bit
+    probabilities(p, q, k, mask, T, L, HD, H3, score_scale, bf16);  // the forward's, bit for bit
     const float* pv = product_probs(tile, p, bh, T, L, drop, bf16);  // as the forward product read them
-    tile_matmul(true, false, L, HD, T, 1.f, pv, L, dctx + col, H, dv + col, H, bf16);  // dV = Pd^T dctx
-    tile_matmul(false, true, T, L, HD, 1.f, dctx + col, H, v + col, H, dp, L, bf16);   // dPd = dctx V^T
+    tile_matmul(true, false, L, HD, T, 1.f, pv, L, dc, H, dv, H3, bf16);  // dV = Pd^T dctx
+    tile_matmul(false, true, T, L, HD, 1.f, dc, H, v, H3, dp, L, bf16);   // dPd = dctx V^T
     if (drop.p > 0.f) dropout_bwd(dp, dp, T * L, drop.p, drop.seed, drop.stream, dropout_first(drop, bh, T));
     softmax_bwd(dp, dp, p, mask, 1, 1, static_cast<int>(T), static_cast<int>(L), 1.f);
     if (bf16) round_bf16_array(dp, dp, T * L);
-    tile_matmul(false, false, T, HD, L, dq_scale, dp, L, k + col, H, dq + col, H, bf16);    // dQ = dS K
-    tile_matmul(true, false, L, HD, T, score_scale, dp, L, q + col, H, dk + col, H, bf16);  // dK = dS^T Q
-    zero_rows(dv + col, L, T, HD, H);  // padded keys: no gradient
-    zero_rows(dk + col, L, T, HD, H);
+    tile_matmul(false, false, T, HD, L, dq_scale, dp, L, k, H3, dq, H3, bf16);    // dQ = dS K
+    tile_matmul(true, false, L, HD, T, score_scale, dp, L, q, H3, dk, H3, bf16);  // dK = dS^T Q
+    zero_rows(dv, L, T, HD, H3);  // padded keys: no gradient
+    zero_rows(dk, L, T, HD, H3);
   }
 }
 

@@ -1,8 +1,9 @@
 // Multi-head self-attention core of one layer (private to model/): scores, masked softmax, attention
 // dropout and probabilities x values, and its backward. The projections around it are linear layers.
 //
-// Layouts: q, k, v, ctx and their gradients are (N, H) token rows with head h in columns
-// [h*HD, (h+1)*HD): a padded batch is B sequences of T rows each (N = B*T); a packed batch is B
+// Layouts: token rows, with head h in columns [h*HD, (h+1)*HD) of each part: qkv and its gradient are
+// (N, 3H), row r = q | k | v (the one product of the q, k, v projections); ctx and its gradient are
+// (N, H). A padded batch is B sequences of T rows each (N = B*T); a packed batch is B
 // windows of their own lengths back to back (the cumulative offsets of variable-length attention),
 // so no query or key of padding is ever computed.
 // Each (sequence, head) is one task: its scores and probabilities stay in the calling thread's tiles
@@ -42,14 +43,13 @@ struct AttentionDropout {
 // token row, nullable), then ctx = dropout(probs) v (bf16: the dropped probabilities rounded).
 // Dropout needs a padded batch (training); a packed one is forward only.
 // tiles: (threads, kTilesPerThread, T, T), threads = the OpenMP thread count.
-void attention_fwd(float* ctx, float* tiles, const float* q, const float* k, const float* v, const int8_t* key_mask,
-                   const AttentionShape& s, float score_scale, const AttentionDropout& drop, bool bf16);
+void attention_fwd(float* ctx, float* tiles, const float* qkv, const int8_t* key_mask, const AttentionShape& s,
+                   float score_scale, const AttentionDropout& drop, bool bf16);
 
-// The gradients of attention_fwd's inputs from dctx (bf16 mode: dctx already rounded). dq is scaled
-// by dq_scale instead of score_scale, so a caller that scaled q before the product (DistilBERT) folds
-// that scale in; dk is scaled by score_scale. dq, dk, dv OVERWRITTEN.
-void attention_bwd(float* dq, float* dk, float* dv, float* tiles, const float* dctx, const float* q, const float* k,
-                   const float* v, const int8_t* key_mask, const AttentionShape& s, float score_scale, float dq_scale,
-                   const AttentionDropout& drop, bool bf16);
+// The gradient of attention_fwd's qkv from dctx (bf16 mode: dctx already rounded). dq is scaled by
+// dq_scale instead of score_scale, so a caller that scaled q before the product (DistilBERT) folds that
+// scale in; dk is scaled by score_scale. dqkv OVERWRITTEN.
+void attention_bwd(float* dqkv, float* tiles, const float* dctx, const float* qkv, const int8_t* key_mask,
+                   const AttentionShape& s, float score_scale, float dq_scale, const AttentionDropout& drop, bool bf16);
 
 }  // namespace cpuft

@@ -78,18 +78,13 @@ void QaModel::backward_pass(const Batch& b, const Acts& a, uint64_t seed) {
     round_bf16_in_place(a.db, N * H, bf16_);  // the attention core reads a bf16 context gradient
     const float* dctx_all = a.db;
 
-    attention_bwd(a.dq, a.dk, a.dv, a.tiles, dctx_all, L.q, L.k, L.v, b.attention_mask, shape,
-                  distil ? 1.f : score_scale, distil ? 1.f / q_divisor : score_scale,
+    attention_bwd(a.dqkv, a.tiles, dctx_all, L.qkv, b.attention_mask, shape, distil ? 1.f : score_scale,
+                  distil ? 1.f / q_divisor : score_scale,
                   AttentionDropout{attn_p, seed, dropout_site::attention(li), attn_first}, bf16_);
 
-    // q, k, v projections: their input gradients add into the residual-stream gradient.
-    const GemmIn x_in = saved_operand(L.x, L.xb);
-    linear_bwd(a.dres, G + lo.q.w, G + lo.q.b, a.dq, gemm_operand(a.dq, a.dy_b16, N * H), x_in, gemm_weight(lo.q.w),
-               N, H, H, true);
-    linear_bwd(a.dres, G + lo.k.w, G + lo.k.b, a.dk, gemm_operand(a.dk, a.dy_b16, N * H), x_in, gemm_weight(lo.k.w),
-               N, H, H, true);
-    linear_bwd(a.dres, G + lo.v.w, G + lo.v.b, a.dv, gemm_operand(a.dv, a.dy_b16, N * H), x_in, gemm_weight(lo.v.w),
-               N, H, H, true);
+    // The q, k, v projection (one product): its input gradient adds into the residual-stream gradient.
+    linear_bwd(a.dres, G + lo.qkv.w, G + lo.qkv.b, a.dqkv, gemm_operand(a.dqkv, a.dy_b16, 3 * N * H),
+               saved_operand(L.x, L.xb), gemm_weight(lo.qkv.w), N, H, 3 * H, true);
     ready(lo.begin, lo.o.w);  // q, k, v
   }
 

@@ -58,19 +58,16 @@ void QaModel::forward_pass(const Batch& b, const Acts& a, bool train, uint64_t s
   for (int64_t li = 0; li < c.layers; ++li) {
     const LayerOffsets& lo = table_.layer(static_cast<int>(li));
     const Acts::Layer& L = a.layers[static_cast<size_t>(li)];
-    const GemmIn xin = gemm_operand(L.x, L.xb, N * H);
-    linear(L.q, L.x, xin, lo.q, M, H, H);
-    linear(L.k, L.x, xin, lo.k, M, H, H);
-    linear(L.v, L.x, xin, lo.v, M, H, H);
+    // q, k, v as one product: row r of qkv is q | k | v.
+    linear(L.qkv, L.x, gemm_operand(L.x, L.xb, N * H), lo.qkv, M, H, 3 * H);
     if (distil) {
 #pragma omp parallel for schedule(static)
-      for (int64_t i = 0; i < N * H; ++i) L.q[i] /= q_divisor;
+      for (int64_t r = 0; r < N; ++r)
+        for (int64_t j = 0; j < H; ++j) L.qkv[r * 3 * H + j] /= q_divisor;
     }
-    round_bf16_in_place(L.q, N * H, bf16_);
-    round_bf16_in_place(L.k, N * H, bf16_);
-    round_bf16_in_place(L.v, N * H, bf16_);
+    round_bf16_in_place(L.qkv, 3 * N * H, bf16_);
 
-    attention_fwd(L.ctx, a.tiles, L.q, L.k, L.v, b.attention_mask, shape, distil ? 1.f : score_scale,
+    attention_fwd(L.ctx, a.tiles, L.qkv, b.attention_mask, shape, distil ? 1.f : score_scale,
                   AttentionDropout{attn_p, seed, dropout_site::attention(li), attn_first}, bf16_);
 
     // Output projection (+ dropout for BERT), residual, LayerNorm.

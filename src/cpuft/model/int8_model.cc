@@ -65,6 +65,42 @@ std::vector<float> read_floats(const WeightTensor& t) {
 
 bool int8_keeps_f32(const std::string& param_name) { return param_name.rfind("qa_outputs.", 0) == 0; }
 
+namespace {
+
+// The weight whose product reads the same input as the layer at `weight`: k and v read the input of
+// the q, k, v product, which is observed (and calibrated) at q's offset.
+size_t input_owner(const ParamTable& table, size_t weight) {
+  for (int i = 0; i < table.num_layers(); ++i) {
+    const LayerOffsets& l = table.layer(i);
+    if (weight == l.k.w || weight == l.v.w) return l.qkv.w;
+  }
+  return weight;
+}
+
+// A directory stores q, k and v as three int8 layers; the model runs them as one product, so they
+// become one layer of 3 x hidden output channels at q's offset (per-channel scales concatenate; the
+// three read one input, so a static model must give them one input range).
+void fuse_qkv_layers(Int8Weights& weights, const ParamTable& table, const std::string& config_path) {
+  for (int i = 0; i < table.num_layers(); ++i) {
+    const LayerOffsets& lo = table.layer(i);
+    Int8Linear& q = weights.layers.at(lo.q.w);
+    for (size_t part : {lo.k.w, lo.v.w}) {
+      const Int8Linear& p = weights.layers.at(part);
+      if (p.has_range != q.has_range || (p.has_range && (p.range_lo != q.range_lo || p.range_hi != q.range_hi)))
+        fail(config_path, ": layer ", i, ": the input ranges of the query, key and value weights differ ([", q.range_lo,
+             ", ", q.range_hi, "] and [", p.range_lo, ", ", p.range_hi,
+             "]); expected one range for the input they share, as cpuft quantize writes");
+      q.w.insert(q.w.end(), p.w.begin(), p.w.end());
+      q.w_scale.insert(q.w_scale.end(), p.w_scale.begin(), p.w_scale.end());
+      q.w_colsum.insert(q.w_colsum.end(), p.w_colsum.begin(), p.w_colsum.end());
+      q.out += p.out;
+      weights.layers.erase(part);
+    }
+  }
+}
+
+}  // namespace
+
 void QaModel::linear(float* y, const float* x, GemmIn xin, const LinearOffsets& l, int64_t rows, int64_t in,
                      int64_t out) {
   if (observer_ && view_->packed_cu) observer_(l.w, x, in, view_->packed_cu, view_->batch);  // forward only
@@ -153,6 +189,7 @@ QaModel QaModel::from_int8(const std::string& dir, std::ostream& notices) {
     }
     weights->layers.emplace(e.offset, std::move(l));
   }
+  fuse_qkv_layers(*weights, model.table(), config_path);
   std::vector<std::string> extra = stored.ignored_keys();
   for (const auto& [name, t] : stored.tensors())
     if (!used.count(name)) extra.push_back(t.info->name);
@@ -194,7 +231,7 @@ void save_int8_model(const QaModel& model, const std::string& dir, const InputRa
     s.f32 = l.w_scale.data();
     out.push_back(std::move(s));
     if (ranges) {
-      const auto it = ranges->find(e.offset);
+      const auto it = ranges->find(input_owner(model.table(), e.offset));
       if (it == ranges->end()) fail("quantize: no calibrated input range for ", e.name);
       ranges_kept.push_back({it->second.lo, it->second.hi});
       StTensorOut r;

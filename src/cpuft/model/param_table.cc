@@ -37,6 +37,15 @@ LinearOffsets ParamTable::add_linear(const std::string& name, int64_t out, int64
   return l;
 }
 
+void ParamTable::add_qkv(LayerOffsets& l, const std::string& q, const std::string& k, const std::string& v,
+                         int64_t h) {
+  LinearOffsets* parts[] = {&l.q, &l.k, &l.v};
+  const std::string* names[] = {&q, &k, &v};
+  for (int i = 0; i < 3; ++i) parts[i]->w = add(*names[i] + ".weight", {h, h}, in_decay_set(*names[i] + ".weight"), true);
+  for (int i = 0; i < 3; ++i) parts[i]->b = add(*names[i] + ".bias", {h}, in_decay_set(*names[i] + ".bias"), false);
+  l.qkv = {l.q.w, l.q.b};
+}
+
 NormOffsets ParamTable::add_norm(const std::string& name, int64_t n) {
   NormOffsets l;
   l.w = add(name + ".weight", {n}, in_decay_set(name + ".weight"), false);
@@ -60,9 +69,7 @@ ParamTable::ParamTable(const ModelConfig& c) {
     l.begin = total_;
     if (distil) {
       const std::string s = p + "transformer.layer." + std::to_string(i) + ".";
-      l.q = add_linear(s + "attention.q_lin", h, h);
-      l.k = add_linear(s + "attention.k_lin", h, h);
-      l.v = add_linear(s + "attention.v_lin", h, h);
+      add_qkv(l, s + "attention.q_lin", s + "attention.k_lin", s + "attention.v_lin", h);
       l.o = add_linear(s + "attention.out_lin", h, h);
       l.ln1 = add_norm(s + "sa_layer_norm", h);
       l.ff1 = add_linear(s + "ffn.lin1", c.intermediate, h);
@@ -70,9 +77,7 @@ ParamTable::ParamTable(const ModelConfig& c) {
       l.ln2 = add_norm(s + "output_layer_norm", h);
     } else {
       const std::string s = p + "encoder.layer." + std::to_string(i) + ".";
-      l.q = add_linear(s + "attention.self.query", h, h);
-      l.k = add_linear(s + "attention.self.key", h, h);
-      l.v = add_linear(s + "attention.self.value", h, h);
+      add_qkv(l, s + "attention.self.query", s + "attention.self.key", s + "attention.self.value", h);
       l.o = add_linear(s + "attention.output.dense", h, h);
       l.ln1 = add_norm(s + "attention.output.LayerNorm", h);
       l.ff1 = add_linear(s + "intermediate.dense", c.intermediate, h);

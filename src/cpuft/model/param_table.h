@@ -32,7 +32,9 @@ struct NormOffsets {
   size_t w = 0, b = 0;
 };
 
-// One transformer block, in forward order. DistilBERT / BERT module names:
+// One transformer block, in forward order (but for q, k, v: their three weights, then their three
+// biases, so that they are one [3 hidden, hidden] weight and one [3 hidden] bias, read by one product).
+// DistilBERT / BERT module names:
 //   q k v  = attention.{q,k,v}_lin / attention.self.{query,key,value}
 //   o      = attention.out_lin     / attention.output.dense
 //   ln1    = sa_layer_norm         / attention.output.LayerNorm
@@ -41,6 +43,7 @@ struct NormOffsets {
 //   ln2    = output_layer_norm     / output.LayerNorm
 struct LayerOffsets {
   LinearOffsets q, k, v, o;
+  LinearOffsets qkv;  // q, k and v as one Linear: weight [3 hidden, hidden] at q.w, bias [3 hidden] at q.b
   NormOffsets ln1;
   LinearOffsets ff1, ff2;
   NormOffsets ln2;
@@ -64,6 +67,7 @@ class ParamTable {
   const ParamEntry* find(const std::string& name) const;
 
   const EmbeddingOffsets& embeddings() const { return emb_; }
+  int num_layers() const { return static_cast<int>(layers_.size()); }
   const LayerOffsets& layer(int i) const { return layers_[static_cast<size_t>(i)]; }
   const LinearOffsets& qa() const { return qa_; }
   size_t qa_begin() const { return qa_begin_; }
@@ -72,6 +76,7 @@ class ParamTable {
   size_t add(const std::string& name, std::vector<int64_t> shape, bool decay, bool gemm);
   LinearOffsets add_linear(const std::string& name, int64_t out, int64_t in);
   NormOffsets add_norm(const std::string& name, int64_t n);
+  void add_qkv(LayerOffsets& l, const std::string& q, const std::string& k, const std::string& v, int64_t h);
 
   std::vector<ParamEntry> entries_;
   size_t total_ = 0;

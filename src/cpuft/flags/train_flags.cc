@@ -69,6 +69,8 @@ std::vector<std::string> read_report_to(const std::string& value, const std::str
 const char* kTrainAbout =
     "Fine-tunes a model for question answering as run_qa.py does: --do_train on --train_file, and with\n"
     "--do_eval, evaluation on --validation_file. Flags and defaults are run_qa.py's / TrainingArguments'.\n"
+    "--eval_strategy also evaluates during training (the best model by --metric_for_best_model);\n"
+    "--report_to tensorboard writes event files; every run leaves training_curves.svg (loss, metric).\n"
     "Several ranks: mpirun -np N cpuft train ... (or cpuft launch).\n";
 
 const char* kEvaluateAbout =

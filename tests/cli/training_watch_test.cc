@@ -296,6 +296,50 @@ TEST_F(TrainingWatch, OnlyTensorBoardWritesEventFiles) {
   }
 }
 
+TEST_F(TrainingWatch, SquadV2EvaluationsLogTheV2KeysAndPickTheBestByAny) {
+  nlohmann::json d = marker_squad(12, 2);
+  d["version"] = "v2.0";
+  for (int i : {0, 3}) {
+    d["data"][i]["paragraphs"][0]["qas"][0]["is_impossible"] = true;
+    d["data"][i]["paragraphs"][0]["qas"][0]["answers"] = nlohmann::json::array();
+  }
+  write_text(dev_, d.dump());
+  const std::string out = path("out");
+  ProcessResult r = cpuft(run_flags(out, 16, 8, {"--max_steps", "4", "--version_2_with_negative", "--eval_strategy",
+                                                 "steps", "--eval_steps", "2", "--save_steps", "2",
+                                                 "--metric_for_best_model", "HasAns_f1"}));
+  ASSERT_EQ(r.status, 0) << r.err;
+  const nlohmann::json state = read_json(out + "/trainer_state.json");
+  std::vector<double> has_ans;
+  for (const nlohmann::json& e : state.at("log_history")) {
+    if (kind_of(e) != "eval") continue;
+    // run_qa's squad_v2 metric, prefixed, as the Trainer logs it (no eval_samples).
+    EXPECT_EQ(keys_of(e), (std::set<std::string>{"eval_exact", "eval_f1", "eval_total", "eval_HasAns_exact",
+                                                 "eval_HasAns_f1", "eval_HasAns_total", "eval_NoAns_exact",
+                                                 "eval_NoAns_f1", "eval_NoAns_total", "eval_best_exact",
+                                                 "eval_best_exact_thresh", "eval_best_f1", "eval_best_f1_thresh",
+                                                 "eval_runtime", "eval_samples_per_second",
+                                                 "eval_steps_per_second", "epoch", "step"}))
+        << e.dump();
+    has_ans.push_back(e.at("eval_HasAns_f1").get<double>());
+  }
+  ASSERT_EQ(has_ans.size(), 2u);
+  EXPECT_EQ(state.at("best_metric"), std::max(has_ans[0], has_ans[1]));
+  EXPECT_EQ(state.at("best_global_step"), has_ans[1] > has_ans[0] ? 4 : 2);
+}
+
+TEST_F(TrainingWatch, AnEvaluationBatchLargerThanTheTrainingBatchFits) {
+  // The forward-only arena of evaluation batches of 64 is reserved beside the training one of 2.
+  ProcessResult r = cpuft(run_flags(path("out"), 8, 2, {"--max_steps", "2", "--per_device_eval_batch_size", "64",
+                                                        "--eval_strategy", "steps", "--eval_steps", "1",
+                                                        "--save_strategy", "no"}));
+  ASSERT_EQ(r.status, 0) << r.err;
+  const nlohmann::json state = read_json(path("out/trainer_state.json"));
+  size_t evals = 0;
+  for (const nlohmann::json& e : state.at("log_history")) evals += kind_of(e) == "eval";
+  EXPECT_EQ(evals, 2u);
+}
+
 TEST_F(TrainingWatch, FlagsThatCannotWorkTogetherAreOneLineErrors) {
   ProcessResult strategies = cpuft(run_flags(path("a"), 16, 8, {"--eval_strategy", "steps", "--save_strategy",
                                                                 "epoch", "--load_best_model_at_end"}));

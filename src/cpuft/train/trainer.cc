@@ -190,8 +190,11 @@ void Trainer::setup() {
 }
 
 std::vector<std::string> Trainer::eval_metric_keys() const {
-  // What evaluate_qa reports for this evaluation set, as logged (eval_log_entry).
-  nlohmann::json keys = squad_metrics_json(eval_, {}, "eval");
+  // What evaluate_qa reports for this evaluation set, as logged (eval_log_entry): the metrics of
+  // empty answers (their keys depend on the SQuAD version and on which kinds of question it holds).
+  std::vector<ExamplePrediction> empty(eval_.examples.size());
+  for (size_t i = 0; i < empty.size(); ++i) empty[i].id = eval_.examples[i].id;
+  nlohmann::json keys = squad_metrics_json(eval_, empty, "eval");
   keys.update(speed_metrics("eval", SpeedInputs{1, 1, 1}));
   std::vector<std::string> out;
   for (auto it = keys.begin(); it != keys.end(); ++it) out.push_back(it.key());

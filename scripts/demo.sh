@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The main job on bundled data (what `make demo` runs): fine-tune all-MiniLM-L6-v2 for question
-# answering on a small SQuAD v1.1 train subset, evaluate on a small dev subset, print EM / F1.
+# answering on a small SQuAD v1.1 train subset, evaluating on a small dev subset after every epoch
+# (TensorBoard event files and training_curves.svg in the output), then print EM / F1.
 # Falls back to a small randomly initialised model when the pretrained weights cannot be had.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -29,6 +30,7 @@ fi
   --per_device_train_batch_size 16 --per_device_eval_batch_size 32 \
   --learning_rate 1e-4 --num_train_epochs 3 --warmup_ratio 0.1 \
   --logging_steps 10 --save_strategy no \
+  --eval_strategy epoch --report_to tensorboard \
   --output_dir "$out" --overwrite_output_dir
 
 em=$(sed -n 's/.*"eval_exact_match": \([0-9.]*\).*/\1/p' "$out/eval_results.json")
@@ -36,3 +38,4 @@ f1=$(sed -n 's/.*"eval_f1": \([0-9.]*\).*/\1/p' "$out/eval_results.json")
 echo
 echo "demo: exact match ${em}, F1 ${f1} on data/squad-mini/dev-mini-v1.1.json (309 questions)"
 echo "demo: the fine-tuned model (loads in transformers) is in $out"
+echo "demo: loss and F1 by step: $out/training_curves.svg; the same in TensorBoard: tensorboard --logdir $out/runs"

@@ -17,6 +17,7 @@ pkgs=(
   libopenmpi-dev openmpi-bin  # MPI: data-parallel training and its tests (mpirun)
   libutf8proc-dev        # Unicode data for the tokenizer
   nlohmann-json3-dev     # JSON (configs, SQuAD, safetensors headers)
+  libprotobuf-dev protobuf-compiler  # TensorBoard event files (--report_to tensorboard)
   libgtest-dev           # unit tests
   libbenchmark-dev       # microbenchmarks (bench/)
   iproute2               # network namespaces for the multi-host tests

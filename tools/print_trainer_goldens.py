@@ -38,7 +38,7 @@ def main():
     s = TrainerState()
     s.epoch, s.global_step, s.max_steps, s.num_train_epochs = 0.5, 2, 4, 1
     s.logging_steps, s.save_steps, s.train_batch_size, s.total_flos = 1, 2, 8, 1234567.0
-    s.log_history = [{"loss": round(1.23456, 4), "grad_norm": 3.5, "learning_rate": 5e-05, "epoch": 0.25, "step": 1}]
+    s.log_history = [{"loss": 1.23456, "grad_norm": 3.5, "learning_rate": 5e-05, "epoch": 0.25, "step": 1}]
     s.stateful_callbacks = {"TrainerControl": TrainerControl(should_save=True).state()}
     with tempfile.NamedTemporaryFile("r", suffix=".json") as f:
         s.save_to_json(f.name)

@@ -36,7 +36,7 @@ TEST_F(OutputDir, HoldsTheTrainerFilesAndRotatesCheckpoints) {
       "config.json",       "model.safetensors",     "tokenizer.json",       "tokenizer_config.json",
       "vocab.txt",         "trainer_state.json",    "train_results.json",   "eval_results.json",
       "all_results.json",  "eval_predictions.json", "eval_nbest_predictions.json",
-      "checkpoint-8",      "checkpoint-12"};
+      "checkpoint-8",      "checkpoint-12",         "training_curves.svg"};
   EXPECT_EQ(names_in(out), expected) << "checkpoint-4 must have been deleted by --save_total_limit 2";
   for (const char* ck : {"checkpoint-8", "checkpoint-12"}) {
     const std::set<std::string> files = names_in(out + "/" + ck);

@@ -81,7 +81,7 @@ inline nlohmann::json read_json(const std::string& path) {
 inline double rel_diff(double a, double b) { return std::fabs(a - b) / std::max(std::fabs(b), 1e-30); }
 
 // The largest differences between two runs' trainer_state.json: relative for grad_norm and train_loss
-// (full precision), absolute for the per-step loss, which the Trainer rounds to 4 decimals.
+// (full precision), absolute for the per-step loss (transformers 4 rounded it to 4 decimals; 5 does not).
 struct LogDiff {
   double grad_norm_rel = 0, step_loss_abs = 0, train_loss_rel = 0;
 };

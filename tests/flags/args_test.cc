@@ -78,7 +78,8 @@ TEST(Args, ReferenceCommandLinePorts) {
   EXPECT_EQ(a.num_train_epochs, 2.0);
   EXPECT_EQ(a.seed, 7);
   EXPECT_EQ(a.validation_file, "dev-v1.1.json");
-  ASSERT_EQ(r.notices.size(), 4u);
+  EXPECT_EQ(a.report_to, std::vector<std::string>{"none"});
+  ASSERT_EQ(r.notices.size(), 3u);
   EXPECT_EQ(r.notices[0], "--no_cuda has no effect in cpuft: cpuft runs on CPUs only");
   EXPECT_EQ(r.notices[2], "--ddp_backend has no effect in cpuft: cpuft communicates through MPI (run it under mpirun)");
 }
@@ -302,4 +303,90 @@ TEST(Args, HelpListsEveryFlagByGroupWithDefaults) {
 TEST(Args, ParseCommand) {
   EXPECT_EQ(cpuft::parse_command("evaluate"), Command::Evaluate);
   EXPECT_THROW(cpuft::parse_command("fit"), cpuft::Error);
+}
+
+TEST(Args, EvaluationDuringTrainingFollowsTrainingArguments) {
+  const Flags dev = {"--validation_file", "d.json"};
+  auto r = parse(base({"--eval_strategy", "steps", "--validation_file", "d.json"}));
+  EXPECT_EQ(r.args.eval_strategy, cpuft::EvalStrategy::Steps);
+  EXPECT_TRUE(r.args.do_eval);  // as TrainingArguments sets it, so run_qa also evaluates at the end
+  EXPECT_EQ(r.args.eval_steps, 0);  // 0: --logging_steps (step_plan)
+  EXPECT_EQ(parse(base({"--evaluation_strategy", "epoch", "--validation_file", "d"})).args.eval_strategy,
+            cpuft::EvalStrategy::Epoch);  // the older spelling
+  EXPECT_FALSE(parse(base()).args.do_eval);
+  EXPECT_EQ(parse(base({"--eval_steps", "0.25"})).args.eval_steps, 0.25);
+  EXPECT_EQ(parse(base({"--eval_steps", "40"})).args.eval_steps, 40);
+  EXPECT_EQ(error_of(base({"--eval_strategy", "steps"})),
+            "--eval_strategy steps: needs --validation_file (a SQuAD JSON file) to evaluate on");
+  EXPECT_EQ(error_of(base({"--eval_strategy", "often"})), "--eval_strategy: found 'often', expected one of no steps epoch");
+  EXPECT_EQ(error_of(base({"--eval_steps", "1.5"})),
+            "--eval_steps: found '1.5', expected 0, an integer in [1, 1000000000], or a ratio in (0, 1)");
+  // evaluate and predict take train's flags with a notice.
+  auto ev = parse({"--model_name_or_path", "m", "--output_dir", "o", "--validation_file", "v", "--eval_strategy",
+                   "steps"},
+                  Command::Evaluate);
+  ASSERT_EQ(ev.notices.size(), 1u);
+  EXPECT_EQ(ev.notices[0].rfind("--eval_strategy has no effect in cpuft evaluate", 0), 0u) << ev.notices[0];
+}
+
+TEST(Args, BestModelFlagsAndTheirChecks) {
+  auto r = parse(base({"--validation_file", "d", "--eval_strategy", "steps", "--eval_steps", "50", "--save_steps",
+                       "100", "--load_best_model_at_end", "--metric_for_best_model", "f1", "--greater_is_better",
+                       "false"}));
+  EXPECT_TRUE(r.args.load_best_model_at_end);
+  EXPECT_EQ(r.args.metric_for_best_model, "f1");
+  EXPECT_EQ(r.args.greater_is_better, false);
+  EXPECT_FALSE(parse(base()).args.greater_is_better.has_value());
+  EXPECT_EQ(parse(base({"--greater_is_better"})).args.greater_is_better, true);
+  // TrainingArguments.__post_init__'s rules, as one-line errors.
+  const Flags steps = {"--validation_file", "d", "--eval_strategy", "steps", "--load_best_model_at_end"};
+  EXPECT_EQ(error_of(base({"--validation_file", "d", "--load_best_model_at_end"})),
+            "--load_best_model_at_end: needs --save_strategy and --eval_strategy to match, found --eval_strategy no "
+            "and --save_strategy steps");
+  EXPECT_EQ(error_of(base({"--validation_file", "d", "--eval_strategy", "epoch", "--load_best_model_at_end"})),
+            "--load_best_model_at_end: needs --save_strategy and --eval_strategy to match, found --eval_strategy "
+            "epoch and --save_strategy steps");
+  EXPECT_NO_THROW(parse(base({"--validation_file", "d", "--eval_strategy", "epoch", "--save_strategy", "epoch",
+                              "--load_best_model_at_end"})));
+  Flags f = base(steps);
+  f.insert(f.end(), {"--eval_steps", "30", "--save_steps", "500"});
+  EXPECT_EQ(error_of(f), "--load_best_model_at_end: needs --save_steps to be a multiple of --eval_steps; found "
+                         "--save_steps 500 and --eval_steps 30");
+  f = base(steps);
+  f.insert(f.end(), {"--logging_steps", "200"});  // --eval_steps falls back to --logging_steps
+  EXPECT_EQ(error_of(f), "--load_best_model_at_end: needs --save_steps to be a multiple of --eval_steps; found "
+                         "--save_steps 500 and --eval_steps 200 (--logging_steps)");
+  f = base(steps);
+  f.insert(f.end(), {"--eval_steps", "0.1"});
+  EXPECT_EQ(error_of(f), "--load_best_model_at_end: needs --save_steps to be a multiple of --eval_steps, which a "
+                         "ratio and a step count cannot guarantee; found --save_steps 500 and --eval_steps 0.1");
+  f = base(steps);
+  f.insert(f.end(), {"--eval_steps", "0.1", "--save_steps", "0.3"});  // Python: 300000.0 % 100000.0 == 0
+  EXPECT_NO_THROW(parse(f));
+  f = base(steps);
+  f.insert(f.end(), {"--eval_steps", "0.2", "--save_steps", "0.5"});
+  EXPECT_EQ(error_of(f), "--load_best_model_at_end: needs --save_steps to be a multiple of --eval_steps; found "
+                         "--save_steps 0.5 and --eval_steps 0.2");
+  f = base(steps);
+  f.insert(f.end(), {"--eval_steps", "250"});
+  EXPECT_NO_THROW(parse(f));
+}
+
+TEST(Args, ReportToTakesTheTrainersIntegrations) {
+  EXPECT_FALSE(parse(base()).args.reports_to_tensorboard());  // transformers 5's default: none
+  EXPECT_TRUE(parse(base({"--report_to", "tensorboard"})).args.reports_to_tensorboard());
+  EXPECT_TRUE(parse(base({"--report_to", "all"})).args.reports_to_tensorboard());
+  EXPECT_FALSE(parse(base({"--report_to", "none"})).args.reports_to_tensorboard());
+  auto r = parse(base({"--report_to", "wandb,tensorboard", "mlflow"}));
+  EXPECT_EQ(r.args.report_to, (std::vector<std::string>{"wandb", "tensorboard", "mlflow"}));
+  EXPECT_TRUE(r.args.reports_to_tensorboard());
+  EXPECT_EQ(r.notices, (std::vector<std::string>{"--report_to wandb has no effect in cpuft: it reports to tensorboard only",
+                                                 "--report_to mlflow has no effect in cpuft: it reports to tensorboard only"}));
+  const std::string e = error_of(base({"--report_to", "tensorbored"}));
+  EXPECT_EQ(e.rfind("--report_to: found 'tensorbored', expected none, all or one of: tensorboard azure_ml", 0), 0u) << e;
+  EXPECT_EQ(parse(base({"--logging_dir", "tb"})).args.logging_dir, "tb");
+  auto env = [](const char* name) -> const char* {
+    return std::string(name) == "TENSORBOARD_LOGGING_DIR" ? "/env/tb" : nullptr;
+  };
+  EXPECT_EQ(cpuft::parse_train_args(Command::Train, base(), env).args.logging_dir, "/env/tb");
 }

@@ -305,15 +305,15 @@ TEST(Checkpoint, RotationDeletesOldestButKeepsTheResumedOne) {
   Fixture f;
   std::string out = cpuft_test::temp_dir_until_exit();
   for (int step = 1; step <= 5; ++step) f.save(out, step);
-  cpuft::rotate_checkpoints(out, 2, out + "/checkpoint-1");
+  cpuft::rotate_checkpoints(out, 2, {out + "/checkpoint-1"});
   std::vector<std::string> left;
   for (const auto& e : fs::directory_iterator(out)) left.push_back(e.path().filename().string());
   std::sort(left.begin(), left.end());
   EXPECT_EQ(left, (std::vector<std::string>{"checkpoint-1", "checkpoint-5"}));
-  cpuft::rotate_checkpoints(out, 1, "");
+  cpuft::rotate_checkpoints(out, 1, {});
   EXPECT_EQ(cpuft::find_last_checkpoint(out), out + "/checkpoint-5");
   EXPECT_FALSE(fs::exists(out + "/checkpoint-1"));
-  EXPECT_THROW(cpuft::rotate_checkpoints(out, 0, ""), cpuft::Error);
+  EXPECT_THROW(cpuft::rotate_checkpoints(out, 0, {}), cpuft::Error);
 }
 
 TEST(Checkpoint, ResumeResolutionFollowsRunQa) {

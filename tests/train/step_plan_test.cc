@@ -71,3 +71,18 @@ TEST(StepPlan, EpochProgressAsTrainerLogsIt) {
 }
 
 TEST(StepPlan, EmptyTrainingSetIsAnError) { EXPECT_THROW(cpuft::plan_steps(args_with(8), 0, 1), cpuft::Error); }
+
+TEST(StepPlan, EvalStepsFallBackToLoggingStepsAsTheTrainers) {
+  cpuft::TrainArgs a = args_with(8);
+  a.max_steps = 40;
+  a.logging_steps = 0.25;  // a ratio: every 10 steps
+  EXPECT_EQ(cpuft::plan_steps(a, 100, 1).eval_steps, 500);  // no evaluation: TrainerState's default
+  a.eval_strategy = cpuft::EvalStrategy::Steps;
+  EXPECT_EQ(cpuft::plan_steps(a, 100, 1).eval_steps, 10);  // --logging_steps, resolved
+  a.eval_steps = 0.1;
+  EXPECT_EQ(cpuft::plan_steps(a, 100, 1).eval_steps, 4);
+  a.eval_steps = 7;
+  EXPECT_EQ(cpuft::plan_steps(a, 100, 1).eval_steps, 7);
+  a.eval_strategy = cpuft::EvalStrategy::Epoch;  // given but not used: trainer_state.json still says it
+  EXPECT_EQ(cpuft::plan_steps(a, 100, 1).eval_steps, 7);
+}

@@ -41,7 +41,7 @@ TEST(TrainerState, JsonMatchesTransformersBytes) {
       "epoch": 0.25,
       "grad_norm": 3.5,
       "learning_rate": 5e-05,
-      "loss": 1.2346,
+      "loss": 1.23456,
       "step": 1
     }
   ],

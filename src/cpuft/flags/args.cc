@@ -1,5 +1,6 @@
 #include "cpuft/flags/args.h"
 
+#include <cmath>
 #include <set>
 
 #include "cpuft/flags/flag_help.h"
@@ -10,6 +11,28 @@
 namespace cpuft {
 
 namespace {
+
+// TrainingArguments' rule for --load_best_model_at_end: the best model must have been saved, so the
+// checkpoints are written when evaluations happen (same strategy) and, by steps, at every evaluation
+// step's multiple. The values compared are the flags as given (a ratio stays a ratio), as there.
+void check_best_model_flags(const TrainArgs& a) {
+  const char* eval = eval_strategy_name(a.eval_strategy);
+  const char* save = save_strategy_name(a.save_strategy);
+  if (std::string(eval) != save)
+    fail("--load_best_model_at_end: needs --save_strategy and --eval_strategy to match, found --eval_strategy ", eval,
+         " and --save_strategy ", save);
+  if (a.eval_strategy != EvalStrategy::Steps) return;
+  const double every = a.eval_steps == 0 ? a.logging_steps : a.eval_steps;
+  const std::string found = str_cat("found --save_steps ", show_number(a.save_steps), " and --eval_steps ",
+                                    show_number(every), a.eval_steps == 0 ? " (--logging_steps)" : "");
+  if (std::fmod(a.save_steps, every) == 0) return;
+  if ((every < 1) != (a.save_steps < 1))
+    fail("--load_best_model_at_end: needs --save_steps to be a multiple of --eval_steps, which a ratio and a step "
+         "count cannot guarantee; ", found);
+  // Python's (save * 1e6) % (eval * 1e6), the Trainer's test for two ratios.
+  if (every >= 1 || std::fmod(a.save_steps * 1e6, every * 1e6) != 0)
+    fail("--load_best_model_at_end: needs --save_steps to be a multiple of --eval_steps; ", found);
+}
 
 // Checks that need every flag: required files for the command, window geometry, dataset hubs.
 void check_combination(const TrainArgs& a, const std::set<std::string>& given) {
@@ -28,6 +51,9 @@ void check_combination(const TrainArgs& a, const std::set<std::string>& given) {
     fail("--output_dir: missing; `cpuft ", cmd, "` needs a directory for its results");
   if (a.do_train && a.train_file.empty())
     fail("--train_file: missing; training needs a SQuAD JSON file");
+  if (a.command == Command::Train && a.eval_strategy != EvalStrategy::No && a.validation_file.empty())
+    fail("--eval_strategy ", eval_strategy_name(a.eval_strategy),
+         ": needs --validation_file (a SQuAD JSON file) to evaluate on");
   if (a.do_eval && a.validation_file.empty())
     fail("--validation_file: missing; evaluation (--do_eval) needs a SQuAD JSON file");
   // `cpuft predict` also answers --question/--context or JSON lines (checked by the command).
@@ -35,6 +61,7 @@ void check_combination(const TrainArgs& a, const std::set<std::string>& given) {
     fail("--test_file: missing; prediction (--do_predict) needs a SQuAD JSON file");
   if (a.doc_stride >= a.max_seq_length)
     fail("--doc_stride: found ", a.doc_stride, ", expected less than --max_seq_length (", a.max_seq_length, ")");
+  if (a.command == Command::Train && a.load_best_model_at_end) check_best_model_flags(a);
 }
 
 std::vector<std::string> names_of(FlagRole role) {
@@ -64,7 +91,14 @@ ParsedArgs parse_train_args(Command command, const std::vector<std::string>& fla
   ParsedFlags parsed = parse_flags(table, flags, env);
   r.help = parsed.help;
   r.notices = std::move(parsed.notices);
-  if (!r.help) check_combination(r.args, parsed.given);
+  if (r.help) return r;
+  // TrainingArguments: evaluating during training means evaluating (run_qa then also evaluates at the end).
+  if (command == Command::Train && r.args.eval_strategy != EvalStrategy::No) r.args.do_eval = true;
+  check_combination(r.args, parsed.given);
+  if (command == Command::Train)
+    for (const std::string& name : r.args.report_to)
+      if (name != "none" && name != "all" && name != "tensorboard")
+        r.notices.push_back("--report_to " + name + " has no effect in cpuft: it reports to tensorboard only");
   return r;
 }
 

@@ -1,5 +1,7 @@
 #include "cpuft/flags/train_args.h"
 
+#include <algorithm>
+
 namespace cpuft {
 
 const char* command_name(Command c) {
@@ -28,6 +30,20 @@ const char* save_strategy_name(SaveStrategy s) {
     case SaveStrategy::No: return "no";
   }
   return "?";
+}
+
+const char* eval_strategy_name(EvalStrategy s) {
+  switch (s) {
+    case EvalStrategy::No: return "no";
+    case EvalStrategy::Steps: return "steps";
+    case EvalStrategy::Epoch: return "epoch";
+  }
+  return "?";
+}
+
+bool TrainArgs::reports_to_tensorboard() const {
+  return std::any_of(report_to.begin(), report_to.end(),
+                     [](const std::string& r) { return r == "tensorboard" || r == "all"; });
 }
 
 const char* allreduce_dtype_name(AllreduceDtype d) {

@@ -7,12 +7,14 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace cpuft {
 
 enum class Command { Train, Evaluate, Predict };
 enum class LrSchedulerType { Linear, Constant, ConstantWithWarmup, Cosine };
 enum class SaveStrategy { Steps, Epoch, No };
+enum class EvalStrategy { No, Steps, Epoch };  // TrainingArguments' IntervalStrategy
 enum class AllreduceDtype { F32, BF16 };
 
 struct TrainArgs {
@@ -54,6 +56,13 @@ struct TrainArgs {
   int64_t n_best_size = 20;
   int64_t max_answer_length = 30;
   double null_score_diff_threshold = 0.0;
+  // Evaluation during training (implies do_eval, as TrainingArguments sets it)
+  EvalStrategy eval_strategy = EvalStrategy::No;
+  double eval_steps = 0;  // 0: --logging_steps; otherwise as logging_steps
+  // The best model: tracked when metric_for_best_model is set (or "loss" with load_best_model_at_end)
+  bool load_best_model_at_end = false;
+  std::string metric_for_best_model;      // empty: not given
+  std::optional<bool> greater_is_better;  // unset: false for a metric ending in "loss", else true
 
   // Output
   std::string output_dir;
@@ -64,6 +73,10 @@ struct TrainArgs {
   std::optional<int64_t> save_total_limit;
   SaveStrategy save_strategy = SaveStrategy::Steps;
   std::string resume_from_checkpoint;  // empty: start afresh; "last": newest in output_dir; else a path
+  // Reporting: the integrations of --report_to as given ("none", "all", "tensorboard", "wandb", ...)
+  // and where TensorBoard event files go (empty: output_dir/runs/<date>_<host>, as the Trainer names it)
+  std::vector<std::string> report_to = {"none"};
+  std::string logging_dir;
 
   // Distributed
   double bucket_size_mb = 25.0;  // gradient bucket size for the overlapped allreduce (DDP default)
@@ -75,11 +88,14 @@ struct TrainArgs {
   std::optional<std::string> input;  // JSON lines of questions; "-" reads stdin
 
   int64_t effective_data_seed() const { return data_seed ? *data_seed : seed; }
+  // --report_to names tensorboard, or all (every integration cpuft has: TensorBoard).
+  bool reports_to_tensorboard() const;
 };
 
 const char* command_name(Command c);
 const char* lr_scheduler_name(LrSchedulerType t);
 const char* save_strategy_name(SaveStrategy s);
+const char* eval_strategy_name(EvalStrategy s);
 const char* allreduce_dtype_name(AllreduceDtype d);
 
 }  // namespace cpuft

@@ -20,6 +20,12 @@ bool warmup_rule(double d) { return d == 0 || steps_or_ratio(d); }
 const std::string kStepsRange = str_cat("[1, ", kMaxCount, "] or a ratio in (0, 1)");
 const std::string kStepsExpected = str_cat("an integer in [1, ", kMaxCount, "], or a ratio in (0, 1)");
 
+// --report_to's words: transformers' integrations (INTEGRATION_TO_CALLBACK), "all" and "none".
+const char* const kReportIntegrations[] = {"none",  "all",        "tensorboard", "azure_ml", "clearml",
+                                           "codecarbon", "comet_ml", "dagshub",   "dvclive",  "flyte",
+                                           "kubeflow",   "mlflow",   "neptune",   "swanlab",  "trackio",
+                                           "wandb"};
+
 // A step count that transformers also accepts as a ratio of the total steps.
 Flag& steps(FlagTable& t, const char* name, double* field, bool (*ok)(double), const std::string& range,
             const std::string& expected, const char* help) {
@@ -33,9 +39,38 @@ Flag& steps(FlagTable& t, const char* name, double* field, bool (*ok)(double), c
       [=] { return show_number(*field); });
 }
 
+std::string join_words(const std::vector<std::string>& words) {
+  std::string out;
+  for (const std::string& w : words) out += (out.empty() ? "" : " ") + w;
+  return out;
+}
+
+// --report_to's words (space- or comma-separated), each one of the Trainer's integrations.
+std::vector<std::string> read_report_to(const std::string& value, const std::string& who) {
+  std::vector<std::string> words;
+  std::string word;
+  for (size_t i = 0; i <= value.size(); ++i) {
+    if (i < value.size() && value[i] != ' ' && value[i] != ',') {
+      word += value[i];
+      continue;
+    }
+    if (word.empty()) continue;
+    bool known = false;
+    for (const char* k : kReportIntegrations) known |= word == k;
+    if (!known)
+      fail(who, ": found '", text_preview(word), "', expected none, all or one of: ", join_words(report_integrations()));
+    words.push_back(word);
+    word.clear();
+  }
+  if (words.empty()) fail(who, ": found '", text_preview(value), "', expected none, all or integration names");
+  return words;
+}
+
 const char* kTrainAbout =
     "Fine-tunes a model for question answering as run_qa.py does: --do_train on --train_file, and with\n"
     "--do_eval, evaluation on --validation_file. Flags and defaults are run_qa.py's / TrainingArguments'.\n"
+    "--eval_strategy also evaluates during training (the best model by --metric_for_best_model);\n"
+    "--report_to tensorboard writes event files; every run leaves training_curves.svg (loss, metric).\n"
     "Several ranks: mpirun -np N cpuft train ... (or cpuft launch).\n";
 
 const char* kEvaluateAbout =
@@ -157,6 +192,26 @@ void evaluation_and_output(FlagTable& t, TrainArgs& a) {
   t.integer("max_answer_length", &a.max_answer_length, 1, 8192, "longest answer span in tokens");
   t.number("null_score_diff_threshold", &a.null_score_diff_threshold, closed(-1e6, 1e6),
            "SQuAD v2: predict no answer when null score - best > this");
+  t.choice<EvalStrategy>("eval_strategy", &a.eval_strategy,
+                         {{"no", EvalStrategy::No}, {"steps", EvalStrategy::Steps}, {"epoch", EvalStrategy::Epoch}},
+                         "evaluate on --validation_file during training: every --eval_steps, or at each epoch's end "
+                         "(implies --do_eval)")
+      .with_alias("evaluation_strategy");
+  steps(t, "eval_steps", &a.eval_steps, warmup_rule, "0, " + kStepsRange, "0, " + kStepsExpected,
+        "evaluate every N steps (--eval_strategy steps; 0: every --logging_steps)")
+      .with_default_text("--logging_steps");
+  t.boolean("load_best_model_at_end", &a.load_best_model_at_end,
+            "end with the weights of the best checkpoint (--save_strategy as --eval_strategy; --save_steps a "
+            "multiple of --eval_steps)");
+  t.text("metric_for_best_model", "NAME", &a.metric_for_best_model,
+         "evaluation metric that picks the best checkpoint, with or without eval_ (f1, exact_match, ...)")
+      .with_default_text("none; loss with --load_best_model_at_end");
+  Flag& greater = t.custom(
+      "greater_is_better", "", "a higher --metric_for_best_model is better", "",
+      [&a](const std::string& v, const std::string&) { a.greater_is_better = v == "true"; },
+      [&a] { return a.greater_is_better ? std::string(*a.greater_is_better ? "true" : "false") : std::string(); });
+  greater.arity = FlagArity::Bool;
+  greater.with_default_text("false for a metric ending in loss, else true");
   t.group("Output");
   t.text("output_dir", "DIR", &a.output_dir,
          "where the results go (and for train the model, checkpoints and trainer_state.json)")
@@ -169,12 +224,22 @@ void evaluation_and_output(FlagTable& t, TrainArgs& a) {
   steps(t, "save_steps", &a.save_steps, steps_or_ratio, kStepsRange, kStepsExpected,
         "write checkpoint-N/ every N steps (--save_strategy steps)");
   t.optional_integer("save_total_limit", &a.save_total_limit, 1, 1000000,
-                     "keep at most N checkpoints, deleting the oldest");
+                     "keep at most N checkpoints, deleting the oldest (never the best model's, nor the newest)");
   t.choice<SaveStrategy>("save_strategy", &a.save_strategy,
                          {{"steps", SaveStrategy::Steps}, {"epoch", SaveStrategy::Epoch}, {"no", SaveStrategy::No}},
                          "when to write checkpoints");
   t.text("resume_from_checkpoint", "PATH|last", &a.resume_from_checkpoint,
          "resume from a checkpoint directory, or the newest one in --output_dir");
+  Flag& report = t.custom(
+      "report_to", "NAME...",
+      "where logs go besides trainer_state.json: tensorboard (event files in --logging_dir), all (the same), none; "
+      "the Trainer's other integrations are accepted with a notice",
+      "", [&a](const std::string& v, const std::string& who) { a.report_to = read_report_to(v, who); },
+      [&a] { return join_words(a.report_to); });
+  report.arity = FlagArity::Many;
+  t.text("logging_dir", "DIR", &a.logging_dir, "directory of the TensorBoard event files (--report_to tensorboard)")
+      .with_default_text("OUTPUT_DIR/runs/<date>_<host>")
+      .with_env("TENSORBOARD_LOGGING_DIR");
 }
 
 void distributed(FlagTable& t, TrainArgs& a) {
@@ -214,7 +279,6 @@ void reference_stack(FlagTable& t) {
   t.no_effect("ddp_backend", FlagArity::One, mpi);
   t.no_effect("ddp_find_unused_parameters", FlagArity::Bool, "every parameter of a QA model gets a gradient");
   t.no_effect("dataloader_num_workers", FlagArity::One, "features are built before training; batches need no workers");
-  t.no_effect("report_to", FlagArity::Many, "cpuft writes trainer_state.json and *_results.json only");
   t.no_effect("overwrite_cache", FlagArity::Bool, "cpuft keeps no dataset cache");
   t.no_effect("preprocessing_num_workers", FlagArity::One, "feature building uses --threads");
   t.no_effect("local_rank", FlagArity::One, "the rank comes from MPI");
@@ -230,6 +294,13 @@ void reference_stack(FlagTable& t) {
 }
 
 }  // namespace
+
+std::vector<std::string> report_integrations() {
+  std::vector<std::string> out;
+  for (const char* k : kReportIntegrations)
+    if (std::string(k) != "none" && std::string(k) != "all") out.push_back(k);
+  return out;
+}
 
 FlagTable train_flags(Command command, TrainArgs& a) {
   FlagTable t(command_name(command), about(command));

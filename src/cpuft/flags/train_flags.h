@@ -5,11 +5,18 @@
 // command line still runs).
 #pragma once
 
+#include <string>
+#include <vector>
+
 #include "cpuft/flags/flag_table.h"
 #include "cpuft/flags/train_args.h"
 
 namespace cpuft {
 
 FlagTable train_flags(Command command, TrainArgs& args);
+
+// The integrations --report_to accepts besides none and all, as transformers names them; cpuft reports
+// to tensorboard and takes the others with a notice.
+std::vector<std::string> report_integrations();
 
 }  // namespace cpuft

@@ -117,9 +117,11 @@ std::string find_last_checkpoint(const std::string& output_dir);
 // on the output directory before the first step.
 void remove_checkpoint_leftovers(const std::string& output_dir);
 
-// Deletes the oldest checkpoints until at most `limit` remain, never deleting `keep` (a path, may be
-// empty). Each is renamed away before it is removed, so a crash never leaves a partial checkpoint-N/.
-void rotate_checkpoints(const std::string& output_dir, int64_t limit, const std::string& keep);
+// Deletes the oldest checkpoints until at most `limit` remain, never deleting those of `keep` (paths;
+// empty ones ignored): the newest, and the best model's, so that more than `limit` may remain, as the
+// Trainer's rotate_checkpoints keeps them. Each is renamed away before it is removed, so a crash never
+// leaves a partial checkpoint-N/.
+void rotate_checkpoints(const std::string& output_dir, int64_t limit, const std::vector<std::string>& keep);
 
 // The checkpoint to resume from, as run_qa.py decides: --resume_from_checkpoint PATH or "last";
 // otherwise, when training into an existing output_dir without --overwrite_output_dir, its last

@@ -99,13 +99,14 @@ std::string find_last_checkpoint(const std::string& output_dir) {
   return "";
 }
 
-void rotate_checkpoints(const std::string& output_dir, int64_t limit, const std::string& keep) {
+void rotate_checkpoints(const std::string& output_dir, int64_t limit, const std::vector<std::string>& keep) {
   if (limit < 1) fail("--save_total_limit: found ", limit, ", expected an integer > 0");
   auto all = list_checkpoints(output_dir);
   int64_t excess = static_cast<int64_t>(all.size()) - limit;
   for (const auto& [n, path] : all) {
     if (excess <= 0) break;
-    if (same_path(path, keep)) continue;
+    const fs::path& p = path;
+    if (std::any_of(keep.begin(), keep.end(), [&](const std::string& k) { return same_path(p, k); })) continue;
     // Rename first: a crash during remove_all leaves a ".deleting" directory, never a partial checkpoint.
     fs::path doomed = path.string() + ".deleting-" + std::to_string(::getpid());
     std::error_code ec;

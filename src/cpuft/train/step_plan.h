@@ -16,6 +16,8 @@ struct StepPlan {
   int64_t warmup_steps = 0;       // W for the schedule
   int64_t logging_steps = 0;      // absolute intervals (ratios resolved against max_steps)
   int64_t save_steps = 0;
+  // --eval_steps, else --logging_steps when evaluating by steps, else TrainerState's default 500.
+  int64_t eval_steps = 0;
   int64_t total_train_batch_size = 0;  // per-device batch x grad_accum x world size
   double num_train_samples = 0;        // the sample count train_samples_per_second divides
 };

@@ -4,6 +4,7 @@
 #include <csignal>
 #include <filesystem>
 #include <memory>
+#include <sstream>
 
 #include "cpuft/data/batch.h"
 #include "cpuft/data/qa_data.h"
@@ -13,7 +14,10 @@
 #include "cpuft/io/model_dir.h"
 #include "cpuft/infer/inference.h"
 #include "cpuft/model/optimizer.h"
+#include "cpuft/report/tensorboard.h"
+#include "cpuft/report/training_plot.h"
 #include "cpuft/run/setup.h"
+#include "cpuft/train/best_model.h"
 #include "cpuft/train/checkpoint.h"
 #include "cpuft/train/lr_schedule.h"
 #include "cpuft/train/resume_check.h"
@@ -38,6 +42,9 @@ std::string resume_point(const TrainArgs& args) {
     log_info("checkpoint detected, resuming training at ", dir, " (pass --overwrite_output_dir to train from scratch)");
   return dir;
 }
+
+// What save_final_model draws from log_history (report/training_plot.h).
+const char* const kTrainingPlotFile = "training_curves.svg";
 
 // Seed of the dropout masks of one micro-batch: a pure function of the run seed and the position in
 // training, so a resumed run draws the same masks as an uninterrupted one.
@@ -70,13 +77,30 @@ class Trainer {
   void restore(const std::string& dir);
   NamedArrays named(const std::vector<float>& arena) const;
   MutableNamedArrays named_mut(std::vector<float>& arena) const;
+  void finish_training();
   void save_final_model();
+  // The Trainer's schedule: whether an evaluation / a checkpoint is due after the step just done.
+  bool evaluation_due(bool epoch_done) const;
+  bool save_due(bool epoch_done) const;
+  // Evaluation during training (--eval_strategy): every rank evaluates; rank 0's metrics are logged
+  // into log_history and TensorBoard and decide the best model.
+  void evaluate_during_training();
+  // True when the checkpoint just restored was taken at a step whose evaluation it does not hold (a
+  // stop signal saved before evaluating): the resumed run does it first, as the uninterrupted run did.
+  bool evaluation_pending_on_resume(bool epoch_done_at_checkpoint) const;
+  // A log_history entry's scalars into the event file (rank 0, --report_to tensorboard). A failed write
+  // stops TensorBoard logging with a warning, not the training.
+  void to_tensorboard(const nlohmann::json& entry);
+  void open_tensorboard();
+  // --load_best_model_at_end: the weights of best_model_checkpoint, read by rank 0 and broadcast.
+  void load_best_model();
   // The stop signal any rank has received (SIGINT or SIGTERM), the same on every rank; 0 for none.
   // Remembered in stop_signal_ for the message and the exit status of every rank, including those
   // that did not receive it themselves.
   int agreed_stop_signal();
   void evaluate();
   double epoch_float() const;
+  std::vector<std::string> eval_metric_keys() const;
 
   const TrainArgs& args_;
   Communicator& comm_;
@@ -96,6 +120,10 @@ class Trainer {
   int seq_len_ = 0;
 
   int stop_signal_ = 0;
+  bool pending_eval_ = false;        // set by restore(): evaluate before the first step
+  bool pending_epoch_done_ = false;  // ... and the checkpoint was taken at an epoch's end
+  BestMetric best_;
+  std::unique_ptr<EventFileWriter> tensorboard_;  // rank 0 with --report_to tensorboard
   TrainProgress progress_;        // where training stands; a checkpoint records it whole
   PhaseTimes phases_;             // where the run's time goes, printed at the end
   std::map<std::string, std::string> made_from_;  // what checkpoints record this run was made from
@@ -172,12 +200,30 @@ void Trainer::setup() {
   log_info("activation memory: ", bytes >> 20, " MiB");
   phases_.add("load", now_s() - load_start);
 
+  // The evaluation set first: a --metric_for_best_model it does not report is refused before the
+  // (larger) training set is tokenised.
   const FeatureOptions fo = feature_options(args_);
   PhaseScope scope(&phases_, "features");
-  if (args_.do_train) train_ = load_train_data(args_.train_file, *loaded_.tokenizer, fo, args_.max_train_samples);
   if (args_.do_eval) eval_ = load_eval_data(args_.validation_file, *loaded_.tokenizer, fo, args_.max_eval_samples);
-  if (args_.do_train) warn_if_v2_without_flag(train_, args_.version_2_with_negative);
   if (args_.do_eval) warn_if_v2_without_flag(eval_, args_.version_2_with_negative);
+  if (args_.do_train && args_.eval_strategy != EvalStrategy::No) {
+    best_ = best_metric_of(args_);
+    check_best_metric(best_, args_, eval_metric_keys());
+  }
+  if (args_.do_train) train_ = load_train_data(args_.train_file, *loaded_.tokenizer, fo, args_.max_train_samples);
+  if (args_.do_train) warn_if_v2_without_flag(train_, args_.version_2_with_negative);
+}
+
+std::vector<std::string> Trainer::eval_metric_keys() const {
+  // What evaluate_qa reports for this evaluation set, as logged (eval_log_entry): the metrics of
+  // empty answers (their keys depend on the SQuAD version and on which kinds of question it holds).
+  std::vector<ExamplePrediction> empty(eval_.examples.size());
+  for (size_t i = 0; i < empty.size(); ++i) empty[i].id = eval_.examples[i].id;
+  nlohmann::json keys = squad_metrics_json(eval_, empty, "eval");
+  keys.update(speed_metrics("eval", SpeedInputs{1, 1, 1}));
+  std::vector<std::string> out;
+  for (auto it = keys.begin(); it != keys.end(); ++it) out.push_back(it.key());
+  return out;
 }
 
 void Trainer::restore(const std::string& dir) {
@@ -191,8 +237,13 @@ void Trainer::restore(const std::string& dir) {
   optimizer_->set_steps(ck.state.adam_step);
   progress_ = ck.state.progress;
   state_ = TrainerState::from_json(ck.trainer_state_json, dir + "/trainer_state.json");
+  const std::string gone = rebase_best_checkpoint(state_, args_.output_dir);
+  if (!gone.empty() && comm_.is_root()) log_warn(dir, ": ", gone);
+  const bool epoch_done = progress_.batches_in_epoch >= plan_.batches_per_epoch;
+  pending_eval_ = evaluation_pending_on_resume(epoch_done);
+  pending_epoch_done_ = epoch_done;
   // A checkpoint taken at the end of an epoch continues with the next one.
-  if (progress_.batches_in_epoch >= plan_.batches_per_epoch) {
+  if (epoch_done) {
     ++progress_.epoch;
     progress_.batches_in_epoch = 0;
   }
@@ -232,7 +283,11 @@ void Trainer::sync_trainer_state() {
 void Trainer::save_checkpoint_now() {
   PhaseScope scope(&phases_, "saving");
   sync_trainer_state();
+  // The TrainerControl a checkpoint records, as the Trainer's at a save (the last step's ends training).
+  state_.should_save = true;
+  state_.should_training_stop = progress_.global_step >= plan_.max_steps;
   if (!comm_.is_root()) return;
+  point_to_best_checkpoint(state_, args_.output_dir, progress_.global_step);
   const Tokenizer& tok = *loaded_.tokenizer;
   const QaModel& model = *model_;
   std::string dir = save_checkpoint(
@@ -242,7 +297,8 @@ void Trainer::save_checkpoint_now() {
         copy_tokenizer_files(tok, d);
       },
       named(optimizer_->exp_avg()), named(optimizer_->exp_avg_sq()), state_.to_json());
-  if (args_.save_total_limit) rotate_checkpoints(args_.output_dir, *args_.save_total_limit, dir);
+  if (args_.save_total_limit)
+    rotate_checkpoints(args_.output_dir, *args_.save_total_limit, {dir, state_.best_model_checkpoint.value_or("")});
   log_info("saved ", dir);
 }
 
@@ -297,6 +353,7 @@ void Trainer::log_step(double loss, double grad_norm, double lr) {
   const double mean = progress_.loss_since_log / static_cast<double>(steps_since_log);
   nlohmann::json entry = train_log_entry(mean, grad_norm, lr, epoch_float(), progress_.global_step);
   state_.log_history.push_back(entry);
+  if (tensorboard_) to_tensorboard(entry);
   if (comm_.is_root()) {
     // The printed line also says what the gradient allreduce cost per step on rank 0 (not kept in
     // trainer_state.json: timings differ between runs that are otherwise identical).
@@ -312,10 +369,87 @@ void Trainer::log_step(double loss, double grad_norm, double lr) {
   progress_.last_logged_step = progress_.global_step;
 }
 
+bool Trainer::evaluation_due(bool epoch_done) const {
+  const bool last = progress_.global_step >= plan_.max_steps;  // the Trainer evaluates at the end too
+  switch (args_.eval_strategy) {
+    case EvalStrategy::Steps: return progress_.global_step % plan_.eval_steps == 0 || last;
+    case EvalStrategy::Epoch: return epoch_done || last;
+    case EvalStrategy::No: return false;
+  }
+  return false;
+}
+
+bool Trainer::save_due(bool epoch_done) const {
+  const bool last = progress_.global_step >= plan_.max_steps;
+  switch (args_.save_strategy) {
+    case SaveStrategy::Steps: return progress_.global_step % plan_.save_steps == 0 || last;
+    case SaveStrategy::Epoch: return epoch_done || last;
+    case SaveStrategy::No: return false;
+  }
+  return false;
+}
+
+bool Trainer::evaluation_pending_on_resume(bool epoch_done_at_checkpoint) const {
+  if (progress_.global_step == 0 || !evaluation_due(epoch_done_at_checkpoint)) return false;
+  for (const nlohmann::json& e : state_.log_history)
+    if (e.value("step", int64_t{-1}) == progress_.global_step && e.contains("eval_runtime")) return false;
+  return true;
+}
+
+void Trainer::evaluate_during_training() {
+  PhaseScope scope(&phases_, "evaluations");
+  EvalOutcome out = evaluate_qa(*model_, eval_, postprocess_options(args_),
+                                static_cast<int>(args_.per_device_eval_batch_size), seq_len_, comm_, "eval", true);
+  nlohmann::json entry = eval_log_entry(out.metrics, epoch_float(), progress_.global_step);
+  // Rank 0's entry on every rank (timings differ between ranks), so that all make the same choices.
+  if (comm_.size() > 1) {
+    std::string text = entry.dump();
+    comm_.broadcast_bytes(&text, 0);
+    entry = nlohmann::json::parse(text);
+  }
+  state_.log_history.push_back(entry);
+  record_evaluation(state_, best_, entry, progress_.global_step, args_.save_strategy != SaveStrategy::No);
+  if (comm_.is_root()) log_info(entry.dump());
+  if (tensorboard_) to_tensorboard(entry);
+}
+
+void Trainer::open_tensorboard() {
+  if (!comm_.is_root() || !args_.reports_to_tensorboard()) return;
+  const std::string dir = args_.logging_dir.empty() ? default_logging_dir(args_.output_dir) : args_.logging_dir;
+  tensorboard_ = std::make_unique<EventFileWriter>(dir, wall_time_now());
+  log_info("TensorBoard event file: ", tensorboard_->path(), " (tensorboard --logdir ", dir, ")");
+}
+
+void Trainer::to_tensorboard(const nlohmann::json& entry) {
+  try {
+    tensorboard_->scalars(tensorboard_scalars(entry), entry.value("step", int64_t{0}), wall_time_now());
+  } catch (const Error& e) {
+    log_warn(e.what(), "; TensorBoard logging stops here, training goes on");
+    tensorboard_.reset();
+  }
+}
+
+void Trainer::load_best_model() {
+  std::string best = comm_.is_root() ? state_.best_model_checkpoint.value_or("") : "";
+  if (comm_.size() > 1) comm_.broadcast_bytes(&best, 0);
+  if (best.empty()) return;
+  if (comm_.is_root()) {
+    log_info("loading best model from ", best, " (score: ", state_.best_metric.value_or(0.0), ")");
+    std::ostringstream notices;
+    QaModel loaded = QaModel::from_pretrained(best, model_->bf16(), static_cast<uint64_t>(args_.seed), notices);
+    if (loaded.num_params() != model_->num_params())
+      fail(best, ": the best checkpoint's model has ", loaded.num_params(), " parameters, expected ",
+           model_->num_params());
+    std::copy(loaded.params(), loaded.params() + loaded.num_params(), model_->params());
+  }
+  if (comm_.size() > 1) comm_.broadcast(model_->params(), model_->num_params(), 0);
+  model_->refresh_bf16_weights();
+}
+
 bool Trainer::train_loop() {
   const int64_t ga = args_.gradient_accumulation_steps;
   const double t0 = now_s();
-  const double saving_before = phases_.seconds("saving");
+  const double outside_before = phases_.seconds("saving") + phases_.seconds("evaluations");
   const int64_t start_step = progress_.global_step;
   ProgressOptions po;
   po.live = comm_.is_root() && Progress::stderr_is_terminal();
@@ -323,6 +457,11 @@ bool Trainer::train_loop() {
   Progress bar(plan_.max_steps, start_step, po);
   install_stop_handlers();
   bool stopped = false;
+  // The evaluation a stopped run skipped at its checkpoint's step, and the save that came after it.
+  if (pending_eval_) {
+    evaluate_during_training();
+    if (save_due(pending_epoch_done_)) save_checkpoint_now();
+  }
 
   while (progress_.global_step < plan_.max_steps && !stopped) {
     if (progress_.batches_in_epoch >= plan_.batches_per_epoch) {
@@ -352,15 +491,16 @@ bool Trainer::train_loop() {
     const int stop = agreed_stop_signal();
     // A stop during the last step is no stop: the run is complete and run() writes the final model.
     stopped = stop > 0 && progress_.global_step < plan_.max_steps;
-    const bool save_due = args_.save_strategy == SaveStrategy::Steps && progress_.global_step % plan_.save_steps == 0;
     const bool epoch_done = progress_.batches_in_epoch >= plan_.batches_per_epoch;
-    if ((save_due || (args_.save_strategy == SaveStrategy::Epoch && epoch_done) || stopped) &&
-        progress_.global_step < plan_.max_steps)
-      save_checkpoint_now();
+    // The Trainer's order after a step: log, evaluate, save (the last step's checkpoint too). A stop
+    // saves at once and leaves a due evaluation to the resumed run (evaluation_pending_on_resume).
+    if (!stopped && evaluation_due(epoch_done)) evaluate_during_training();
+    if (stopped || save_due(epoch_done)) save_checkpoint_now();
   }
   bar.finish();
   const double runtime = now_s() - t0;
-  phases_.add("training", runtime - (phases_.seconds("saving") - saving_before));
+  // Training alone: the loop's time less its checkpoints and evaluations (phases of their own).
+  phases_.add("training", runtime - (phases_.seconds("saving") + phases_.seconds("evaluations") - outside_before));
   if (stopped) {
     if (comm_.is_root())
       log_warn("stopped by ", signal_name(stop_signal_), " after step ", progress_.global_step,
@@ -379,7 +519,16 @@ bool Trainer::train_loop() {
   last["step"] = progress_.global_step;
   last.erase("train_samples");
   state_.log_history.push_back(last);
+  if (tensorboard_) to_tensorboard(last);
   return true;
+}
+
+void Trainer::finish_training() {
+  // The Trainer's _finalize_training: the best model's weights, then with --save_total_limit 1 only
+  // the best checkpoint is kept.
+  if (args_.load_best_model_at_end) load_best_model();
+  if (comm_.is_root() && args_.save_total_limit && *args_.save_total_limit == 1 && state_.best_model_checkpoint)
+    rotate_checkpoints(args_.output_dir, 1, {*state_.best_model_checkpoint});
 }
 
 void Trainer::save_final_model() {
@@ -387,13 +536,13 @@ void Trainer::save_final_model() {
   state_.max_steps = plan_.max_steps;
   if (!comm_.is_root()) return;
   PhaseScope scope(&phases_, "saving");
-  // Save the final checkpoint too (recent Trainer versions do) when a save strategy is on.
-  if (args_.save_strategy != SaveStrategy::No && progress_.global_step > 0) save_checkpoint_now();
   model_->save_pretrained(args_.output_dir);
   copy_tokenizer_files(*loaded_.tokenizer, args_.output_dir);
   save_metrics(args_.output_dir, "train", train_metrics_);
   write_file_atomic(args_.output_dir + "/trainer_state.json", state_.to_json());
-  log_info("model written to ", args_.output_dir);
+  write_file_atomic(args_.output_dir + "/" + kTrainingPlotFile,
+                    training_plot_svg(state_.log_history, best_.key.empty() ? "eval_f1" : best_.key));
+  log_info("model written to ", args_.output_dir, " (", kTrainingPlotFile, ": loss and evaluation by step)");
 }
 
 void Trainer::evaluate() {
@@ -403,6 +552,8 @@ void Trainer::evaluate() {
                                 static_cast<int>(args_.per_device_eval_batch_size), seq_len_, comm_, "eval", true,
                                 &phases_);
   if (args_.do_train) out.metrics["epoch"] = epoch_float();
+  // run_qa's trainer.evaluate() logs these too: TensorBoard shows the final evaluation at the last step.
+  if (tensorboard_) to_tensorboard(eval_log_entry(out.metrics, epoch_float(), progress_.global_step));
   PhaseScope scope(&phases_, "writing");
   write_results(args_.output_dir, "eval", out, args_.version_2_with_negative, comm_);
 }
@@ -438,9 +589,12 @@ int Trainer::run() {
     state_.num_train_epochs = plan_.num_epochs;
     state_.logging_steps = plan_.logging_steps;
     state_.save_steps = plan_.save_steps;
+    state_.eval_steps = plan_.eval_steps;
     state_.train_batch_size = args_.per_device_train_batch_size;
     made_from_ = made_from_now();
+    state_.should_save = false;  // the TrainerControl of a run that has saved nothing yet
     if (!resume_dir_.empty()) restore(resume_dir_);
+    open_tensorboard();
     log_info("***** Running training *****");
     log_info("  Num examples = ", train_.features.size(), " (from ", train_.examples.size(), " questions)");
     log_info("  Num Epochs = ", plan_.num_epochs);
@@ -450,6 +604,7 @@ int Trainer::run() {
     log_info("  Total optimization steps = ", plan_.max_steps);
     log_info("  Number of trainable parameters = ", model_->num_params());
     if (!train_loop()) return 128 + stop_signal_;
+    finish_training();
     save_final_model();
     if (agreed_stop_signal() > 0) {  // every rank skips evaluation, or none
       if (comm_.is_root())

@@ -11,11 +11,19 @@ namespace cpuft {
 using nlohmann::json;
 
 json train_log_entry(double loss_mean, double grad_norm, double learning_rate, double epoch, int64_t step) {
-  return json{{"loss", py_round(loss_mean, 4)},
+  return json{{"loss", loss_mean},
               {"grad_norm", grad_norm},
               {"learning_rate", learning_rate},
               {"epoch", epoch},
               {"step", step}};
+}
+
+json eval_log_entry(const json& metrics, double epoch, int64_t step) {
+  json entry = metrics;
+  entry.erase("eval_samples");
+  entry["epoch"] = epoch;
+  entry["step"] = step;
+  return entry;
 }
 
 json train_metrics(const SpeedInputs& in, double total_flos, double train_loss, double epoch) {
@@ -32,9 +40,10 @@ std::string TrainerState::to_json() const {
                        {"should_log", false},
                        {"should_save", should_save},
                        {"should_training_stop", should_training_stop}};
-  json j = {{"best_global_step", nullptr},
-            {"best_metric", nullptr},
-            {"best_model_checkpoint", nullptr},
+  auto or_null = [](const auto& v) { return v ? json(*v) : json(nullptr); };
+  json j = {{"best_global_step", or_null(best_global_step)},
+            {"best_metric", or_null(best_metric)},
+            {"best_model_checkpoint", or_null(best_model_checkpoint)},
             {"epoch", epoch},
             {"eval_steps", eval_steps},
             {"global_step", global_step},
@@ -98,6 +107,15 @@ TrainerState TrainerState::from_json(const std::string& text, const std::string&
   for (size_t i = 0; i < history.size(); ++i)
     if (!history[i].is_object()) fail(path, ": log_history[", i, "]: found ", history[i].type_name(), ", expected an object");
   s.log_history = history;
+  // Absent in files written before cpuft tracked a best model; null until an evaluation sets them.
+  auto present = [&](const char* key) { return j.contains(key) && !j.at(key).is_null(); };
+  if (present("best_metric")) s.best_metric = number_field(j, "best_metric", path);
+  if (present("best_global_step")) s.best_global_step = int_field(j, "best_global_step", path);
+  if (present("best_model_checkpoint")) {
+    const json& v = j.at("best_model_checkpoint");
+    if (!v.is_string()) fail(path, ": best_model_checkpoint: found ", json_preview(v), ", expected a path or null");
+    s.best_model_checkpoint = v.get<std::string>();
+  }
   return s;
 }
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -12,17 +13,24 @@
 
 namespace cpuft {
 
-// One training log entry: {loss: round(loss_mean, 4), grad_norm, learning_rate, epoch, step}.
-// loss_mean is the mean per-step loss since the previous log.
+// One training log entry: {loss, grad_norm, learning_rate, epoch, step}. loss_mean is the mean per-step
+// loss since the previous log (transformers 5 logs it unrounded; 4.x rounded it to 4 digits).
 nlohmann::json train_log_entry(double loss_mean, double grad_norm, double learning_rate, double epoch,
                                int64_t step);
+
+// One evaluation during training as run_qa's QuestionAnsweringTrainer logs it: the metrics of
+// infer/evaluator.h (eval_exact_match, eval_f1, ... and eval_runtime, eval_samples_per_second,
+// eval_steps_per_second) without eval_samples (run_qa adds that to eval_results.json only), then epoch
+// and step. tests/fixtures/train/trainer_eval_run.json holds the Trainer's entries.
+nlohmann::json eval_log_entry(const nlohmann::json& metrics, double epoch, int64_t step);
 
 // The metrics Trainer.train() returns and logs: speed_metrics("train") + total_flos + train_loss
 // (mean loss over all steps) + epoch. The final log_history entry is this plus "step".
 nlohmann::json train_metrics(const SpeedInputs& in, double total_flos, double train_loss, double epoch);
 
 // trainer_state.json. Defaults are those of a fresh TrainerState with TrainingArguments defaults. The
-// keys are those transformers 5.x writes, "best_global_step": null included.
+// keys are those transformers 5.x writes; best_metric, best_global_step and best_model_checkpoint are
+// null until an evaluation sets them (train/best_model.h).
 struct TrainerState {
   double epoch = 0;
   int64_t global_step = 0;
@@ -37,6 +45,9 @@ struct TrainerState {
   // trainer_state.json has should_training_stop true and should_save false.
   bool should_save = true, should_training_stop = false;
   nlohmann::json log_history = nlohmann::json::array();
+  std::optional<double> best_metric;
+  std::optional<int64_t> best_global_step;
+  std::optional<std::string> best_model_checkpoint;  // a path as output_dir/checkpoint-N
 
   std::string to_json() const;
   // Parses trainer_state.json text (for resume); errors name `path` and the key.

@@ -30,12 +30,4 @@ const char* save_strategy_name(SaveStrategy s) {
   return "?";
 }
 
-const char* allreduce_dtype_name(AllreduceDtype d) {
-  switch (d) {
-    case AllreduceDtype::F32: return "f32";
-    case AllreduceDtype::BF16: return "bf16";
-  }
-  return "?";
-}
-
 }  // namespace cpuft

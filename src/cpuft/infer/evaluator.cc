@@ -6,7 +6,7 @@
 
 #include "cpuft/eval/results_files.h"
 #include "cpuft/eval/squad_metrics.h"
-#include "cpuft/run/batch_view.h"
+#include "cpuft/model/batch_view.h"
 #include "cpuft/util/clock.h"
 #include "cpuft/util/error.h"
 

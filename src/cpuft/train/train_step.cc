@@ -1,6 +1,6 @@
 #include "cpuft/train/train_step.h"
 
-#include "cpuft/run/batch_view.h"
+#include "cpuft/model/batch_view.h"
 
 namespace cpuft {
 

@@ -8,11 +8,12 @@
 #include "cpuft/data/batch.h"
 #include "cpuft/data/qa_data.h"
 #include "cpuft/data/sampler.h"
-#include "cpuft/dist/grad_buckets.h"
 #include "cpuft/eval/results_files.h"
-#include "cpuft/io/model_dir.h"
+#include "cpuft/flags/train_options.h"
 #include "cpuft/infer/inference.h"
+#include "cpuft/io/model_dir.h"
 #include "cpuft/model/optimizer.h"
+#include "cpuft/parallel/grad_buckets.h"
 #include "cpuft/run/setup.h"
 #include "cpuft/train/checkpoint.h"
 #include "cpuft/train/lr_schedule.h"
@@ -158,17 +159,18 @@ void Trainer::setup() {
   }
 
   const double load_start = now_s();
-  loaded_ = load_model(args_, comm_, resume_dir_);
+  loaded_ = load_model(model_source(args_), comm_, resume_dir_);
   model_ = loaded_.model.get();
   seq_len_ = static_cast<int>(args_.max_seq_length);
 
   // Memory first: a batch that cannot fit is refused before the data is read and tokenised.
   size_t bytes = 0;
   if (args_.do_train)
-    bytes =
-        reserve_activations(*model_, args_, args_.per_device_train_batch_size, true, "--per_device_train_batch_size");
+    bytes = reserve_activations(*model_, args_.per_device_train_batch_size, seq_len_, true,
+                                "--per_device_train_batch_size");
   if (args_.do_eval)
-    bytes = reserve_activations(*model_, args_, args_.per_device_eval_batch_size, false, "--per_device_eval_batch_size");
+    bytes = reserve_activations(*model_, args_.per_device_eval_batch_size, seq_len_, false,
+                                "--per_device_eval_batch_size");
   log_info("activation memory: ", bytes >> 20, " MiB");
   phases_.add("load", now_s() - load_start);
 
@@ -331,16 +333,15 @@ bool Trainer::train_loop() {
     }
     const int64_t batches = std::min(ga, plan_.batches_per_epoch - progress_.batches_in_epoch);
     const double loss = accumulate(progress_.epoch, progress_.batches_in_epoch, batches);
-    const double grad_norm = clip_grad_norm(*model_, args_.max_grad_norm);
+    const double lr = schedule_->lr(progress_.global_step);
+    // A non-finite loss or gradient norm updates nothing: the step fails here.
+    const double grad_norm = std::isfinite(loss) ? optimizer_step(*model_, *optimizer_, args_.max_grad_norm, lr) : NAN;
     if (!std::isfinite(loss) || !std::isfinite(grad_norm))
       fail("step ", progress_.global_step + 1, ": the ", std::isfinite(loss) ? "gradient norm" : "loss", " is ",
            std::isfinite(loss) ? grad_norm : loss, "; stopping (",
            progress_.global_step == start_step ? "before any update: the weights loaded give non-finite values"
                                       : "try a lower --learning_rate, or --max_grad_norm 1.0",
            "); nothing was written for this step");
-    const double lr = schedule_->lr(progress_.global_step);
-    optimizer_->step(*model_, lr);
-    model_->zero_grads();
     ++progress_.global_step;
     progress_.batches_in_epoch += batches;
     // The learning rate this step used, as transformers 5 logs it (4.x logged the next step's).
@@ -431,9 +432,7 @@ int Trainer::run() {
     ac.weight_decay = args_.weight_decay;
     optimizer_ = std::make_unique<AdamW>(*model_, ac);
     if (comm_.size() > 1)
-      buckets_ = make_grad_buckets(comm_, *model_, args_.bucket_size_mb,
-                                   args_.allreduce_dtype == AllreduceDtype::BF16 ? WireType::bf16 : WireType::f32,
-                                   placement_.spare_cpus);
+      buckets_ = make_grad_buckets(comm_, *model_, args_.bucket_size_mb, args_.allreduce_dtype, placement_.spare_cpus);
     state_.max_steps = plan_.max_steps;
     state_.num_train_epochs = plan_.num_epochs;
     state_.logging_steps = plan_.logging_steps;

@@ -61,7 +61,7 @@ FUZZ_FLAGS = -std=c++17 -O1 -g -fsanitize=address,undefined -fno-sanitize-recove
 FUZZ_TARGETS := tokenizer squad_reader config safetensors tokenizer_json tokenizer_config checkpoint_state \
   trainer_state question_lines
 FUZZ_LIB_OBJS := $(patsubst src/%.cc,$(FUZZ_BUILD)/%.o,\
-  $(addprefix src/cpuft/util/,atomic_file.cc read_file.cc json_read.cc py_json.cc checksum.cc log.cc) \
+  $(addprefix src/cpuft/util/,atomic_file.cc read_file.cc json_read.cc py_json.cc checksum.cc log.cc utf8.cc) \
   $(wildcard src/cpuft/text/*.cc) \
   $(addprefix src/cpuft/data/,squad_reader.cc question_lines.cc) \
   $(addprefix src/cpuft/io/,hf_config.cc safetensors_reader.cc safetensors_writer.cc st_dtype.cc) \

@@ -40,7 +40,7 @@ fs::path fresh_dir(const std::string& name) { return cpuft_test::temp_dir_until_
 std::string error_of(const std::function<void()>& f) {
   try {
     f();
-  } catch (const Error& e) {
+  } catch (const std::exception& e) {  // user and internal errors alike
     return e.what();
   }
   return "";

@@ -44,7 +44,7 @@ void expect_error(const std::function<void()>& fn, const std::vector<std::string
   try {
     fn();
     ADD_FAILURE() << "no error; expected one containing '" << pieces.front() << "'";
-  } catch (const Error& e) {
+  } catch (const std::exception& e) {  // user and internal errors alike
     const std::string msg = e.what();
     EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
     for (const std::string& p : pieces) EXPECT_NE(msg.find(p), std::string::npos) << "'" << p << "' not in: " << msg;

@@ -78,18 +78,18 @@ TEST(GradBuckets, SparseRegionIsLeftOutOfTheBucketsAndSummedByRows) {
   EXPECT_EQ(gb.buckets()[2].end, 18u);
   EXPECT_EQ(gb.buckets()[3].begin, 0u);
   EXPECT_EQ(gb.buckets()[3].end, 4u);
-  gb.begin_step(0.5f);
+  gb.begin_step();
   gb.note_rows(ids.data(), ids.size());
   gb.mark_ready(16, 26);
   gb.mark_ready(5, 16);  // the region is one element short: not started
   EXPECT_EQ(gb.started(), (std::vector<int>{0, 1, 2}));
-  EXPECT_THROW(gb.note_rows(ids.data(), 1), cpuft::Error);  // too late: backward has begun
+  EXPECT_THROW(gb.note_rows(ids.data(), 1), cpuft::InternalError);  // too late: backward has begun
   gb.mark_ready(0, 5);
   EXPECT_EQ(gb.started(), (std::vector<int>{0, 1, 2, 3, 4}));  // 4: the region
   gb.wait_all();
-  std::vector<float> want(26, 0.5f);
+  std::vector<float> want(26, 1.0f);
   for (size_t i = 4; i < 16; ++i) want[i] = 0.0f;
-  for (int32_t id : ids) want[4 + 2 * id] = want[4 + 2 * id + 1] = 1.5f;
+  for (int32_t id : ids) want[4 + 2 * id] = want[4 + 2 * id + 1] = 3.0f;
   EXPECT_EQ(g, want);
   EXPECT_EQ(gb.last_step().buckets, 5);
 }
@@ -98,15 +98,15 @@ TEST(GradBuckets, SparseRegionMustBeFullyMarked) {
   cpuft::Communicator comm;
   std::vector<float> g(20);
   cpuft::GradBuckets gb(comm, g.data(), g.size(), 64, cpuft::WireType::f32, {}, {0, 5, 2});
-  gb.begin_step(1.0f);
+  gb.begin_step();
   gb.mark_ready(3, 20);
   try {
     gb.wait_all();
     FAIL();
-  } catch (const cpuft::Error& e) {
+  } catch (const cpuft::InternalError& e) {
     EXPECT_NE(std::string(e.what()).find("bucket [0, 10) has 7 of 10"), std::string::npos) << e.what();
   }
-  EXPECT_THROW(cpuft::GradBuckets(comm, g.data(), g.size(), 64, cpuft::WireType::f32, {}, {12, 5, 2}), cpuft::Error);
+  EXPECT_THROW(cpuft::GradBuckets(comm, g.data(), g.size(), 64, cpuft::WireType::f32, {}, {12, 5, 2}), cpuft::InternalError);
 }
 
 }  // namespace

@@ -20,7 +20,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cpuft/cli/commands.h"
-#include "cpuft/cpu/features.h"
+#include "cpuft/cpu/cpu_features.h"
 #include "cpuft/cpu/onednn_info.h"
 #include "cpuft/data/batch.h"
 #include "cpuft/flags/flag_help.h"

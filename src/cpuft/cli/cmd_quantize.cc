@@ -74,7 +74,7 @@ bool parse(const Argv& argv, QuantizeArgs& a) {
 // The architectures quantize supports: a QA model of a family cpuft runs, with its trained head.
 void check_architecture(const std::string& dir, const ModelConfig& config) {
   const std::string path = dir + "/config.json";
-  const char* want = config.family == ModelFamily::bert ? "BertForQuestionAnswering" : "DistilBertForQuestionAnswering";
+  const char* want = qa_architecture_name(config.family);
   const nlohmann::json arch = config.raw.value("architectures", nlohmann::json());
   const bool ok = arch.is_array() && std::find(arch.begin(), arch.end(), nlohmann::json(want)) != arch.end();
   if (!ok)

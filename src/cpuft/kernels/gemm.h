@@ -1,5 +1,6 @@
 // Matrix products through oneDNN matmul primitives: the linear layers (forward, backward data,
-// backward weights) and the batched, strided products of multi-head attention.
+// backward weights), and batched, strided products over (batch, head) that bench/ and the tests run
+// (the model's attention core multiplies its own tiles: model/attention.cc).
 //
 // Every product runs on one process-wide oneDNN CPU engine and stream. A primitive is built the
 // first time a (shapes, strides, dtypes, alpha, bias, accumulate) combination is seen and cached,

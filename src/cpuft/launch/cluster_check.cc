@@ -5,7 +5,6 @@
 
 #include <algorithm>
 
-#include <chrono>
 #include <cstdio>
 #include <fstream>
 #include <iomanip>
@@ -14,9 +13,10 @@
 #include <set>
 #include <sstream>
 
-#include "cpuft/cpu/features.h"
+#include "cpuft/cpu/cpu_features.h"
 #include "cpuft/cpu/topology.h"
 #include "cpuft/launch/launcher.h"
+#include "cpuft/util/clock.h"
 #include "cpuft/util/error.h"
 #include "cpuft/util/json_read.h"
 
@@ -103,15 +103,14 @@ HostReport local_host_report(const std::string& version) {
 
 AllreduceTiming measure_allreduce(Communicator& comm, size_t bandwidth_bytes, int bandwidth_iterations,
                                   int latency_iterations) {
-  using Clock = std::chrono::steady_clock;
   AllreduceTiming t;
   t.bandwidth_bytes = bandwidth_bytes;
   std::vector<float> big(bandwidth_bytes / sizeof(float), 1.0f);
   comm.allreduce_sum(big.data(), big.size());  // warm-up: connections and buffers
   comm.barrier();
-  auto t0 = Clock::now();
+  double t0 = now_s();
   for (int i = 0; i < bandwidth_iterations; ++i) comm.allreduce_sum(big.data(), big.size());
-  double secs = std::chrono::duration<double>(Clock::now() - t0).count();
+  double secs = now_s() - t0;
   // Every rank reports the slowest rank's time: an allreduce is as fast as its slowest member.
   comm.allreduce_max(&secs, 1);
   t.bandwidth_seconds = secs / std::max(1, bandwidth_iterations);
@@ -119,9 +118,9 @@ AllreduceTiming measure_allreduce(Communicator& comm, size_t bandwidth_bytes, in
   double small[1] = {1.0};
   comm.allreduce_sum(small, 1);
   comm.barrier();
-  t0 = Clock::now();
+  t0 = now_s();
   for (int i = 0; i < latency_iterations; ++i) comm.allreduce_sum(small, 1);
-  secs = std::chrono::duration<double>(Clock::now() - t0).count();
+  secs = now_s() - t0;
   comm.allreduce_max(&secs, 1);
   t.latency_us = secs / std::max(1, latency_iterations) * 1e6;
   return t;

@@ -144,7 +144,7 @@ void Communicator::check(int rc, const char* call) const {
 }
 
 void Communicator::init(int* argc, char*** argv, const CommOptions& options) {
-  if (using_mpi_) fail("Communicator::init called twice on ", where());
+  if (using_mpi_) fail_internal("Communicator::init called twice on ", where());
   if (!launched_by_mpi()) {
     // srun without MPI wire-up starts N copies that each think they are alone: N trainings writing
     // one output directory. Refuse instead.

@@ -1,28 +1,11 @@
 #include "cpuft/parallel/grad_buckets.h"
 
-#include <omp.h>
-
 #include <algorithm>
 
 #include "cpuft/util/clock.h"
 #include "cpuft/util/error.h"
 
 namespace cpuft {
-namespace {
-
-// Multiplies x[0, n) by scale (backward may call from inside its own parallel region: no nested team).
-void scale_in_place(float* x, size_t n, float scale) {
-  if (scale == 1.0f) return;
-#pragma omp parallel for schedule(static) if (n > (1u << 16) && !omp_in_parallel())
-  for (size_t i = 0; i < n; ++i) x[i] *= scale;
-}
-
-}  // namespace
-
-float shard_weight(size_t local_count, size_t global_count) {
-  if (global_count == 0) fail("gradient average: global example count is 0, expected at least 1");
-  return static_cast<float>(static_cast<double>(local_count) / static_cast<double>(global_count));
-}
 
 GradBuckets::GradBuckets(Communicator& comm, float* grads, size_t n, size_t bucket_bytes, WireType wire,
                          std::vector<int> progress_cpus, SparseRegion sparse)
@@ -33,7 +16,7 @@ GradBuckets::GradBuckets(Communicator& comm, float* grads, size_t n, size_t buck
       bucket_elems_(std::max<size_t>(1, bucket_bytes / sizeof(float))),
       region_(sparse) {
   if (region_.rows > 0 && (region_.width == 0 || region_.end() > n))
-    fail("GradBuckets: sparse region [", region_.begin, ", ", region_.end(), ") is outside the gradient arena [0, ", n,
+    fail_internal("GradBuckets: sparse region [", region_.begin, ", ", region_.end(), ") is outside the gradient arena [0, ", n,
          ")");
   // Dense pieces, last first: [region end, n), then [0, region begin).
   const Range pieces[2] = {{region_.rows ? region_.end() : 0, n}, {0, region_.rows ? region_.begin : 0}};
@@ -55,11 +38,10 @@ GradBuckets::GradBuckets(Communicator& comm, float* grads, size_t n, size_t buck
 
 GradBuckets::~GradBuckets() { progress_.reset(); }
 
-void GradBuckets::begin_step(float scale) {
+void GradBuckets::begin_step() {
   std::lock_guard<std::mutex> lock(mu_);
   for (AllreduceHandle& h : handles_)
-    if (h.active()) fail("GradBuckets::begin_step on ", comm_.where(), ": the previous step was not waited for");
-  scale_ = scale;
+    if (h.active()) fail_internal("GradBuckets::begin_step on ", comm_.where(), ": the previous step was not waited for");
   std::fill(ready_.begin(), ready_.end(), 0);
   std::fill(start_s_.begin(), start_s_.end(), 0.0);
   std::fill(done_s_.begin(), done_s_.end(), 0.0);
@@ -71,7 +53,7 @@ void GradBuckets::begin_step(float scale) {
 
 void GradBuckets::note_rows(const int32_t* ids, size_t count) {
   std::lock_guard<std::mutex> lock(mu_);
-  if (flags_started_) fail("GradBuckets::note_rows after backward began marking gradients ready");
+  if (flags_started_) fail_internal("GradBuckets::note_rows after backward began marking gradients ready");
   if (rows_) rows_->note(ids, count);
 }
 
@@ -94,7 +76,6 @@ void GradBuckets::test_outstanding() {
 
 void GradBuckets::start(int b) {
   const Range& r = ranges_[b];
-  scale_in_place(grads_ + r.begin, r.end - r.begin, scale_);
   start_s_[b] = now_s();
   handles_[b] = comm_.iallreduce_sum(grads_ + r.begin, r.end - r.begin, wire_);
   started_.push_back(b);
@@ -116,7 +97,6 @@ void GradBuckets::start_region() {
   float* table = grads_ + region_.begin;
   region_rows_ = rows_->pack(table);
   const size_t count = region_rows_ * region_.width;
-  scale_in_place(table, count, scale_);
   handles_[b] = comm_.iallreduce_sum(table, count, wire_);
   started_.push_back(b);
   if (handles_[b].active()) {
@@ -129,9 +109,9 @@ void GradBuckets::start_region() {
 
 void GradBuckets::mark_ready(size_t begin, size_t end) {
   std::lock_guard<std::mutex> lock(mu_);
-  if (!in_step_) fail("GradBuckets::mark_ready before begin_step");
+  if (!in_step_) fail_internal("GradBuckets::mark_ready before begin_step");
   if (begin > end || end > n_)
-    fail("GradBuckets::mark_ready: range [", begin, ", ", end, ") is outside the gradient arena [0, ", n_, ")");
+    fail_internal("GradBuckets::mark_ready: range [", begin, ", ", end, ") is outside the gradient arena [0, ", n_, ")");
   if (begin == end) return;
   if (marks_.size() < marks_.capacity()) marks_.push_back({now_s(), begin, end});
   if (rows_ && !flags_started_) {
@@ -148,7 +128,7 @@ void GradBuckets::mark_ready(size_t begin, size_t end) {
     if (end <= r.begin || begin >= r.end) continue;
     ready_[b] += std::min(end, r.end) - std::max(begin, r.begin);
     if (ready_[b] > r.end - r.begin)
-      fail("GradBuckets::mark_ready: bucket [", r.begin, ", ", r.end, ") marked ready ", ready_[b],
+      fail_internal("GradBuckets::mark_ready: bucket [", r.begin, ", ", r.end, ") marked ready ", ready_[b],
            " elements, expected ", r.end - r.begin, " (a range was marked twice)");
     if (ready_[b] == r.end - r.begin) start(static_cast<int>(b));
   }
@@ -156,7 +136,7 @@ void GradBuckets::mark_ready(size_t begin, size_t end) {
     const size_t size = region_.end() - region_.begin;
     region_ready_ += std::min(end, region_.end()) - std::max(begin, region_.begin);
     if (region_ready_ > size)
-      fail("GradBuckets::mark_ready: sparse region [", region_.begin, ", ", region_.end(), ") marked ready ",
+      fail_internal("GradBuckets::mark_ready: sparse region [", region_.begin, ", ", region_.end(), ") marked ready ",
            region_ready_, " elements, expected ", size, " (a range was marked twice)");
     if (region_ready_ == size) start_region();
   }
@@ -164,7 +144,7 @@ void GradBuckets::mark_ready(size_t begin, size_t end) {
 }
 
 void GradBuckets::fail_incomplete(size_t begin, size_t end, size_t ready) const {
-  fail("GradBuckets::wait_all on ", comm_.where(), ": bucket [", begin, ", ", end, ") has ", ready, " of ", end - begin,
+  fail_internal("GradBuckets::wait_all on ", comm_.where(), ": bucket [", begin, ", ", end, ") has ", ready, " of ", end - begin,
        " gradients marked ready, expected all");
 }
 

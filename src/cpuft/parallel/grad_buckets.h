@@ -14,9 +14,8 @@
 // summed, packed into one allreduce. The result is the same as summing the whole table.
 //
 // Averaging. The trainer scales each rank's loss by that rank's share of the global batch (its rows
-// over all ranks' rows, and over the accumulation steps), so the plain sum over ranks is the mean
-// over the global batch: it calls begin_step(1.0f). begin_step(scale) multiplies each bucket just
-// before its allreduce starts, for a caller that weights there instead (shard_weight(n_r, N) = n_r / N).
+// over all ranks' rows, and over the accumulation steps), so the plain sum over ranks that the buckets
+// compute is the mean over the global batch.
 #pragma once
 
 #include <cstddef>
@@ -32,9 +31,6 @@
 #include "cpuft/parallel/sparse_rows.h"
 
 namespace cpuft {
-
-// The weight of a rank holding local_count of global_count examples in a gradient average.
-float shard_weight(size_t local_count, size_t global_count);
 
 // A [rows, width] table at `begin` in the arena whose gradient is summed by rows (rows 0: none).
 struct SparseRegion {
@@ -55,9 +51,9 @@ class GradBuckets {
               std::vector<int> progress_cpus = {}, SparseRegion sparse = {});
   ~GradBuckets();
 
-  // Starts a step: nothing is ready, and every bucket will be multiplied by `scale` before its sum.
-  // Throws if the previous step still has requests outstanding (wait_all was not called).
-  void begin_step(float scale);
+  // Starts a step: nothing is ready. Throws if the previous step still has requests outstanding
+  // (wait_all was not called).
+  void begin_step();
 
   // The rows of the sparse region that this rank's batch uses (its token ids); call for every batch of
   // the step before its backward. Kept until wait_all.
@@ -102,7 +98,6 @@ class GradBuckets {
   float* grads_;
   size_t n_;
   WireType wire_;
-  float scale_ = 1.0f;
   size_t bucket_elems_;
   std::vector<Range> ranges_;
   std::vector<size_t> ready_;  // elements marked per bucket

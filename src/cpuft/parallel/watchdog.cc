@@ -1,13 +1,15 @@
 #include "cpuft/parallel/watchdog.h"
 
 #include <algorithm>
+#include <chrono>
 
+#include "cpuft/util/clock.h"
 #include "cpuft/util/error.h"
 
 namespace cpuft {
 
 CollectiveWatchdog::CollectiveWatchdog(double timeout_s, std::function<void(const std::string&)> on_timeout)
-    : timeout_s_(timeout_s), on_timeout_(std::move(on_timeout)), last_progress_(Clock::now()) {
+    : timeout_s_(timeout_s), on_timeout_(std::move(on_timeout)), last_progress_s_(now_s()) {
   if (timeout_s_ > 0) thread_ = std::thread([this] { run(); });
 }
 
@@ -22,14 +24,14 @@ CollectiveWatchdog::~CollectiveWatchdog() {
 
 void CollectiveWatchdog::begin(const char* what) {
   std::lock_guard<std::mutex> lock(mu_);
-  if (outstanding_++ == 0) last_progress_ = Clock::now();
+  if (outstanding_++ == 0) last_progress_s_ = now_s();
   what_ = what;
 }
 
 void CollectiveWatchdog::end() {
   std::lock_guard<std::mutex> lock(mu_);
   if (outstanding_ > 0) --outstanding_;
-  last_progress_ = Clock::now();
+  last_progress_s_ = now_s();
 }
 
 void CollectiveWatchdog::run() {
@@ -39,7 +41,7 @@ void CollectiveWatchdog::run() {
   while (!stop_) {
     cv_.wait_for(lock, period);
     if (stop_ || fired_ || outstanding_ == 0) continue;
-    double idle = std::chrono::duration<double>(Clock::now() - last_progress_).count();
+    const double idle = now_s() - last_progress_s_;
     if (idle < timeout_s_) continue;
     fired_ = true;
     std::string message = str_cat(what_, " has not completed within ", timeout_s_, " s");

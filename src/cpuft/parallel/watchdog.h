@@ -3,7 +3,6 @@
 // or hangs) and then calls on_timeout, which aborts the job, so that no rank waits forever.
 #pragma once
 
-#include <chrono>
 #include <condition_variable>
 #include <functional>
 #include <mutex>
@@ -27,14 +26,13 @@ class CollectiveWatchdog {
  private:
   void run();
 
-  using Clock = std::chrono::steady_clock;
   const double timeout_s_;
   std::function<void(const std::string&)> on_timeout_;
   std::mutex mu_;
   std::condition_variable cv_;
   int outstanding_ = 0;
   const char* what_ = "";
-  Clock::time_point last_progress_;
+  double last_progress_s_;  // util/clock.h
   bool stop_ = false;
   bool fired_ = false;
   std::thread thread_;

@@ -69,8 +69,8 @@ class Trainer {
   // made_from (train/resume_check.h) of this run: --model_name_or_path's config, the tokenizer, the data.
   std::map<std::string, std::string> made_from_now() const;
   void restore(const std::string& dir);
-  NamedArrays named(const std::vector<float>& arena) const;
-  MutableNamedArrays named_mut(std::vector<float>& arena) const;
+  // An arena with the parameter layout (an Adam moment), tensor by tensor.
+  NamedArrays named(std::vector<float>& arena) const;
   void save_final_model();
   // The stop signal any rank has received (SIGINT or SIGTERM), the same on every rank; 0 for none.
   // Remembered in stop_signal_ for the message and the exit status of every rank, including those
@@ -115,14 +115,8 @@ double Trainer::epoch_float() const {
   return epoch_progress(progress_.epoch, progress_.batches_in_epoch, plan_.batches_per_epoch);
 }
 
-NamedArrays Trainer::named(const std::vector<float>& arena) const {
+NamedArrays Trainer::named(std::vector<float>& arena) const {
   NamedArrays out;
-  for (const ParamEntry& e : model_->table().entries()) out.push_back({e.name, e.shape, arena.data() + e.offset});
-  return out;
-}
-
-MutableNamedArrays Trainer::named_mut(std::vector<float>& arena) const {
-  MutableNamedArrays out;
   for (const ParamEntry& e : model_->table().entries()) out.push_back({e.name, e.shape, arena.data() + e.offset});
   return out;
 }
@@ -183,7 +177,7 @@ void Trainer::setup() {
 }
 
 void Trainer::restore(const std::string& dir) {
-  LoadedCheckpoint ck = load_checkpoint(dir, named_mut(optimizer_->exp_avg()), named_mut(optimizer_->exp_avg_sq()));
+  LoadedCheckpoint ck = load_checkpoint(dir, named(optimizer_->exp_avg()), named(optimizer_->exp_avg_sq()));
   // What it was made from and where it stands must be this run's.
   const std::string made = check_made_from(ck.state.made_from, made_from_,
                                            "this run's --model_name_or_path, tokenizer and --train_file");

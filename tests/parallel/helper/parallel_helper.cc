@@ -2,7 +2,7 @@
 // rank passed. Usage: cpuft_parallel_helper SCENARIO [ARGS...]
 //   info                         print rank, size, local rank/size, node count, host
 //   collectives                  allreduce (f32, f64 sum/max), broadcast, allgather, barrier
-//   buckets N BYTES f32|bf16 [thread]   overlapped GradBuckets == blocking allreduce (/ world size);
+//   buckets N BYTES f32|bf16 [thread]   overlapped GradBuckets == blocking allreduce;
 //                                with `thread`, a progress thread on this rank's CPUs moves them
 //   sparse ROWS WIDTH IDS        a row-sparse table in the arena: each rank touches IDS random rows
 //                                (some ranks none); GradBuckets == blocking allreduce of the whole arena
@@ -80,11 +80,9 @@ void buckets(cpuft::Communicator& comm, size_t n, size_t bucket_bytes, cpuft::Wi
   std::vector<float> grads(n);
   for (float& g : grads) g = dist(rng);
   std::vector<float> want = grads;
-  // The reference: what a rank would get from one blocking allreduce and a division.
+  // The reference: what a rank would get from one blocking allreduce.
   if (wire == cpuft::WireType::bf16)
-    for (float& w : want) w = cpuft::bf16_to_f32(cpuft::f32_to_bf16(w / comm.size()));
-  else
-    for (float& w : want) w /= comm.size();
+    for (float& w : want) w = cpuft::bf16_to_f32(cpuft::f32_to_bf16(w));
   comm.allreduce_sum(want.data(), n);
 
   cpuft::GradBuckets gb(comm, grads.data(), n, bucket_bytes, wire, thread ? cpuft::allowed_cpus() : std::vector<int>{});
@@ -92,7 +90,7 @@ void buckets(cpuft::Communicator& comm, size_t n, size_t bucket_bytes, cpuft::Wi
   for (int step = 0; step < 2; ++step) {
     std::vector<float> g = grads;
     std::vector<float> start = grads;
-    gb.begin_step(1.0f / comm.size());
+    gb.begin_step();
     // "Backward": parameters of 777 elements finish from the end of the arena to its start.
     for (size_t end = n; end > 0;) {
       size_t begin = end > 777 ? end - 777 : 0;
@@ -142,7 +140,7 @@ void sparse(cpuft::Communicator& comm, size_t rows, size_t width, size_t ids_per
   cpuft::GradBuckets gb(comm, grads.data(), n, 4096, cpuft::WireType::f32, {}, {begin, rows, width});
   for (int step = 0; step < 2; ++step) {
     std::vector<float> g = grads;
-    gb.begin_step(1.0f);
+    gb.begin_step();
     gb.note_rows(ids.data(), ids.size());
     for (size_t end = n; end > 0;) {
       size_t b = end > 333 ? end - 333 : 0;

@@ -1,4 +1,4 @@
-#include "cpuft/cpu/features.h"
+#include "cpuft/cpu/cpu_features.h"
 
 #include <cpuid.h>
 

@@ -1,7 +1,7 @@
 // The data-parallel training step both `cpuft train` and `cpuft bench` run: gradients of each
 // micro-batch added into the model, the last one's handed to the gradient buckets while backward
-// produces them (summed over ranks behind the rest of backward). Clipping and AdamW follow
-// (model/optimizer.h) once buckets->wait_all() returns.
+// produces them (summed over ranks behind the rest of backward). The optimizer step
+// follows (model/optimizer.h: optimizer_step) once buckets->wait_all() returns.
 #pragma once
 
 #include <cstdint>

@@ -63,7 +63,7 @@ struct Fixture {
     return ts.to_json();
   }
 
-  std::string save(const std::string& out, int64_t step) const {
+  std::string save(const std::string& out, int64_t step) {
     return cpuft::save_checkpoint(
         out, step, state(step), [this](const std::string& d) { write_model(d); }, m(), v(), trainer_state(step));
   }

@@ -62,7 +62,7 @@ FUZZ_FLAGS = -std=c++17 -O1 -g -fsanitize=address,undefined -fno-sanitize-recove
 FUZZ_TARGETS := tokenizer squad_reader config safetensors tokenizer_json tokenizer_config checkpoint_state \
   trainer_state question_lines table_file token_file
 FUZZ_LIB_OBJS := $(patsubst src/%.cc,$(FUZZ_BUILD)/%.o,\
-  $(addprefix src/cpuft/util/,atomic_file.cc read_file.cc json_read.cc py_json.cc checksum.cc log.cc memory.cc) \
+  $(addprefix src/cpuft/util/,atomic_file.cc read_file.cc json_read.cc py_json.cc checksum.cc log.cc memory.cc utf8.cc) \
   $(wildcard src/cpuft/text/*.cc) \
   $(addprefix src/cpuft/data/,squad_reader.cc question_lines.cc csv_reader.cc table_file.cc \
     text_classification_data.cc token_classification_data.cc) \

@@ -1,4 +1,5 @@
-// `cpuft bench`: the --json report that bench/compare.sh reads, and its one-line errors for bad flags.
+// `cpuft bench`: the --json report that bench/compare.sh reads, and its one-line errors for bad flags
+// and a step beyond memory.
 #include "cli/e2e_fixture.h"
 
 namespace cpuft_e2e {
@@ -80,6 +81,13 @@ TEST_F(Bench, ZeroStepsIsRejected) {
 TEST_F(Bench, HiddenNotAMultipleOfHeads) {
   ProcessResult r = cpuft(tiny({"--heads", "3"}));
   EXPECT_ONE_LINE_ERROR(r, "--hidden: found 32", "multiple of --heads (3)");
+}
+
+// The step's memory is checked as train checks it (run/setup's reserve_activations), naming bench's flags,
+// before anything of that size is allocated.
+TEST_F(Bench, BatchBeyondMemoryIsRefused) {
+  ProcessResult r = cpuft(tiny({"--batch", "1000000", "--seq", "512"}));
+  EXPECT_ONE_LINE_ERROR(r, "--batch 1000000 with --seq 512: training this model (", "of memory, more than the");
 }
 
 TEST_F(Bench, UnknownFlag) {

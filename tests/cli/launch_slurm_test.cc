@@ -1,6 +1,6 @@
 // `cpuft launch --slurm --dry-run`: the batch script for N nodes x K ranks with this machine's plan,
 // printed without submitting, and the one-line errors of flags that do not go with --slurm. (The
-// script submitted to a real Slurm is tests/dist/slurm_test.cc.)
+// script submitted to a real Slurm is tests/launch/slurm_test.cc.)
 #include <stdlib.h>
 #include <sys/stat.h>
 

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "cli/e2e_fixture.h"
+#include "common/notices.h"
 #include "cpuft/data/feature_builder.h"
 #include "cpuft/data/squad_reader.h"
 #include "cpuft/io/safetensors.h"
@@ -215,9 +216,9 @@ TEST_F(Quantize, FineTunedModelKeepsItsLogitsAndAnswers) {
   fo.doc_stride = 16;
   const std::vector<cpuft::Example> examples = cpuft::read_squad(dev).examples;
   const std::vector<cpuft::Feature> features = cpuft::build_eval_features(examples, tok, fo);
-  std::ostringstream notices;
-  cpuft::QaModel f32 = cpuft::QaModel::from_pretrained(kFineTuned, false, 0, notices);
-  cpuft::QaModel q8 = cpuft::QaModel::from_int8(path("int8"), notices);
+  cpuft_test::Notices notices;
+  cpuft::QaModel f32 = cpuft::QaModel::from_pretrained(kFineTuned, false, 0, notices.sink());
+  cpuft::QaModel q8 = cpuft::QaModel::from_int8(path("int8"), notices.sink());
   const int B = static_cast<int>(features.size()), T = fo.max_seq_length;
   std::vector<int32_t> ids;
   std::vector<int8_t> types, mask;

@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "cpuft/cpu/features.h"
+#include "cpuft/cpu/cpu_features.h"
 
 namespace cpuft {
 namespace {

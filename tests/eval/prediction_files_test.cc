@@ -14,7 +14,7 @@
 namespace cpuft {
 namespace {
 
-// The files' floats go through util's py_float_repr: checked here on the eval reference values.
+// The files' floats and strings go through util's py_float_repr and py_json_string: checked here on the eval reference values.
 TEST(PredictionFiles, FloatReprMatchesPython) {
   const auto cases = testing::load_eval_fixture("format_cases.json")["float_repr"];
   ASSERT_GT(cases.size(), 400u);
@@ -24,7 +24,7 @@ TEST(PredictionFiles, FloatReprMatchesPython) {
 TEST(PredictionFiles, JsonStringMatchesPython) {
   const auto cases = testing::load_eval_fixture("format_cases.json")["json_string"];
   ASSERT_GT(cases.size(), 5u);
-  for (const auto& c : cases) EXPECT_EQ(python_json_string(c[0].get<std::string>()), c[1].get<std::string>());
+  for (const auto& c : cases) EXPECT_EQ(py_json_string(c[0].get<std::string>()), c[1].get<std::string>());
 }
 
 ExamplePrediction sample(const std::string& id, const std::string& text) {

@@ -62,7 +62,6 @@ TEST(HfConfig, DefaultsAreTransformers) {
   EXPECT_FLOAT_EQ(d.hidden_dropout, 0.1f);
   EXPECT_FLOAT_EQ(d.initializer_range, 0.02f);
   EXPECT_EQ(d.pad_token_id, 0);
-  EXPECT_FALSE(d.sinusoidal_pos_embds);
 
   ModelConfig b = load_text(R"({"model_type": "bert", "pad_token_id": null})");
   EXPECT_EQ(b.hidden, 768);
@@ -78,11 +77,10 @@ TEST(HfConfig, DefaultsAreTransformers) {
 TEST(HfConfig, DistilBertAliases) {
   ModelConfig c = load_text(
       R"({"model_type": "distilbert", "hidden_size": 384, "num_attention_heads": 6, "num_hidden_layers": 3,
-          "sinusoidal_pos_embds": true, "layer_norm_eps": 1e-5})");
+          "sinusoidal_pos_embds": false, "layer_norm_eps": 1e-5})");
   EXPECT_EQ(c.hidden, 384);
   EXPECT_EQ(c.heads, 6);
   EXPECT_EQ(c.layers, 3);
-  EXPECT_TRUE(c.sinusoidal_pos_embds);
   EXPECT_FLOAT_EQ(c.layer_norm_eps, 1e-12f);  // not a DistilBERT config field
   ModelConfig same = load_text(R"({"model_type": "distilbert", "dim": 384, "hidden_size": 384, "n_heads": 6})");
   EXPECT_EQ(same.hidden, 384);
@@ -119,6 +117,9 @@ TEST(HfConfig, RejectsBadConfigs) {
       {R"({"model_type": "bert", "layer_norm_eps": 0})", {"\"layer_norm_eps\" is 0; expected a number in ["}},
       {R"({"model_type": "distilbert", "sinusoidal_pos_embds": 1})",
        {"\"sinusoidal_pos_embds\" is 1; expected true or false"}},
+      // transformers makes fixed (untrained) sinusoidal position embeddings of it; cpuft refuses it.
+      {R"({"model_type": "distilbert", "sinusoidal_pos_embds": true})",
+       {"\"sinusoidal_pos_embds\" is true; cpuft supports only learned position embeddings (false)"}},
       {R"({"model_type": "bert", "hidden_act": null})", {"\"hidden_act\" is null; expected a string"}},
       {R"({"model_type": "bert", "pad_token_id": 30522})",
        {"\"pad_token_id\" is 30522; expected a token id in [0, 30522)"}},

@@ -15,7 +15,7 @@
 
 #include <dnnl_version.h>
 
-#include "cpuft/cpu/features.h"
+#include "cpuft/cpu/cpu_features.h"
 #include "cpuft/cpu/onednn_info.h"
 #include "cpuft/tensor/bf16.h"
 #include "cpuft/util/error.h"

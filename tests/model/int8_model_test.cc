@@ -11,6 +11,8 @@
 #include <functional>
 #include <sstream>
 
+#include "common/notices.h"
+#include "common/temp_dir.h"
 #include "cpuft/io/quantization_config.h"
 #include "cpuft/io/safetensors.h"
 #include "cpuft/kernels/gemm_int8.h"
@@ -18,7 +20,6 @@
 #include "cpuft/util/atomic_file.h"
 #include "cpuft/util/error.h"
 #include "cpuft/util/read_file.h"
-#include "common/temp_dir.h"
 #include "model/reference.h"
 
 namespace cpuft {
@@ -43,7 +44,7 @@ void expect_error(const std::function<void()>& fn, const std::vector<std::string
   try {
     fn();
     ADD_FAILURE() << "no error; expected one containing '" << pieces.front() << "'";
-  } catch (const Error& e) {
+  } catch (const std::exception& e) {  // user and internal errors alike
     const std::string msg = e.what();
     EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
     for (const std::string& p : pieces) EXPECT_NE(msg.find(p), std::string::npos) << "'" << p << "' not in: " << msg;
@@ -54,8 +55,8 @@ void expect_error(const std::function<void()>& fn, const std::vector<std::string
 struct Int8Case {
   explicit Int8Case(const std::string& fixture, bool calibrate = false)
       : dir(test::model_fixture_dir(fixture)), ref(dir + "/reference.safetensors"), out(temp_dir()) {
-    std::ostringstream notices;
-    QaModel f32 = QaModel::from_pretrained(dir, false, 0, notices);
+    cpuft_test::Notices notices;
+    QaModel f32 = QaModel::from_pretrained(dir, false, 0, notices.sink());
     want = logits(f32, ref);
     if (calibrate) {
       InputRangeRecorder recorder(f32);
@@ -85,8 +86,8 @@ TEST(Int8Model, DynamicActivationsLogitsCloseToF32) {
   for (const char* fixture : {"bert_hd16", "distilbert"}) {
     SCOPED_TRACE(fixture);
     Int8Case c(fixture);
-    std::ostringstream notices;
-    QaModel q = QaModel::from_int8(c.out, notices);
+    cpuft_test::Notices notices;
+    QaModel q = QaModel::from_int8(c.out, notices.sink());
     EXPECT_TRUE(q.int8());
     EXPECT_FALSE(q.int8_weights()->static_activations);
     // Four products per layer: q, k and v (stored as three int8 tensors, run as one), o, ff1, ff2.
@@ -108,8 +109,8 @@ TEST(Int8Model, CalibratedActivationsLogitsCloseToF32) {
   Int8Case c("bert_hd16", /*calibrate=*/true);
   EXPECT_EQ(c.ranges.size(), 8u);  // one input per product: q k v, o, ff1, ff2 of two layers
   for (const auto& [offset, r] : c.ranges) EXPECT_LT(r.lo, r.hi);
-  std::ostringstream notices;
-  QaModel q = QaModel::from_int8(c.out, notices);
+  cpuft_test::Notices notices;
+  QaModel q = QaModel::from_int8(c.out, notices.sink());
   EXPECT_TRUE(q.int8_weights()->static_activations);
   const QuantizationConfig qc = read_quantization_config(q.config().raw, "config.json");
   EXPECT_TRUE(qc.static_activations);
@@ -123,10 +124,10 @@ TEST(Int8Model, CalibratedActivationsLogitsCloseToF32) {
 
 TEST(Int8Model, TrainingRefusesAnInt8Model) {
   Int8Case c("bert_hd16");
-  std::ostringstream notices;
-  expect_error([&] { QaModel::from_pretrained(c.out, false, 0, notices); },
+  cpuft_test::Notices notices;
+  expect_error([&] { QaModel::from_pretrained(c.out, false, 0, notices.sink()); },
                {c.out + "/config.json", "quantization_config", "full-precision"});
-  QaModel q = QaModel::from_int8(c.out, notices);
+  QaModel q = QaModel::from_int8(c.out, notices.sink());
   q.reserve(c.ref.batch, c.ref.seq_len, /*training=*/true);
   expect_error([&] { q.forward_backward(c.ref.batch_view(), 1); }, {"int8"});
 }
@@ -160,8 +161,8 @@ StTensorOut& named(std::vector<StTensorOut>& ts, const std::string& name) {
 TEST(Int8Model, BadDirectoriesGiveOneLineErrors) {
   const std::string q = "bert.encoder.layer.1.attention.self.query";
   auto load = [](const std::string& dir) {
-    std::ostringstream notices;
-    QaModel::from_int8(dir, notices);
+    cpuft_test::Notices notices;
+    QaModel::from_int8(dir, notices.sink());
   };
   {
     SCOPED_TRACE("missing scale");

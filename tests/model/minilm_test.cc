@@ -9,8 +9,9 @@
 #include <filesystem>
 #include <sstream>
 
-#include "cpuft/model/qa_model.h"
+#include "common/notices.h"
 #include "common/shared_data.h"
+#include "cpuft/model/qa_model.h"
 #include "model/reference.h"
 
 namespace cpuft {
@@ -33,8 +34,8 @@ TEST(MiniLM, RealWeightsLogitsMatchTransformers) {
     GTEST_SKIP() << "no MiniLM model at " << dir << " (scripts/fetch-demo-model.sh fetches it)";
   }
   test::Reference ref(test::model_fixture_dir("minilm") + "/reference.safetensors");
-  std::ostringstream notices;
-  QaModel m = QaModel::from_pretrained(dir, false, 0, notices);
+  cpuft_test::Notices notices;
+  QaModel m = QaModel::from_pretrained(dir, false, 0, notices.sink());
   EXPECT_NE(notices.str().find("qa_outputs"), std::string::npos) << notices.str();
   for (const char* name : {"qa_outputs.weight", "qa_outputs.bias"}) {
     const ParamEntry* e = m.table().find(name);

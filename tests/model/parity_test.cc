@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <sstream>
 
+#include "common/notices.h"
 #include "cpuft/model/optimizer.h"
 #include "cpuft/model/qa_model.h"
 #include "model/reference.h"
@@ -40,8 +41,8 @@ double check_gradients(const QaModel& m, const Reference& ref, const std::string
 class ModelParity : public ::testing::TestWithParam<const char*> {
  protected:
   QaModel load(bool bf16) {
-    std::ostringstream notices;
-    QaModel m = QaModel::from_pretrained(model_fixture_dir(GetParam()), bf16, 0, notices);
+    cpuft_test::Notices notices;
+    QaModel m = QaModel::from_pretrained(model_fixture_dir(GetParam()), bf16, 0, notices.sink());
     EXPECT_EQ(notices.str(), "");
     m.reserve(ref.batch, ref.seq_len);
     return m;

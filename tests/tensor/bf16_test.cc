@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "cpuft/cpu/features.h"
+#include "cpuft/cpu/cpu_features.h"
 #include "cpuft/tensor/bf16_paths.h"
 
 namespace cpuft {

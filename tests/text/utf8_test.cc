@@ -44,14 +44,5 @@ TEST(Utf8, PythonLstrip) {
   EXPECT_EQ(lstrip_python_space("   "), "");
 }
 
-TEST(Utf8, ValidPrefixStopsAtTheFirstBadByte) {
-  EXPECT_EQ(valid_utf8_prefix("abc"), 3u);
-  EXPECT_EQ(valid_utf8_prefix("a\xc3\xa9" "b"), 4u);
-  EXPECT_EQ(valid_utf8_prefix("ab\xff"), 2u);
-  EXPECT_EQ(valid_utf8_prefix("a\xc3"), 1u);            // cut sequence
-  EXPECT_EQ(valid_utf8_prefix("a\xed\xa0\x80"), 1u);    // a surrogate
-  EXPECT_EQ(valid_utf8_prefix("a\xc0\xaf"), 1u);        // overlong
-}
-
 }  // namespace
 }  // namespace cpuft

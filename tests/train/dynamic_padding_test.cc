@@ -7,9 +7,10 @@
 #include <cmath>
 #include <sstream>
 
+#include "common/notices.h"
 #include "cpuft/data/batch.h"
+#include "cpuft/model/batch_view.h"
 #include "cpuft/model/qa_model.h"
-#include "cpuft/run/batch_view.h"
 #include "model/reference.h"
 
 namespace cpuft {
@@ -59,8 +60,8 @@ TEST_P(DynamicPadding, BatchIsTheCollators) {
 }
 
 TEST_P(DynamicPadding, LossGradientsAndLogitsMatchTransformers) {
-  std::ostringstream notices;
-  QaModel m = QaModel::from_pretrained(model_fixture_dir(GetParam()), false, 0, notices);
+  cpuft_test::Notices notices;
+  QaModel m = QaModel::from_pretrained(model_fixture_dir(GetParam()), false, 0, notices.sink());
   m.reserve(3, 64);  // the arena of --max_seq_length 64; the batch uses 21 of it
   BatchBuffers b;
   b.gather(features, order, 0, 3, longest_feature(features, order, 0, 3), 0);

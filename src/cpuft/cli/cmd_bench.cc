@@ -20,19 +20,19 @@
 #include <nlohmann/json.hpp>
 
 #include "cpuft/cli/commands.h"
-#include "cpuft/data/batch.h"
-#include "cpuft/cpu/features.h"
+#include "cpuft/cpu/cpu_features.h"
 #include "cpuft/cpu/onednn_info.h"
-#include "cpuft/dist/grad_buckets.h"
+#include "cpuft/data/batch.h"
 #include "cpuft/flags/flag_help.h"
 #include "cpuft/flags/flag_parser.h"
 #include "cpuft/io/hf_config.h"
 #include "cpuft/kernels/gemm.h"
+#include "cpuft/model/batch_view.h"
 #include "cpuft/model/optimizer.h"
 #include "cpuft/model/qa_model.h"
+#include "cpuft/parallel/grad_buckets.h"
 #include "cpuft/perf/data_parallel_timing.h"
 #include "cpuft/perf/step_flops.h"
-#include "cpuft/run/batch_view.h"
 #include "cpuft/run/setup.h"
 #include "cpuft/train/train_step.h"
 #include "cpuft/util/clock.h"
@@ -153,7 +153,7 @@ void print_text(const BenchArgs& a, const Communicator& comm, double t, double a
   if (dp)
     std::printf("  %d ranks on %d node(s), batch %d per rank; %s gradients in %d buckets of %g MB (%.1f MB per step);\n"
                 "  MPI progress %s\n",
-                ranks, comm.node_count(), a.batch, a.wire == WireType::bf16 ? "bf16" : "f32", dp->buckets,
+                ranks, comm.node_count(), a.batch, wire_type_name(a.wire), dp->buckets,
                 a.bucket_mb, dp->megabytes,
                 dp->progress_thread ? "by a thread on rank 0's spare CPUs"
                                     : "at backward's gradient marks (rank 0 has no spare CPU for a thread)");
@@ -201,7 +201,7 @@ int cmd_bench(const Argv& argv, Communicator& comm, const StartComm& start_comm)
   const RankPlacement place = configure_threads(a.threads, comm);
   onednn_prepare();
   QaModel model(a.model, a.bf16, 42);
-  model.reserve(a.batch, a.seq, /*training=*/!a.eval);
+  reserve_activations(model, a.batch, a.seq, /*training=*/!a.eval, "--batch", "--seq");
   std::optional<AdamW> opt;  // training only: its moments are memory a forward pass does not need
   if (!a.eval) opt.emplace(model, AdamWConfig{});
   std::unique_ptr<GradBuckets> buckets;
@@ -233,9 +233,7 @@ int cmd_bench(const Argv& argv, Communicator& comm, const StartComm& start_comm)
                 allreduce ? 1.0f / static_cast<float>(comm.size()) : 1.0f);
     const double backward_end = now_s() - t0;
     if (allreduce) buckets->wait_all();
-    clip_grad_norm(model, 1.0);
-    opt->step(model, 5e-5);
-    model.zero_grads();
+    optimizer_step(model, *opt, 1.0, 5e-5);
     return backward_end;
   };
 
@@ -283,7 +281,7 @@ int cmd_bench(const Argv& argv, Communicator& comm, const StartComm& start_comm)
     if (dp) {
       j["ranks"] = comm.size();
       j["nodes"] = comm.node_count();
-      j["allreduce_dtype"] = a.wire == WireType::bf16 ? "bf16" : "f32";
+      j["allreduce_dtype"] = wire_type_name(a.wire);
       j["bucket_size_mb"] = a.bucket_mb;
       j["buckets"] = dp->buckets;
       j["progress_thread"] = dp->progress_thread;

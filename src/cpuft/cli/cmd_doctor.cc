@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cpuft/cli/commands.h"
-#include "cpuft/cpu/features.h"
+#include "cpuft/cpu/cpu_features.h"
 #include "cpuft/cpu/onednn_info.h"
 #include "cpuft/cpu/placement.h"
 #include "cpuft/cpu/topology.h"

@@ -6,6 +6,7 @@
 
 #include "cpuft/cli/commands.h"
 #include "cpuft/flags/args.h"
+#include "cpuft/flags/train_options.h"
 #include "cpuft/infer/inference.h"
 #include "cpuft/util/error.h"
 #include "cpuft/util/log.h"

@@ -1,5 +1,5 @@
-// cpuft launch: prints and runs the mpirun command for a hostfile (dist/launcher.h), or with --slurm
-// writes and submits a batch script (dist/sbatch_script.h).
+// cpuft launch: prints and runs the mpirun command for a hostfile (launch/launcher.h), or with --slurm
+// writes and submits a batch script (launch/sbatch_script.h).
 #include <unistd.h>
 
 #include <cstdio>
@@ -7,10 +7,10 @@
 #include "cpuft/cli/commands.h"
 #include "cpuft/cpu/placement.h"
 #include "cpuft/cpu/topology.h"
-#include "cpuft/dist/launcher.h"
-#include "cpuft/dist/sbatch_script.h"
 #include "cpuft/flags/flag_help.h"
 #include "cpuft/flags/flag_parser.h"
+#include "cpuft/launch/launcher.h"
+#include "cpuft/launch/sbatch_script.h"
 #include "cpuft/util/error.h"
 
 namespace cpuft {

@@ -19,6 +19,7 @@
 #include "cpuft/cli/standard_streams.h"
 #include "cpuft/data/question_lines.h"
 #include "cpuft/flags/args.h"
+#include "cpuft/flags/train_options.h"
 #include "cpuft/infer/inference.h"
 #include "cpuft/util/log.h"
 

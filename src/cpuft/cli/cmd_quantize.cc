@@ -14,7 +14,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <sstream>
 
 #include "cpuft/cli/commands.h"
 #include "cpuft/data/batch.h"
@@ -25,8 +24,8 @@
 #include "cpuft/io/model_dir.h"
 #include "cpuft/io/quantization_config.h"
 #include "cpuft/kernels/gemm_int8.h"
+#include "cpuft/model/batch_view.h"
 #include "cpuft/model/int8_model.h"
-#include "cpuft/run/batch_view.h"
 #include "cpuft/run/setup.h"
 #include "cpuft/util/atomic_file.h"
 #include "cpuft/util/dir_lock.h"
@@ -75,7 +74,7 @@ bool parse(const Argv& argv, QuantizeArgs& a) {
 // The architectures quantize supports: a QA model of a family cpuft runs, with its trained head.
 void check_architecture(const std::string& dir, const ModelConfig& config) {
   const std::string path = dir + "/config.json";
-  const char* want = config.family == ModelFamily::bert ? "BertForQuestionAnswering" : "DistilBertForQuestionAnswering";
+  const char* want = qa_architecture_name(config.family);
   const nlohmann::json arch = config.raw.value("architectures", nlohmann::json());
   const bool ok = arch.is_array() && std::find(arch.begin(), arch.end(), nlohmann::json(want)) != arch.end();
   if (!ok)
@@ -154,8 +153,7 @@ int cmd_quantize(const Argv& argv, Communicator& comm, const StartComm& start) {
   configure_threads(a.threads, comm);
 
   const Tokenizer tokenizer = Tokenizer::load(dir);
-  std::ostringstream notices;
-  QaModel model = QaModel::from_pretrained(dir, /*bf16=*/false, 42, notices);
+  QaModel model = QaModel::from_pretrained(dir, /*bf16=*/false, 42, log_notices());
   if (!a.calibration_file.empty() && a.max_seq_length > model.config().max_position_embeddings)
     fail("--max_seq_length: found ", a.max_seq_length, ", expected at most the model's max_position_embeddings (",
          model.config().max_position_embeddings, ")");

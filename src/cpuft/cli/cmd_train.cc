@@ -4,6 +4,7 @@
 
 #include "cpuft/cli/commands.h"
 #include "cpuft/flags/args.h"
+#include "cpuft/flags/train_options.h"
 #include "cpuft/train/trainer.h"
 #include "cpuft/util/log.h"
 
@@ -27,12 +28,6 @@ bool parse(Command command, const Argv& argv, const StartComm& start, TrainArgs&
 }
 
 }  // namespace
-
-CommOptions comm_options(const TrainArgs& args) {
-  CommOptions o;
-  o.collective_timeout_s = args.collective_timeout;
-  return o;
-}
 
 int cmd_train(const Argv& argv, Communicator& comm, const StartComm& start) {
   TrainArgs args;

@@ -6,8 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "cpuft/dist/communicator.h"
-#include "cpuft/flags/train_args.h"
+#include "cpuft/parallel/communicator.h"
 
 namespace cpuft {
 
@@ -16,9 +15,6 @@ using Argv = std::vector<std::string>;
 // Joins MPI (when launched by mpirun) with the options the flags chose. The commands that run under
 // mpirun call it once their flags are checked, so that a bad flag is reported before any work.
 using StartComm = std::function<void(const CommOptions&)>;
-
-// The communicator options of `cpuft train | evaluate | predict` flags (--collective_timeout).
-CommOptions comm_options(const TrainArgs& args);
 
 // Commands that may run under mpirun (they start MPI through `start`):
 int cmd_train(const Argv& args, Communicator& comm, const StartComm& start);          // train [+ evaluate]

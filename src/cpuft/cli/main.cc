@@ -63,14 +63,10 @@ int run(int argc, char** argv, cpuft::Communicator& comm) {
     }
     std::fprintf(stderr, "cpuft: unknown command '%s'\n\n%s", cmd.c_str(), kUsage);
     return 2;
-  } catch (const cpuft::Error& e) {
-    std::fprintf(stderr, "cpuft: error: %s\n", e.what());
-    if (comm.size() > 1) comm.abort(1, e.what());
-    return 1;
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "cpuft: internal error: %s\n", e.what());
-    if (comm.size() > 1) comm.abort(3, e.what());
-    return 3;
+    std::fprintf(stderr, "cpuft: %s\n", cpuft::error_line(e).c_str());
+    if (comm.size() > 1) comm.abort(cpuft::exit_status_of(e), e.what());
+    return cpuft::exit_status_of(e);
   }
 }
 

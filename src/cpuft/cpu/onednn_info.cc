@@ -8,7 +8,7 @@
 
 #include <dnnl.hpp>
 
-#include "cpuft/cpu/features.h"
+#include "cpuft/cpu/cpu_features.h"
 
 namespace cpuft {
 namespace {

@@ -1,40 +1,9 @@
 #include "cpuft/eval/prediction_files.h"
 
-#include <cstdio>
-
-#include "cpuft/text/utf8.h"
 #include "cpuft/util/atomic_file.h"
 #include "cpuft/util/py_json.h"
 
 namespace cpuft {
-
-std::string python_json_string(std::string_view s) {
-  std::string out = "\"";
-  char buf[16];
-  for (const char32_t cp : decode_utf8(s)) {
-    switch (cp) {
-      case '"': out += "\\\""; continue;
-      case '\\': out += "\\\\"; continue;
-      case '\n': out += "\\n"; continue;
-      case '\r': out += "\\r"; continue;
-      case '\t': out += "\\t"; continue;
-      case '\b': out += "\\b"; continue;
-      case '\f': out += "\\f"; continue;
-      default: break;
-    }
-    if (cp >= 0x20 && cp < 0x7F) {
-      out.push_back(static_cast<char>(cp));
-    } else if (cp < 0x10000) {
-      std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(cp));
-      out += buf;
-    } else {
-      const unsigned v = static_cast<unsigned>(cp) - 0x10000;
-      std::snprintf(buf, sizeof buf, "\\u%04x\\u%04x", 0xD800 + (v >> 10), 0xDC00 + (v & 0x3FF));
-      out += buf;
-    }
-  }
-  return out + "\"";
-}
 
 namespace {
 
@@ -44,7 +13,7 @@ std::string dump_object(const std::vector<ExamplePrediction>& predictions,
   if (predictions.empty()) return "{}\n";
   std::string out = "{\n";
   for (size_t i = 0; i < predictions.size(); ++i) {
-    out += "    " + python_json_string(predictions[i].id) + ": " + value(predictions[i]);
+    out += "    " + py_json_string(predictions[i].id) + ": " + value(predictions[i]);
     out += i + 1 < predictions.size() ? ",\n" : "\n";
   }
   return out + "}\n";
@@ -55,7 +24,7 @@ std::string nbest_list(const ExamplePrediction& p) {
   std::string out = "[\n";
   for (size_t i = 0; i < p.nbest.size(); ++i) {
     const NbestEntry& e = p.nbest[i];
-    const std::string text = "            \"text\": " + python_json_string(e.text);
+    const std::string text = "            \"text\": " + py_json_string(e.text);
     const std::string start = "            \"start_logit\": " + py_float_repr(e.start_logit);
     const std::string end = "            \"end_logit\": " + py_float_repr(e.end_logit);
     out += "        {\n";
@@ -69,7 +38,7 @@ std::string nbest_list(const ExamplePrediction& p) {
 }  // namespace
 
 std::string predictions_json(const std::vector<ExamplePrediction>& predictions) {
-  return dump_object(predictions, [](const ExamplePrediction& p) { return python_json_string(p.text); });
+  return dump_object(predictions, [](const ExamplePrediction& p) { return py_json_string(p.text); });
 }
 
 std::string nbest_json(const std::vector<ExamplePrediction>& predictions) {

@@ -1,7 +1,7 @@
 // The prediction files utils_qa.postprocess_qa_predictions writes (docs/parity.md, Post-processing),
 // byte for byte as Python's json.dumps(obj, indent=4) + "\n": keys in insertion order, ": " and ","
-// separators, ensure_ascii escapes (\uXXXX in lower-case hex, surrogate pairs above U+FFFF), floats
-// as Python's repr (util/py_json.h py_float_repr), and the n-best values as the float32 numbers
+// separators, ensure_ascii escapes (util/py_json.h py_json_string), floats as Python's repr
+// (py_float_repr), and the n-best values as the float32 numbers
 // widened to double, as float(np.float32) gives.
 #pragma once
 
@@ -12,9 +12,6 @@
 #include "cpuft/eval/postprocess.h"
 
 namespace cpuft {
-
-// json.dumps(str) with ensure_ascii=True, quotes included; throws cpuft::Error on invalid UTF-8.
-std::string python_json_string(std::string_view utf8);
 
 // {id: answer text}
 std::string predictions_json(const std::vector<ExamplePrediction>& predictions);

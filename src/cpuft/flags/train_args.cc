@@ -46,12 +46,4 @@ bool TrainArgs::reports_to_tensorboard() const {
                      [](const std::string& r) { return r == "tensorboard" || r == "all"; });
 }
 
-const char* allreduce_dtype_name(AllreduceDtype d) {
-  switch (d) {
-    case AllreduceDtype::F32: return "f32";
-    case AllreduceDtype::BF16: return "bf16";
-  }
-  return "?";
-}
-
 }  // namespace cpuft

@@ -9,13 +9,14 @@
 #include <string>
 #include <vector>
 
+#include "cpuft/parallel/wire_type.h"
+
 namespace cpuft {
 
 enum class Command { Train, Evaluate, Predict };
 enum class LrSchedulerType { Linear, Constant, ConstantWithWarmup, Cosine };
 enum class SaveStrategy { Steps, Epoch, No };
 enum class EvalStrategy { No, Steps, Epoch };  // TrainingArguments' IntervalStrategy
-enum class AllreduceDtype { F32, BF16 };
 
 struct TrainArgs {
   Command command = Command::Train;
@@ -80,7 +81,7 @@ struct TrainArgs {
 
   // Distributed
   double bucket_size_mb = 25.0;  // gradient bucket size for the overlapped allreduce (DDP default)
-  AllreduceDtype allreduce_dtype = AllreduceDtype::F32;
+  WireType allreduce_dtype = WireType::f32;
   double collective_timeout = 300;  // seconds a collective may wait with none completing; 0: no watchdog
 
   // Questions (cpuft predict); unset when not given (an empty --context is a context)
@@ -96,6 +97,5 @@ const char* command_name(Command c);
 const char* lr_scheduler_name(LrSchedulerType t);
 const char* save_strategy_name(SaveStrategy s);
 const char* eval_strategy_name(EvalStrategy s);
-const char* allreduce_dtype_name(AllreduceDtype d);
 
 }  // namespace cpuft

@@ -249,9 +249,8 @@ void distributed(FlagTable& t, TrainArgs& a) {
   // overlap left to gain.
   t.number("bucket_size_mb", &a.bucket_size_mb, closed(1, 4096),
            "gradient bucket size in MiB for the allreduce overlapped with backward");
-  t.choice<AllreduceDtype>("allreduce_dtype", &a.allreduce_dtype,
-                           {{"f32", AllreduceDtype::F32}, {"bf16", AllreduceDtype::BF16}},
-                           "element type of gradients on the wire");
+  t.choice<WireType>("allreduce_dtype", &a.allreduce_dtype, {{"f32", WireType::f32}, {"bf16", WireType::bf16}},
+                     "element type of gradients on the wire");
   t.number("collective_timeout", &a.collective_timeout, closed(0, 86400),
            "seconds an MPI collective may wait with none completing before the job is stopped (a rank died or "
            "hangs); 0: never")

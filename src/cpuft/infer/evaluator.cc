@@ -6,7 +6,7 @@
 
 #include "cpuft/eval/results_files.h"
 #include "cpuft/eval/squad_metrics.h"
-#include "cpuft/run/batch_view.h"
+#include "cpuft/model/batch_view.h"
 #include "cpuft/util/clock.h"
 #include "cpuft/util/error.h"
 
@@ -49,7 +49,7 @@ void compute_logits(QaModel& model, const std::vector<Feature>& features, int ba
     std::memcpy(end_logits.data() + at, part.data() + count * sizeof(float), count * sizeof(float));
     at += count;
   }
-  if (at != n * per) fail("evaluation: gathered ", at, " logits from ", comm.size(), " ranks, expected ", n * per);
+  if (at != n * per) fail_internal("evaluation: gathered ", at, " logits from ", comm.size(), " ranks, expected ", n * per);
 }
 
 nlohmann::json squad_metrics_json(const QaData& data, const std::vector<ExamplePrediction>& predictions,

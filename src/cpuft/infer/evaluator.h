@@ -9,9 +9,9 @@
 #include <nlohmann/json.hpp>
 
 #include "cpuft/data/qa_data.h"
-#include "cpuft/dist/communicator.h"
 #include "cpuft/eval/postprocess.h"
 #include "cpuft/model/qa_model.h"
+#include "cpuft/parallel/communicator.h"
 #include "cpuft/util/phase_times.h"
 
 namespace cpuft {

@@ -2,6 +2,7 @@
 
 #include "cpuft/eval/prediction_files.h"
 #include "cpuft/eval/results_files.h"
+#include "cpuft/flags/train_options.h"
 #include "cpuft/run/setup.h"
 #include "cpuft/util/clock.h"
 #include "cpuft/util/error.h"
@@ -9,23 +10,6 @@
 #include "cpuft/util/phase_times.h"
 
 namespace cpuft {
-
-FeatureOptions feature_options(const TrainArgs& a) {
-  FeatureOptions o;
-  o.max_seq_length = static_cast<int>(a.max_seq_length);
-  o.doc_stride = static_cast<int>(a.doc_stride);
-  o.pad_to_max_length = a.pad_to_max_length;
-  return o;
-}
-
-PostprocessOptions postprocess_options(const TrainArgs& a) {
-  PostprocessOptions o;
-  o.n_best_size = static_cast<int>(a.n_best_size);
-  o.max_answer_length = static_cast<int>(a.max_answer_length);
-  o.version_2_with_negative = a.version_2_with_negative;
-  o.null_score_diff_threshold = a.null_score_diff_threshold;
-  return o;
-}
 
 void write_results(const std::string& out_dir, const std::string& split, const EvalOutcome& out,
                    bool version_2_with_negative, const Communicator& comm) {
@@ -43,7 +27,7 @@ int run_evaluate(const TrainArgs& args, Communicator& comm) {
   if (file.empty()) fail(predict ? "--test_file" : "--validation_file", ": missing, expected a SQuAD JSON file");
   PhaseTimes phases;
   const double load_start = now_s();
-  LoadedModel loaded = load_model(args, comm);
+  LoadedModel loaded = load_model(model_source(args), comm);
   // Where the results go is checked before the work that produces them.
   const std::string& out_dir = args.output_dir;  // required by cpuft evaluate / predict --test_file
   DirLock lock;  // rank 0: the one writer of out_dir until the results are written
@@ -51,7 +35,8 @@ int run_evaluate(const TrainArgs& args, Communicator& comm) {
     lock = lock_output_dir(out_dir);
     check_results_file(out_dir);
   }
-  reserve_activations(*loaded.model, args, args.per_device_eval_batch_size, false, "--per_device_eval_batch_size");
+  reserve_activations(*loaded.model, args.per_device_eval_batch_size, args.max_seq_length, false,
+                      "--per_device_eval_batch_size");
   phases.add("load", now_s() - load_start);
   QaData data;
   {
@@ -81,8 +66,9 @@ int run_evaluate(const TrainArgs& args, Communicator& comm) {
 
 LoadedModel load_for_questions(const TrainArgs& args, Communicator& comm) {
   configure_threads(static_cast<int>(args.threads), comm);
-  LoadedModel loaded = load_model(args, comm);
-  reserve_activations(*loaded.model, args, args.per_device_eval_batch_size, false, "--per_device_eval_batch_size");
+  LoadedModel loaded = load_model(model_source(args), comm);
+  reserve_activations(*loaded.model, args.per_device_eval_batch_size, args.max_seq_length, false,
+                      "--per_device_eval_batch_size");
   return loaded;
 }
 

@@ -8,18 +8,13 @@
 
 #include "cpuft/data/feature_builder.h"
 #include "cpuft/data/qa_data.h"
-#include "cpuft/dist/communicator.h"
 #include "cpuft/eval/postprocess.h"
 #include "cpuft/flags/train_args.h"
 #include "cpuft/infer/evaluator.h"
+#include "cpuft/parallel/communicator.h"
 #include "cpuft/run/setup.h"
 
 namespace cpuft {
-
-// The windows (--max_seq_length, --doc_stride, --pad_to_max_length) and the answer search
-// (--n_best_size, --max_answer_length, SQuAD v2 flags) the flags ask for.
-FeatureOptions feature_options(const TrainArgs& args);
-PostprocessOptions postprocess_options(const TrainArgs& args);
 
 // Rank 0 writes `split`'s prediction files and {split}_results.json (merged into all_results.json)
 // into out_dir and logs the metrics; the other ranks do nothing.

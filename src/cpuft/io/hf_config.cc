@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <limits>
+#include <vector>
 
 #include "cpuft/util/atomic_file.h"
 #include "cpuft/util/error.h"
@@ -101,44 +102,74 @@ class Fields {
   const json& root_;
 };
 
-void read_distilbert(const std::string& path, const Fields& f, ModelConfig* c) {
-  c->family = ModelFamily::distilbert;
-  c->hidden = f.positive({"dim", "hidden_size"}, 768, kMaxHidden);
-  c->layers = f.positive({"n_layers", "num_hidden_layers"}, 6, kMaxLayers);
-  c->heads = f.positive({"n_heads", "num_attention_heads"}, 12, kMaxHeads);
-  c->intermediate = f.positive({"hidden_dim"}, 4 * 768, kMaxIntermediate);
-  c->hidden_dropout = f.number("dropout", 0.1f, 0, 1);
-  c->attention_dropout = f.number("attention_dropout", 0.1f, 0, 1);
-  c->qa_dropout = f.number("qa_dropout", 0.1f, 0, 1);
-  c->layer_norm_eps = 1e-12f;  // hard-coded in modeling_distilbert.py
-  c->type_vocab_size = 0;
-  c->sinusoidal_pos_embds = f.boolean("sinusoidal_pos_embds", false);
-  c->activation = f.string("activation", "gelu");
-  if (c->activation != "gelu") {
-    fail(path, ": \"activation\" is ", json_preview(c->activation), "; cpuft supports only \"gelu\"");
-  }
+// config.json's names for the fields of ModelConfig, per family: the one table that reading
+// (read_family) and writing (fields_of) go by. `alias` is the other name transformers' attribute_map
+// accepts (DistilBERT takes BERT's names); `fallback` its config class's default.
+struct SizeKey {
+  int64_t ModelConfig::*field;
+  const char* name;
+  const char* alias;
+  int64_t fallback;
+  int64_t max;
+};
+struct RateKey {  // a dropout probability
+  float ModelConfig::*field;
+  const char* name;
+  float fallback;
+};
+struct FamilyKeys {
+  std::vector<SizeKey> sizes;  // hidden first, heads second (the divisibility check names them)
+  std::vector<RateKey> rates;
+  const char* activation;
+};
+
+const FamilyKeys& keys_of(ModelFamily family) {
+  static const FamilyKeys distilbert{
+      {{&ModelConfig::hidden, "dim", "hidden_size", 768, kMaxHidden},
+       {&ModelConfig::heads, "n_heads", "num_attention_heads", 12, kMaxHeads},
+       {&ModelConfig::layers, "n_layers", "num_hidden_layers", 6, kMaxLayers},
+       {&ModelConfig::intermediate, "hidden_dim", nullptr, 4 * 768, kMaxIntermediate}},
+      {{&ModelConfig::hidden_dropout, "dropout", 0.1f},
+       {&ModelConfig::attention_dropout, "attention_dropout", 0.1f},
+       {&ModelConfig::qa_dropout, "qa_dropout", 0.1f}},
+      "activation"};
+  static const FamilyKeys bert{
+      {{&ModelConfig::hidden, "hidden_size", nullptr, 768, kMaxHidden},
+       {&ModelConfig::heads, "num_attention_heads", nullptr, 12, kMaxHeads},
+       {&ModelConfig::layers, "num_hidden_layers", nullptr, 12, kMaxLayers},
+       {&ModelConfig::intermediate, "intermediate_size", nullptr, 3072, kMaxIntermediate},
+       {&ModelConfig::type_vocab_size, "type_vocab_size", nullptr, 2, kMaxTypeVocab}},
+      {{&ModelConfig::hidden_dropout, "hidden_dropout_prob", 0.1f},
+       {&ModelConfig::attention_dropout, "attention_probs_dropout_prob", 0.1f}},
+      "hidden_act"};
+  return family == ModelFamily::distilbert ? distilbert : bert;
 }
 
-void read_bert(const std::string& path, const Fields& f, ModelConfig* c) {
-  c->family = ModelFamily::bert;
-  c->hidden = f.positive({"hidden_size"}, 768, kMaxHidden);
-  c->layers = f.positive({"num_hidden_layers"}, 12, kMaxLayers);
-  c->heads = f.positive({"num_attention_heads"}, 12, kMaxHeads);
-  c->intermediate = f.positive({"intermediate_size"}, 3072, kMaxIntermediate);
-  c->hidden_dropout = f.number("hidden_dropout_prob", 0.1f, 0, 1);
-  c->attention_dropout = f.number("attention_probs_dropout_prob", 0.1f, 0, 1);
-  c->qa_dropout = 0;  // BertForQuestionAnswering has no dropout before qa_outputs
-  c->layer_norm_eps = f.number("layer_norm_eps", 1e-12f, std::numeric_limits<float>::min(), 1);
-  c->type_vocab_size = f.positive({"type_vocab_size"}, 2, kMaxTypeVocab);
-  c->sinusoidal_pos_embds = false;
-  c->activation = f.string("hidden_act", "gelu");
-  if (c->activation != "gelu") {
-    fail(path, ": \"hidden_act\" is ", json_preview(c->activation), "; cpuft supports only \"gelu\"");
+void read_family(const std::string& path, const Fields& f, ModelConfig* c) {
+  const FamilyKeys& keys = keys_of(c->family);
+  for (const SizeKey& k : keys.sizes)
+    c->*k.field = k.alias ? f.positive({k.name, k.alias}, k.fallback, k.max) : f.positive({k.name}, k.fallback, k.max);
+  for (const RateKey& k : keys.rates) c->*k.field = f.number(k.name, k.fallback, 0, 1);
+  c->activation = f.string(keys.activation, "gelu");
+  if (c->activation != "gelu")
+    fail(path, ": \"", keys.activation, "\" is ", json_preview(c->activation), "; cpuft supports only \"gelu\"");
+  if (c->family == ModelFamily::distilbert) {
+    c->layer_norm_eps = 1e-12f;  // hard-coded in modeling_distilbert.py
+    c->type_vocab_size = 0;
+    // Fixed sinusoidal position embeddings (not trained) are a model cpuft does not build.
+    if (f.boolean("sinusoidal_pos_embds", false))
+      fail(path, ": \"sinusoidal_pos_embds\" is true; cpuft supports only learned position embeddings (false)");
+  } else {
+    c->qa_dropout = 0;  // BertForQuestionAnswering has no dropout before qa_outputs
+    c->layer_norm_eps = f.number("layer_norm_eps", 1e-12f, std::numeric_limits<float>::min(), 1);
+    const std::string positions = f.string("position_embedding_type", "absolute");
+    if (positions != "absolute")
+      fail(path, ": \"position_embedding_type\" is ", json_preview(positions), "; cpuft supports only \"absolute\"");
   }
-  std::string positions = f.string("position_embedding_type", "absolute");
-  if (positions != "absolute") {
-    fail(path, ": \"position_embedding_type\" is ", json_preview(positions), "; cpuft supports only \"absolute\"");
-  }
+  const SizeKey& hidden = keys.sizes[0];
+  const SizeKey& heads = keys.sizes[1];
+  if (c->hidden % c->heads != 0)
+    fail(path, ": \"", hidden.name, "\" ", c->hidden, " is not divisible by \"", heads.name, "\" ", c->heads);
 }
 
 // The fields of a config built in code (no file read), under transformers' names.
@@ -148,32 +179,26 @@ json fields_of(const ModelConfig& c) {
   j["max_position_embeddings"] = c.max_position_embeddings;
   j["initializer_range"] = c.initializer_range;
   j["pad_token_id"] = c.pad_token_id;
+  const FamilyKeys& keys = keys_of(c.family);
+  for (const SizeKey& k : keys.sizes) j[k.name] = c.*k.field;
+  for (const RateKey& k : keys.rates) j[k.name] = c.*k.field;
+  j[keys.activation] = c.activation;
   if (c.family == ModelFamily::distilbert) {
-    j["dim"] = c.hidden;
-    j["n_layers"] = c.layers;
-    j["n_heads"] = c.heads;
-    j["hidden_dim"] = c.intermediate;
-    j["dropout"] = c.hidden_dropout;
-    j["attention_dropout"] = c.attention_dropout;
-    j["qa_dropout"] = c.qa_dropout;
-    j["activation"] = c.activation;
-    j["sinusoidal_pos_embds"] = c.sinusoidal_pos_embds;
+    j["sinusoidal_pos_embds"] = false;
   } else {
-    j["hidden_size"] = c.hidden;
-    j["num_hidden_layers"] = c.layers;
-    j["num_attention_heads"] = c.heads;
-    j["intermediate_size"] = c.intermediate;
-    j["hidden_dropout_prob"] = c.hidden_dropout;
-    j["attention_probs_dropout_prob"] = c.attention_dropout;
-    j["hidden_act"] = c.activation;
     j["layer_norm_eps"] = c.layer_norm_eps;
-    j["type_vocab_size"] = c.type_vocab_size;
     j["position_embedding_type"] = "absolute";
   }
   return j;
 }
 
 }  // namespace
+
+const char* model_type_name(ModelFamily family) { return family == ModelFamily::distilbert ? "distilbert" : "bert"; }
+
+const char* qa_architecture_name(ModelFamily family) {
+  return family == ModelFamily::distilbert ? "DistilBertForQuestionAnswering" : "BertForQuestionAnswering";
+}
 
 ModelConfig load_model_config(const std::string& path) {
   return parse_model_config(read_file(path, kMaxSmallJsonBytes), path);
@@ -189,10 +214,10 @@ ModelConfig parse_model_config(std::string_view text, const std::string& path) {
   std::string model_type = type->get<std::string>();
 
   Fields f(path, c.raw);
-  if (model_type == "distilbert") {
-    read_distilbert(path, f, &c);
-  } else if (model_type == "bert") {
-    read_bert(path, f, &c);
+  if (model_type == model_type_name(ModelFamily::distilbert)) {
+    c.family = ModelFamily::distilbert;
+  } else if (model_type == model_type_name(ModelFamily::bert)) {
+    c.family = ModelFamily::bert;
   } else {
     fail(path, ": model_type ", json_preview(model_type), " is not supported; supported: \"distilbert\", \"bert\"");
   }
@@ -203,19 +228,14 @@ ModelConfig parse_model_config(std::string_view text, const std::string& path) {
   if (c.pad_token_id < 0 || c.pad_token_id >= c.vocab_size) {
     fail(path, ": \"pad_token_id\" is ", c.pad_token_id, "; expected a token id in [0, ", c.vocab_size, ")");
   }
-  if (c.hidden % c.heads != 0) {
-    const bool distil = c.family == ModelFamily::distilbert;
-    fail(path, ": ", distil ? "\"dim\" " : "\"hidden_size\" ", c.hidden, " is not divisible by ",
-         distil ? "\"n_heads\" " : "\"num_attention_heads\" ", c.heads);
-  }
+  read_family(path, f, &c);
   return c;
 }
 
 void save_model_config(const ModelConfig& config, const std::string& path) {
   json out = config.raw.is_object() ? config.raw : fields_of(config);
-  const bool distil = config.family == ModelFamily::distilbert;
-  out["model_type"] = distil ? "distilbert" : "bert";
-  out["architectures"] = json::array({distil ? "DistilBertForQuestionAnswering" : "BertForQuestionAnswering"});
+  out["model_type"] = model_type_name(config.family);
+  out["architectures"] = json::array({qa_architecture_name(config.family)});
   out["torch_dtype"] = "float32";
   // transformers 5 names the entry "dtype"; keep the two consistent when the input had it.
   if (out.contains("dtype")) out["dtype"] = "float32";

@@ -27,7 +27,6 @@ struct ModelConfig {
   float layer_norm_eps = 1e-12f;
   float initializer_range = 0.02f;
   int64_t pad_token_id = 0;
-  bool sinusoidal_pos_embds = false;
   std::string activation = "gelu";  // only "gelu" (exact erf form) is supported
   nlohmann::json raw;               // the file as read, written back on save with our changes
 
@@ -35,13 +34,19 @@ struct ModelConfig {
   const char* prefix() const { return family == ModelFamily::distilbert ? "distilbert." : "bert."; }
 };
 
+// transformers' names of a family: config.json's "model_type" ("distilbert", "bert") and the
+// question-answering architecture ("DistilBertForQuestionAnswering", "BertForQuestionAnswering").
+const char* model_type_name(ModelFamily family);
+const char* qa_architecture_name(ModelFamily family);
+
 // Reads and validates config.json; throws cpuft::Error naming the file, field, value and expectation.
 // Missing optional fields take transformers' defaults (DistilBertConfig / BertConfig; DistilBERT
 // also accepts hidden_size, num_attention_heads, num_hidden_layers). A null pad_token_id reads as 0.
 // Rejected: invalid JSON (line/column), missing or unsupported model_type, wrong JSON types,
 // non-positive sizes, dropouts outside [0, 1], hidden not divisible by heads, activation other than
-// "gelu", position_embedding_type other than "absolute", sizes beyond generous bounds (hidden 65536,
-// 512 layers, 1024 heads, intermediate 262144, vocabulary 2^24, 131072 positions, 1024 token types).
+// "gelu", position_embedding_type other than "absolute", sinusoidal_pos_embds true (fixed position
+// embeddings), sizes beyond generous bounds (hidden 65536, 512 layers, 1024 heads, intermediate
+// 262144, vocabulary 2^24, 131072 positions, 1024 token types).
 // The file must be a regular file of at most 16 MiB with JSON nested at most 64 deep
 // (util/json_read.h); values in messages are short previews.
 ModelConfig load_model_config(const std::string& path);

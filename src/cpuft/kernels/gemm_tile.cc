@@ -5,7 +5,7 @@
 #include <cmath>
 #include <cstring>
 
-#include "cpuft/cpu/features.h"
+#include "cpuft/cpu/cpu_features.h"
 #include "cpuft/kernels/gemm.h"
 #include "cpuft/kernels/gemm_tile_paths.h"
 #include "cpuft/util/error.h"

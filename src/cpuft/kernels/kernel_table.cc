@@ -45,7 +45,7 @@ const KernelTable& kernel_table(Isa isa) {
       }
       return avx512_kernel_table();
   }
-  fail("kernels: unknown ISA ", static_cast<int>(isa));
+  fail_internal("kernels: unknown ISA ", static_cast<int>(isa));
 }
 
 const KernelTable& kernels() {

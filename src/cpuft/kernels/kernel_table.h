@@ -1,5 +1,5 @@
 // ISA dispatch: one table of function pointers per instruction set, chosen once per process from
-// kernel_isa() (cpu/features.h; CPUFT_ISA=ref|avx2|avx512 forces). The public functions in the
+// kernel_isa() (cpu/cpu_features.h; CPUFT_ISA=ref|avx2|avx512 forces). The public functions in the
 // kernel headers call through kernels(); tests call kernel_table(isa) to compare ISAs.
 //
 // Conventions shared by cpuft's own kernels (every <op>.h of this folder except gemm.h):
@@ -17,7 +17,8 @@
 // - Every kernel is deterministic: results do not depend on the OpenMP thread count
 //   (reductions across rows use fixed, thread-independent blocking and order).
 // - Each kernel exists as a scalar reference and as AVX2 and AVX-512 versions, chosen once per
-//   process by this table.
+//   process by this table. The exception is qa_cross_entropy (cross_entropy.h): one scalar function
+//   outside the table, as it reads a few values per row.
 //
 // Adding a kernel: declare it in <op>.h (outputs first, shapes in comments); write the plain
 // formula in <op>_ref.cc (namespace ref, declared in ref_kernels.h); write the vector version
@@ -30,7 +31,7 @@
 
 #include <cstdint>
 
-#include "cpuft/cpu/features.h"
+#include "cpuft/cpu/cpu_features.h"
 #include "cpuft/kernels/adamw.h"
 
 namespace cpuft {

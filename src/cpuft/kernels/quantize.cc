@@ -46,7 +46,7 @@ const QuantKernels& quant_kernels(Isa isa) {
       if (!f.has_avx512_kernels()) fail("quantize kernels: avx512 requested but this CPU lacks AVX-512 F/BW/VL/DQ");
       return avx512_quant_kernels();
   }
-  fail("quantize kernels: unknown ISA ", static_cast<int>(isa));
+  fail_internal("quantize kernels: unknown ISA ", static_cast<int>(isa));
 }
 
 namespace {

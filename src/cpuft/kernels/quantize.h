@@ -19,7 +19,7 @@
 
 #include <cstdint>
 
-#include "cpuft/cpu/features.h"
+#include "cpuft/cpu/cpu_features.h"
 
 namespace cpuft {
 

@@ -73,7 +73,7 @@ void attention_fwd(float* ctx, float* tiles, const float* qkv, const int8_t* key
                    float score_scale, const AttentionDropout& drop, bool bf16) {
   OpScope scope(Op::attention);
   const int64_t H = s.hidden, H3 = 3 * H, NH = s.heads, HD = s.head_dim(), TT = s.seq * s.seq;
-  if (s.cu_seqlens && drop.p > 0.f) fail("attention_fwd: dropout needs a padded batch, got a packed one");
+  if (s.cu_seqlens && drop.p > 0.f) fail_internal("attention_fwd: dropout needs a padded batch, got a packed one");
 #pragma omp parallel for schedule(dynamic)
   for (int64_t bh = 0; bh < s.batch * NH; ++bh) {
     const SequenceRows rows = sequence_rows(s, bh / NH);
@@ -93,7 +93,7 @@ void attention_bwd(float* dqkv, float* tiles, const float* dctx, const float* qk
                    const AttentionShape& s, float score_scale, float dq_scale, const AttentionDropout& drop, bool bf16) {
   OpScope scope(Op::attention);
   const int64_t H = s.hidden, H3 = 3 * H, NH = s.heads, HD = s.head_dim(), TT = s.seq * s.seq;
-  if (s.cu_seqlens) fail("attention_bwd: backward needs a padded batch, got a packed one");
+  if (s.cu_seqlens) fail_internal("attention_bwd: backward needs a padded batch, got a packed one");
 #pragma omp parallel for schedule(dynamic)
   for (int64_t bh = 0; bh < s.batch * NH; ++bh) {
     const SequenceRows rows = sequence_rows(s, bh / NH);

@@ -13,7 +13,6 @@
 #include <cstring>
 #include <deque>
 #include <limits>
-#include <ostream>
 #include <set>
 #include <sstream>
 
@@ -113,7 +112,7 @@ void QaModel::linear(float* y, const float* x, GemmIn xin, const LinearOffsets& 
   linear_fwd(y, xin, gemm_weight(l.w), params_.data() + l.b, rows, in, out);
 }
 
-QaModel QaModel::from_int8(const std::string& dir, std::ostream& notices) {
+QaModel QaModel::from_int8(const std::string& dir, const NoticeSink& notices) {
   const std::string config_path = dir + "/config.json";
   ModelConfig config = load_model_config(config_path);
   const QuantizationConfig qc = read_quantization_config(config.raw, config_path);
@@ -194,8 +193,8 @@ QaModel QaModel::from_int8(const std::string& dir, std::ostream& notices) {
   for (const auto& [name, t] : stored.tensors())
     if (!used.count(name)) extra.push_back(t.info->name);
   if (!extra.empty())
-    notices << "cpuft: ignored " << extra.size() << " stored tensor(s) the QA model does not use (first: "
-            << extra.front() << ")\n";
+    notices(LogLevel::Notice, str_cat("ignored ", extra.size(), " stored tensor(s) the QA model does not use (first: ",
+                                      extra.front(), ")"));
   model.int8_ = std::move(weights);
   return model;
 }

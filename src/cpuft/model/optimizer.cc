@@ -35,4 +35,12 @@ double clip_grad_norm(QaModel& model, double max_norm) {
   return total;
 }
 
+double optimizer_step(QaModel& model, AdamW& opt, double max_grad_norm, double lr) {
+  const double norm = clip_grad_norm(model, max_grad_norm);
+  if (!std::isfinite(norm)) return norm;
+  opt.step(model, lr);
+  model.zero_grads();
+  return norm;
+}
+
 }  // namespace cpuft

@@ -1,5 +1,5 @@
 // AdamW over the parameter arena of a QaModel (torch.optim.AdamW, docs/parity.md, Training) with the
-// two weight-decay groups of the Trainer, and clip_grad_norm_. The moments m and v are two
+// two weight-decay groups of the Trainer, clip_grad_norm_, and the update that combines them. The moments m and v are two
 // more arenas with the parameter layout.
 #pragma once
 
@@ -38,5 +38,10 @@ class AdamW {
 // per-tensor norms) before clipping and multiplies every gradient by min(1, max_norm/(total+1e-6)).
 // max_norm <= 0 only measures.
 double clip_grad_norm(QaModel& model, double max_norm);
+
+// What ends every optimizer step once its gradients are summed, for cpuft train and cpuft bench alike:
+// clip_grad_norm(max_grad_norm), opt.step(lr), the gradients zeroed for the next step. Returns the norm
+// before clipping; when it is not finite, nothing is updated (weights and gradients stay as they are).
+double optimizer_step(QaModel& model, AdamW& opt, double max_grad_norm, double lr);
 
 }  // namespace cpuft

@@ -6,7 +6,8 @@
 namespace cpuft {
 namespace {
 
-// Spec 4.3: decay unless the lower-cased name matches a bias or normalisation pattern.
+// The Trainer's weight-decay groups (get_decay_parameter_names, docs/parity.md, Training): decay unless
+// the lower-cased name matches a bias or normalisation pattern.
 bool in_decay_set(const std::string& name) {
   std::string n = name;
   for (char& c : n) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));

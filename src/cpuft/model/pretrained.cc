@@ -1,7 +1,6 @@
 // QaModel::from_pretrained / save_pretrained: Hugging Face model directories in and out.
 #include <algorithm>
 #include <cmath>
-#include <ostream>
 #include <random>
 #include <sstream>
 
@@ -12,6 +11,7 @@
 #include "cpuft/model/stored_shapes.h"
 #include "cpuft/util/error.h"
 #include "cpuft/util/json_read.h"
+#include "cpuft/util/log.h"
 #include "cpuft/util/memory.h"
 #include "cpuft/util/shape_text.h"
 
@@ -22,7 +22,7 @@ bool is_qa_head(const std::string& name) { return name.rfind("qa_outputs.", 0) =
 
 }  // namespace
 
-QaModel QaModel::from_pretrained(const std::string& dir, bool bf16, uint64_t seed, std::ostream& notices) {
+QaModel QaModel::from_pretrained(const std::string& dir, bool bf16, uint64_t seed, const NoticeSink& notices) {
   const std::string config_path = dir + "/config.json";
   ModelConfig config = load_model_config(config_path);
   if (has_quantization_config(config.raw))
@@ -43,16 +43,17 @@ QaModel QaModel::from_pretrained(const std::string& dir, bool bf16, uint64_t see
     t->reader->read_f32(*t->info, p);
     const size_t bad = static_cast<size_t>(std::count_if(p, p + e.numel, [](float x) { return !std::isfinite(x); }));
     if (bad > 0)
-      notices << "warning: " << t->reader->path() << ": tensor " << t->info->name << " holds " << bad
-              << " NaN or infinite value(s) of " << e.numel << "; training and answers will not be meaningful\n";
+      notices(LogLevel::Warn, str_cat(t->reader->path(), ": tensor ", t->info->name, " holds ", bad,
+                                      " NaN or infinite value(s) of ", e.numel,
+                                      "; training and answers will not be meaningful"));
   }
   // Tensors of the weight files that the QA model has no use for: pooler, pre-training heads, ...
   std::vector<std::string> extra = weights.ignored_keys();
   for (const auto& [name, t] : weights.tensors())
     if (!table.find(name)) extra.push_back(t.info->name);
   if (!extra.empty())
-    notices << "cpuft: ignored " << extra.size() << " stored tensor(s) the QA model does not use (first: "
-            << text_preview(extra.front(), 80) << ")\n";
+    notices(LogLevel::Notice, str_cat("ignored ", extra.size(), " stored tensor(s) the QA model does not use (first: ",
+                                      text_preview(extra.front(), 80), ")"));
   if (!missing_head.empty()) {
     // A fresh head as transformers' _init_weights makes it: weight ~ N(0, initializer_range), bias 0.
     std::mt19937_64 rng(seed);
@@ -62,9 +63,9 @@ QaModel QaModel::from_pretrained(const std::string& dir, bool bf16, uint64_t see
       float* p = model.params() + e->offset;
       for (size_t i = 0; i < e->numel; ++i) p[i] = e->decay ? normal(rng) : 0.f;
     }
-    notices << "cpuft: " << dir << " has no " << (missing_head.size() == 2 ? "qa_outputs" : missing_head.front())
-            << "; initialised the weight ~ N(0, " << config.initializer_range << ") with seed " << seed
-            << " and the bias to 0\n";
+    notices(LogLevel::Notice, str_cat(dir, " has no ", missing_head.size() == 2 ? "qa_outputs" : missing_head.front(),
+                                      "; initialised the weight ~ N(0, ", config.initializer_range, ") with seed ",
+                                      seed, " and the bias to 0"));
   }
   model.refresh_bf16_weights();
   return model;

@@ -27,7 +27,7 @@ uint64_t QaModel::weight_bytes(const ModelConfig& config, bool bf16) {
 QaModel::QaModel(ModelConfig config, bool bf16, uint64_t seed)
     : config_(std::move(config)), table_(config_), bf16_(bf16) {
   if (config_.hidden % config_.heads != 0)
-    fail("model config: hidden size ", config_.hidden, " is not a multiple of the head count ", config_.heads);
+    fail_internal("model config: hidden size ", config_.hidden, " is not a multiple of the head count ", config_.heads);
   check_fits_in_memory(weight_bytes(config_, bf16_),
                        str_cat("model config: ", config_.layers, " layers of width ", config_.hidden, " (",
                                table_.total(), " parameters)"));
@@ -89,9 +89,9 @@ size_t QaModel::activation_bytes(const ModelConfig& config, bool bf16, int batch
 
 size_t QaModel::reserve(int batch, int seq_len, bool training) {
   if (batch <= 0 || seq_len <= 0)
-    fail("reserve: batch ", batch, " and seq_len ", seq_len, " must both be positive");
+    fail_internal("reserve: batch ", batch, " and seq_len ", seq_len, " must both be positive");
   if (seq_len > config_.max_position_embeddings)
-    fail("reserve: seq_len ", seq_len, " exceeds max_position_embeddings ", config_.max_position_embeddings);
+    fail_internal("reserve: seq_len ", seq_len, " exceeds max_position_embeddings ", config_.max_position_embeddings);
   // The per-thread attention tiles are sized by the thread count of the first reservation.
   if (!view_) {
     max_threads_ = std::max(1, omp_get_max_threads());
@@ -105,13 +105,13 @@ size_t QaModel::reserve(int batch, int seq_len, bool training) {
 }
 
 const QaModel::Acts& QaModel::layout(int64_t rows, int batch, int seq_len, bool training) {
-  if (!view_) fail("batch (", batch, ", ", seq_len, "): no activation arena; call reserve() before the first step");
+  if (!view_) fail_internal("batch (", batch, ", ", seq_len, "): no activation arena; call reserve() before the first step");
   if (seq_len > config_.max_position_embeddings)
-    fail("batch (", batch, ", ", seq_len, "): seq_len exceeds max_position_embeddings ", config_.max_position_embeddings);
+    fail_internal("batch (", batch, ", ", seq_len, "): seq_len exceeds max_position_embeddings ", config_.max_position_embeddings);
   Acts& a = *view_;
   Acts::plan(a, config_, bf16_, rows, batch, seq_len, max_threads_, training, nullptr);
   if (a.floats > acts_.size())
-    fail("batch (", batch, ", ", seq_len, ") of ", rows, " tokens needs ", a.floats * sizeof(float) >> 20,
+    fail_internal("batch (", batch, ", ", seq_len, ") of ", rows, " tokens needs ", a.floats * sizeof(float) >> 20,
          " MiB of activations", training ? " for training" : " for a forward pass", ", more than the ",
          (acts_.size() * sizeof(float)) >> 20, " MiB reserved; call reserve() with the largest batch first");
   Acts::plan(a, config_, bf16_, rows, batch, seq_len, max_threads_, training, acts_.data());
@@ -120,14 +120,14 @@ const QaModel::Acts& QaModel::layout(int64_t rows, int batch, int seq_len, bool 
 
 void QaModel::check_batch(const Batch& b) const {
   if (b.batch <= 0 || b.seq_len <= 0 || !b.input_ids)
-    fail("batch: needs input_ids and positive batch/seq_len, got batch ", b.batch, " seq_len ", b.seq_len);
+    fail_internal("batch: needs input_ids and positive batch/seq_len, got batch ", b.batch, " seq_len ", b.seq_len);
   int64_t n = static_cast<int64_t>(b.batch) * b.seq_len;
   if (b.cu_seqlens) {
-    if (b.cu_seqlens[0] != 0) fail("batch: cu_seqlens[0] = ", b.cu_seqlens[0], ", expected 0");
+    if (b.cu_seqlens[0] != 0) fail_internal("batch: cu_seqlens[0] = ", b.cu_seqlens[0], ", expected 0");
     for (int w = 0; w < b.batch; ++w) {
       const int64_t len = static_cast<int64_t>(b.cu_seqlens[w + 1]) - b.cu_seqlens[w];
       if (len < 1 || len > b.seq_len)
-        fail("batch: window ", w, " has ", len, " tokens, expected 1 .. seq_len ", b.seq_len);
+        fail_internal("batch: window ", w, " has ", len, " tokens, expected 1 .. seq_len ", b.seq_len);
     }
     n = b.cu_seqlens[b.batch];
   }
@@ -182,10 +182,10 @@ QaModel::Batch QaModel::pack(const Batch& b, const Acts& a) const {
 }
 
 float QaModel::forward_backward(const Batch& b, uint64_t dropout_seed, float loss_scale) {
-  if (int8_) fail("forward_backward: an int8-quantized model runs forward only; train the model it was quantized from");
+  if (int8_) fail_internal("forward_backward: an int8-quantized model runs forward only; train the model it was quantized from");
   check_batch(b);
-  if (!b.start_positions || !b.end_positions) fail("forward_backward: the batch has no start/end positions");
-  if (b.cu_seqlens) fail("forward_backward: training needs a padded batch (transformers' loss covers every position)");
+  if (!b.start_positions || !b.end_positions) fail_internal("forward_backward: the batch has no start/end positions");
+  if (b.cu_seqlens) fail_internal("forward_backward: training needs a padded batch (transformers' loss covers every position)");
   const Acts& a = layout(static_cast<int64_t>(b.batch) * b.seq_len, b.batch, b.seq_len, /*training=*/true);
   forward_pass(b, a, /*train=*/true, dropout_seed);
   const float loss = qa_cross_entropy(a.dlogits, a.logits, b.start_positions, b.end_positions, b.batch, b.seq_len,

@@ -23,7 +23,6 @@
 
 #include <cstdint>
 #include <functional>
-#include <iosfwd>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -33,6 +32,7 @@
 #include "cpuft/model/int8_linear.h"
 #include "cpuft/model/linear.h"
 #include "cpuft/model/param_table.h"
+#include "cpuft/util/log.h"
 
 namespace cpuft {
 
@@ -53,12 +53,12 @@ class QaModel {
 
   // Loads config.json + model.safetensors from a HF model directory. Legacy gamma/beta names and a
   // missing base-model prefix are accepted; pooler, cls.*, vocab_*, position_ids and other extra
-  // tensors are dropped with one notice line; a missing qa_outputs is initialised N(0, range) from
-  // `seed` (bias 0) with one notice line; any other missing tensor or a wrong shape throws
-  // cpuft::Error naming the file, the tensor, the shape found and the shape expected. Every shape is
-  // checked against the safetensors header before anything is allocated. A tensor holding NaN or
-  // infinite values gets one "warning: " line naming it.
-  static QaModel from_pretrained(const std::string& dir, bool bf16, uint64_t seed, std::ostream& notices);
+  // tensors are dropped with one notice; a missing qa_outputs is initialised N(0, range) from
+  // `seed` (bias 0) with one notice; any other missing tensor or a wrong shape throws cpuft::Error
+  // naming the file, the tensor, the shape found and the shape expected. Every shape is checked
+  // against the safetensors header before anything is allocated. A tensor holding NaN or infinite
+  // values gets one warning naming it. Notices and warnings go to `notices` (util/log.h).
+  static QaModel from_pretrained(const std::string& dir, bool bf16, uint64_t seed, const NoticeSink& notices);
   // Writes dir/model.safetensors (HF names, F32) and dir/config.json (architectures
   // *ForQuestionAnswering), each atomically. The directory must exist.
   void save_pretrained(const std::string& dir) const;
@@ -69,7 +69,7 @@ class QaModel {
   // tensor is checked (dtype, shape, finite positive scales); a bad one throws cpuft::Error naming
   // the file and the tensor. from_pretrained refuses such a directory. The f32 parameter slots of
   // the int8 weights are not kept (their pages are released; params() reads zeros there).
-  static QaModel from_int8(const std::string& dir, std::ostream& notices);
+  static QaModel from_int8(const std::string& dir, const NoticeSink& notices);
   bool int8() const { return int8_ != nullptr; }
   const Int8Weights* int8_weights() const { return int8_.get(); }
   // Called with the input of every encoder linear layer during forward (calibration records ranges):

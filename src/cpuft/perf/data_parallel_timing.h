@@ -5,7 +5,7 @@
 // Each timed round runs, after a barrier, one step without and one step with the allreduce, so that
 // both see the same load on the machine. Figures are medians over the rounds; a step's time is the
 // slowest rank's (the job waits for it), the one-rank time and the communication figures are means
-// over the ranks (dist/comm_stats.h for what allreduce, exposed and hidden mean). The steps start
+// over the ranks (parallel/comm_stats.h for what allreduce, exposed and hidden mean). The steps start
 // together (barrier), so a rank that ends backward before the slowest one waits for it in its
 // exposed time: that part (straggler) is reported apart and left out of the share hidden, as it is
 // not the network's.
@@ -15,8 +15,8 @@
 #include <utility>
 #include <vector>
 
-#include "cpuft/dist/communicator.h"
-#include "cpuft/dist/grad_buckets.h"
+#include "cpuft/parallel/communicator.h"
+#include "cpuft/parallel/grad_buckets.h"
 
 namespace cpuft {
 

@@ -3,15 +3,14 @@
 #include <omp.h>
 
 #include <filesystem>
-#include <sstream>
 #include <thread>
 
 #include "cpuft/cpu/placement.h"
-#include "cpuft/dist/rank_placement.h"
 #include "cpuft/io/model_dir.h"
 #include "cpuft/io/quantization_config.h"
 #include "cpuft/kernels/gemm.h"
 #include "cpuft/kernels/gemm_int8.h"
+#include "cpuft/parallel/rank_placement.h"
 #include "cpuft/util/atomic_file.h"
 #include "cpuft/util/log.h"
 #include "cpuft/util/memory.h"
@@ -34,41 +33,41 @@ RankPlacement configure_threads(int threads, Communicator& comm) {
   return place.mine();
 }
 
-LoadedModel load_model(const TrainArgs& args, Communicator& comm, const std::string& weights_dir) {
-  if (args.model_name_or_path.empty())
+ModelSource model_source(const TrainArgs& args) {
+  ModelSource s;
+  s.model_name_or_path = args.model_name_or_path;
+  s.tokenizer_name = args.tokenizer_name;
+  s.bf16 = args.bf16;
+  s.seed = static_cast<uint64_t>(args.seed);
+  s.training = args.do_train;
+  s.max_seq_length = args.max_seq_length;
+  return s;
+}
+
+LoadedModel load_model(const ModelSource& source, Communicator& comm, const std::string& weights_dir) {
+  if (source.model_name_or_path.empty())
     fail("--model_name_or_path: missing, expected a Hugging Face model directory or a repo id in the local cache");
   LoadedModel m;
-  m.model_dir = resolve_model_dir(args.model_name_or_path);
-  m.tokenizer_dir = args.tokenizer_name.empty() ? m.model_dir : resolve_model_dir(args.tokenizer_name);
+  m.model_dir = resolve_model_dir(source.model_name_or_path);
+  m.tokenizer_dir = source.tokenizer_name.empty() ? m.model_dir : resolve_model_dir(source.tokenizer_name);
   m.tokenizer = std::make_unique<Tokenizer>(Tokenizer::load(m.tokenizer_dir));
-  std::ostringstream notices;
   const std::string& dir = weights_dir.empty() ? m.model_dir : weights_dir;
   // An int8 directory (cpuft quantize) runs evaluation and prediction; training refuses it (from_pretrained).
-  const bool int8 = !args.do_train && is_quantized_model_dir(dir);
-  m.model = std::make_unique<QaModel>(
-      int8 ? QaModel::from_int8(dir, notices)
-           : QaModel::from_pretrained(dir, args.bf16, static_cast<uint64_t>(args.seed), notices));
+  const bool int8 = !source.training && is_quantized_model_dir(dir);
+  m.model = std::make_unique<QaModel>(int8 ? QaModel::from_int8(dir, log_notices())
+                                           : QaModel::from_pretrained(dir, source.bf16, source.seed, log_notices()));
   // Checked here so that train, evaluate and predict all name the flag (not the model's internals).
-  if (args.max_seq_length > m.model->config().max_position_embeddings)
-    fail("--max_seq_length: found ", args.max_seq_length, ", expected at most the model's max_position_embeddings (",
+  if (source.max_seq_length > m.model->config().max_position_embeddings)
+    fail("--max_seq_length: found ", source.max_seq_length, ", expected at most the model's max_position_embeddings (",
          m.model->config().max_position_embeddings, ")");
   // Ids beyond the embedding table would fail only at the first batch, naming neither file.
   if (m.tokenizer->vocab_size() > m.model->config().vocab_size)
     fail(m.tokenizer_dir, ": the tokenizer has token ids up to ", m.tokenizer->vocab_size() - 1, " but ", dir,
          "/config.json has vocab_size ", m.model->config().vocab_size,
          "; expected the tokenizer the model was trained with");
-  std::istringstream lines(notices.str());
-  for (std::string line; std::getline(lines, line);) {
-    if (line.rfind("cpuft: ", 0) == 0) line.erase(0, 7);
-    if (line.rfind("warning: ", 0) == 0) {
-      log_warn(line.substr(9));
-    } else if (!line.empty()) {
-      log_notice(line);
-    }
-  }
-  if (int8 && args.bf16) log_notice("--bf16: ignored for an int8 model (int8 products, f32 everywhere else)");
+  if (int8 && source.bf16) log_notice("--bf16: ignored for an int8 model (int8 products, f32 everywhere else)");
   if (int8 && int8_activation_levels() < 255) log_notice("int8: ", describe_int8_matmul());
-  if (!int8 && args.bf16 && !gemm_bf16_native())
+  if (!int8 && source.bf16 && !gemm_bf16_native())
     log_notice("--bf16: oneDNN has no bf16 matrix product on this CPU (", describe_gemm(),
                "); bf16 products are emulated in f32: the numbers of bf16, slower than FP32");
   // Every rank starts from rank 0's weights (the qa_outputs initialisation included).
@@ -79,15 +78,15 @@ LoadedModel load_model(const TrainArgs& args, Communicator& comm, const std::str
   return m;
 }
 
-size_t reserve_activations(QaModel& model, const TrainArgs& args, int64_t batch, bool training,
-                           const char* batch_flag) {
-  const int seq = static_cast<int>(args.max_seq_length);
+size_t reserve_activations(QaModel& model, int64_t batch, int64_t seq_len, bool training, const char* batch_flag,
+                           const char* seq_flag) {
+  const int seq = static_cast<int>(seq_len);
   const uint64_t activations =
       QaModel::activation_bytes(model.config(), model.bf16(), static_cast<int>(batch), seq, training);
   // Training also holds a gradient and two AdamW moments per parameter.
   const uint64_t state = training ? uint64_t{3} * model.num_params() * sizeof(float) : 0;
   check_fits_in_memory(QaModel::weight_bytes(model.config(), model.bf16()) + state + activations,
-                       str_cat(batch_flag, " ", batch, " with --max_seq_length ", seq, ": ",
+                       str_cat(batch_flag, " ", batch, " with ", seq_flag, " ", seq, ": ",
                                training ? "training" : "running", " this model (", format_bytes(activations),
                                " of activations)"));
   return model.reserve(static_cast<int>(batch), seq, training);

@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "cpuft/cpu/features.h"
+#include "cpuft/cpu/cpu_features.h"
 #include "cpuft/tensor/bf16_paths.h"
 
 namespace cpuft {

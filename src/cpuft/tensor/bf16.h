@@ -3,7 +3,7 @@
 // instructions); infinities stay infinities, a NaN becomes a quiet NaN with the same sign (its top
 // mantissa bits kept, the quiet bit set), and denormals are rounded like any other value (never
 // flushed to zero). bf16 -> f32 is exact. Every array path gives the same bits as the scalar one.
-// This is cpuft's one bf16 conversion: kernels/ (the scalar reference kernels) and dist/ (the bf16
+// This is cpuft's one bf16 conversion: kernels/ (the scalar reference kernels) and parallel/ (the bf16
 // allreduce wire) use it too.
 #pragma once
 

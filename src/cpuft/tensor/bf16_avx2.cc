@@ -1,5 +1,5 @@
 // AVX2 bf16 conversions. Compiled with AVX2 flags; bf16.cc calls them only when kernel_isa() is
-// avx2 (the CPU check is in cpu/features.cc).
+// avx2 (the CPU check is in cpu/cpu_features.cc).
 #include <immintrin.h>
 
 #include "cpuft/tensor/bf16.h"

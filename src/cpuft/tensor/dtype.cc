@@ -11,7 +11,7 @@ size_t dtype_size(DType t) {
     case DType::i32: return 4;
     case DType::i64: return 8;
   }
-  fail("dtype_size: unknown dtype ", static_cast<int>(t));
+  fail_internal("dtype_size: unknown dtype ", static_cast<int>(t));
 }
 
 const char* dtype_name(DType t) {

@@ -2,47 +2,7 @@
 
 #include <utf8proc.h>
 
-#include "cpuft/util/error.h"
-
 namespace cpuft {
-
-std::u32string decode_utf8(std::string_view utf8, size_t byte_base) {
-  std::u32string out;
-  out.reserve(utf8.size());
-  const auto* bytes = reinterpret_cast<const utf8proc_uint8_t*>(utf8.data());
-  const auto n = static_cast<utf8proc_ssize_t>(utf8.size());
-  utf8proc_ssize_t i = 0;
-  while (i < n) {
-    if (bytes[i] < 0x80) {  // ASCII fast path: most of SQuAD
-      out.push_back(bytes[i++]);
-      continue;
-    }
-    utf8proc_int32_t cp = 0;
-    const utf8proc_ssize_t len = utf8proc_iterate(bytes + i, n - i, &cp);
-    if (len <= 0)
-      fail("invalid UTF-8 at byte ", byte_base + static_cast<size_t>(i), ": expected a valid UTF-8 sequence");
-    out.push_back(static_cast<char32_t>(cp));
-    i += len;
-  }
-  return out;
-}
-
-size_t valid_utf8_prefix(std::string_view utf8) {
-  const auto* bytes = reinterpret_cast<const utf8proc_uint8_t*>(utf8.data());
-  const auto n = static_cast<utf8proc_ssize_t>(utf8.size());
-  utf8proc_ssize_t i = 0;
-  while (i < n) {
-    if (bytes[i] < 0x80) {
-      ++i;
-      continue;
-    }
-    utf8proc_int32_t cp = 0;
-    const utf8proc_ssize_t len = utf8proc_iterate(bytes + i, n - i, &cp);
-    if (len <= 0) break;
-    i += len;
-  }
-  return static_cast<size_t>(i);
-}
 
 void append_utf8(char32_t cp, std::string& out) {
   utf8proc_uint8_t buf[4];

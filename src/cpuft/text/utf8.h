@@ -1,5 +1,6 @@
-// UTF-8 <-> code points. Offsets everywhere in cpuft's text pipeline are code-point indices, as
-// Python strings (and so Hugging Face offsets and SQuAD answer_start) count characters.
+// UTF-8 and code points in the text pipeline: offsets everywhere in it are code-point indices, as
+// Python strings (and so Hugging Face offsets and SQuAD answer_start) count characters. Decoding is
+// util/utf8.h's (decode_utf8), included here for the pipeline's files.
 #pragma once
 
 #include <cstddef>
@@ -8,15 +9,9 @@
 #include <string_view>
 #include <vector>
 
+#include "cpuft/util/utf8.h"
+
 namespace cpuft {
-
-// Decodes UTF-8 into code points; throws cpuft::Error "invalid UTF-8 at byte N" on malformed input
-// (N counted from byte_base: utf8 may be a piece of a longer text).
-std::u32string decode_utf8(std::string_view utf8, size_t byte_base = 0);
-
-// Length of the longest prefix of `utf8` that is valid UTF-8: utf8.size() when all of it is. For
-// readers that name the line of the first bad byte.
-size_t valid_utf8_prefix(std::string_view utf8);
 
 // Appends the UTF-8 encoding of code point `cp` to `out`.
 void append_utf8(char32_t cp, std::string& out);

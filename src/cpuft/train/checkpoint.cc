@@ -33,8 +33,6 @@ const char* kOptimizerFile = "optimizer.safetensors";
 const char* const kRequiredFiles[] = {"model.safetensors", "config.json", kOptimizerFile, "trainer_state.json"};
 
 json state_to_json(const CheckpointState& s) {
-  json rng = json::object();
-  for (const auto& [k, v] : s.rng) rng[k] = v;
   json files = json::object();
   for (const auto& [name, c] : s.files) files[name] = {{"bytes", c.bytes}, {"xxh64", hex64(c.xxh64)}};
   return json{{"format_version", s.format_version},
@@ -50,7 +48,6 @@ json state_to_json(const CheckpointState& s) {
                              {"max_steps", s.max_steps}}},
               {"seed", s.seed},
               {"data_seed", s.data_seed},
-              {"rng", rng},
               {"loss_sum", s.progress.loss_sum},
               {"loss_since_log", s.progress.loss_since_log},
               {"last_logged_step", s.progress.last_logged_step},
@@ -151,8 +148,7 @@ void write_optimizer(const std::string& path, const NamedArrays& m, const NamedA
   write_safetensors(path, out, {{"format", "cpuft-adamw"}});
 }
 
-void read_optimizer(const std::string& path, const MutableNamedArrays& m, const MutableNamedArrays& v,
-                    int64_t adam_step) {
+void read_optimizer(const std::string& path, const NamedArrays& m, const NamedArrays& v, int64_t adam_step) {
   SafetensorsReader st(path);
   size_t expected = 1;
   for (const auto* group : {&m, &v}) {
@@ -270,13 +266,6 @@ CheckpointState parse_checkpoint_state(std::string_view text, const std::string&
   s.max_steps = r.integer(sched, "max_steps", "scheduler.");
   s.seed = r.integer(j, "seed");
   s.data_seed = r.integer(j, "data_seed");
-  const json& rng = r.get(j, "rng", "");
-  if (!rng.is_object()) fail(path, ": rng: found ", json_preview(rng), ", expected an object");
-  for (auto it = rng.begin(); it != rng.end(); ++it) {
-    if (!it->is_number_unsigned() && !(it->is_number_integer() && it->get<int64_t>() >= 0))
-      fail(path, ": rng.", text_preview(it.key()), ": found ", json_preview(*it), ", expected an integer >= 0");
-    s.rng[it.key()] = it->get<uint64_t>();
-  }
   s.progress.loss_sum = r.number(j, "loss_sum");
   s.progress.loss_since_log = r.number(j, "loss_since_log");
   s.progress.last_logged_step = r.integer(j, "last_logged_step");
@@ -315,14 +304,10 @@ CheckpointState parse_checkpoint_state(std::string_view text, const std::string&
   return s;
 }
 
-LoadedCheckpoint load_checkpoint(const std::string& dir, const MutableNamedArrays& adam_m,
-                                 const MutableNamedArrays& adam_v) {
+LoadedCheckpoint load_checkpoint(const std::string& dir, const NamedArrays& adam_m, const NamedArrays& adam_v) {
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) fail(dir, ": not a checkpoint directory (missing)");
-  NamedArrays m, v;
-  for (const auto& a : adam_m) m.push_back({a.name, a.shape, a.data});
-  for (const auto& a : adam_v) v.push_back({a.name, a.shape, a.data});
-  check_moments(m, v);
+  check_moments(adam_m, adam_v);
   LoadedCheckpoint out;
   out.dir = dir;
   out.state = load_checkpoint_state(dir);  // every file is there, as it was written

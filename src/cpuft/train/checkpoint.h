@@ -26,19 +26,14 @@ namespace cpuft {
 // 2: files and made_from recorded. Version 1 checkpoints are refused (docs/security.md).
 constexpr int64_t kCheckpointFormatVersion = 2;
 
-// A named f32 array owned by the caller (parameters and Adam moments live in the caller's arenas).
+// A named f32 array owned by the caller (the Adam moments live in the optimizer's arenas): read by
+// save_checkpoint, filled by load_checkpoint.
 struct NamedArray {
-  std::string name;
-  std::vector<int64_t> shape;
-  const float* data = nullptr;
-};
-struct MutableNamedArray {
   std::string name;
   std::vector<int64_t> shape;
   float* data = nullptr;
 };
 using NamedArrays = std::vector<NamedArray>;
-using MutableNamedArrays = std::vector<MutableNamedArray>;
 
 // Where training stands: the counters the Trainer advances step by step. The Trainer holds one, and
 // a checkpoint records it whole, so a resumed run continues from exactly these values.
@@ -65,9 +60,8 @@ struct CheckpointState {
   std::string lr_scheduler_type = "linear";
   double base_lr = 0;
   int64_t warmup_steps = 0, max_steps = 0;
-  // Random streams: the seeds and named counters (e.g. the dropout stream's offset).
+  // The seeds every random stream derives from (dropout masks: train/trainer.cc's dropout_seed).
   int64_t seed = 42, data_seed = 42;
-  std::map<std::string, uint64_t> rng;
   int64_t world_size = 1;
   std::string args_hash;  // training_args_hash() of the run that wrote it
   // The trajectory flags of that run (train/resume_check.h: training_flags).
@@ -103,8 +97,7 @@ CheckpointState parse_checkpoint_state(std::string_view text, const std::string&
 // Validates the whole checkpoint and fills adam_m / adam_v (whose names and shapes are the
 // expectation): missing files, truncated or corrupt safetensors, missing, extra or misshapen tensors,
 // wrong dtype, step mismatches and unknown format versions all throw one-line cpuft::Errors.
-LoadedCheckpoint load_checkpoint(const std::string& dir, const MutableNamedArrays& adam_m,
-                                 const MutableNamedArrays& adam_v);
+LoadedCheckpoint load_checkpoint(const std::string& dir, const NamedArrays& adam_m, const NamedArrays& adam_v);
 
 // The highest-numbered complete output_dir/checkpoint-N/ (a directory named exactly so, whose
 // load_checkpoint_state succeeds); temporary directories are ignored, and a checkpoint that is not

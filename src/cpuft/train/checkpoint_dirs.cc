@@ -1,4 +1,5 @@
-// Creating output_dir; finding, rotating and choosing checkpoint-N/ directories inside it.
+// The checkpoint-N/ directories of an output_dir: finding them, choosing the one to resume from,
+// rotating them and removing what interrupted writes left (the output_dir itself is run/setup's).
 #include <unistd.h>
 
 #include <algorithm>

@@ -91,7 +91,7 @@ ResumeCheck check_resume(const CheckpointState& state, const TrainArgs& args, in
 }
 
 std::map<std::string, std::string> made_from_model(const ModelConfig& c) {
-  return {{"model.model_type", c.family == ModelFamily::bert ? "bert" : "distilbert"},
+  return {{"model.model_type", model_type_name(c.family)},
           {"model.vocab_size", std::to_string(c.vocab_size)},
           {"model.max_position_embeddings", std::to_string(c.max_position_embeddings)},
           {"model.type_vocab_size", std::to_string(c.type_vocab_size)},
@@ -99,7 +99,6 @@ std::map<std::string, std::string> made_from_model(const ModelConfig& c) {
           {"model.num_hidden_layers", std::to_string(c.layers)},
           {"model.num_attention_heads", std::to_string(c.heads)},
           {"model.intermediate_size", std::to_string(c.intermediate)},
-          {"model.sinusoidal_pos_embds", c.sinusoidal_pos_embds ? "true" : "false"},
           {"model.hidden_act", c.activation}};
 }
 

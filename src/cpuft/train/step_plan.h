@@ -22,8 +22,10 @@ struct StepPlan {
   double num_train_samples = 0;        // the sample count train_samples_per_second divides
 };
 
-// ceil(ceil(num_features / per_device_batch) / world_size): every rank gets the same number of
-// batches, the last round completed by cycling (Accelerate's even_batches).
+// Global batches of per_device_batch x world_size features in an epoch: ceil(num_features /
+// (per_device_batch x world_size)), written as the two ceilings of Accelerate's count. Nothing is
+// repeated to fill the last one: it is short, split across the ranks as evenly as it goes, a rank
+// possibly getting none (data/sampler.h).
 int64_t batches_per_epoch(int64_t num_features, int64_t per_device_batch, int64_t world_size);
 
 // warmup_steps if >= 1; ceil(T * warmup_steps) if it is a ratio in (0, 1); else ceil(T * warmup_ratio).

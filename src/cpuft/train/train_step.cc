@@ -1,6 +1,6 @@
 #include "cpuft/train/train_step.h"
 
-#include "cpuft/run/batch_view.h"
+#include "cpuft/model/batch_view.h"
 
 namespace cpuft {
 
@@ -16,7 +16,7 @@ std::unique_ptr<GradBuckets> make_grad_buckets(Communicator& comm, QaModel& mode
 
 double micro_batch(QaModel& model, GradBuckets* buckets, bool last, const BatchBuffers& batch, int64_t row_offset,
                    uint64_t dropout_seed, float loss_scale) {
-  if (buckets && last) buckets->begin_step(1.0f);  // the plain sum: each rank's loss carries its weight
+  if (buckets && last) buckets->begin_step();  // the plain sum: each rank's loss carries its weight
   if (buckets) buckets->note_rows(batch.input_ids.data(), static_cast<size_t>(batch.rows) * batch.seq_len);
   if (buckets && last)
     model.set_grad_ready_callback([buckets](size_t b, size_t e) { buckets->mark_ready(b, e); });
@@ -26,7 +26,7 @@ double micro_batch(QaModel& model, GradBuckets* buckets, bool last, const BatchB
 }
 
 void empty_micro_batch(QaModel& model, GradBuckets& buckets) {
-  buckets.begin_step(1.0f);
+  buckets.begin_step();
   buckets.mark_ready(0, model.num_params());
 }
 

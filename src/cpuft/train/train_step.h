@@ -1,7 +1,7 @@
 // The data-parallel training step both `cpuft train` and `cpuft bench` run: gradients of each
 // micro-batch added into the model, the last one's handed to the gradient buckets while backward
-// produces them (summed over ranks behind the rest of backward). Clipping and AdamW follow
-// (model/optimizer.h) once buckets->wait_all() returns.
+// produces them (summed over ranks behind the rest of backward). The optimizer step
+// follows (model/optimizer.h: optimizer_step) once buckets->wait_all() returns.
 #pragma once
 
 #include <cstdint>
@@ -9,12 +9,12 @@
 
 #include "cpuft/cpu/placement.h"
 #include "cpuft/data/batch.h"
-#include "cpuft/dist/grad_buckets.h"
 #include "cpuft/model/qa_model.h"
+#include "cpuft/parallel/grad_buckets.h"
 
 namespace cpuft {
 
-// The buckets that sum the model's gradients over the ranks of `comm` (dist/grad_buckets.h): buckets of
+// The buckets that sum the model's gradients over the ranks of `comm` (parallel/grad_buckets.h): buckets of
 // `bucket_mb` MiB, `wire` on the wire, MPI progress on `spare_cpus`, the word-embedding table summed as
 // the rows the step's tokens touch.
 std::unique_ptr<GradBuckets> make_grad_buckets(Communicator& comm, QaModel& model, double bucket_mb, WireType wire,

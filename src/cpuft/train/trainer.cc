@@ -4,16 +4,16 @@
 #include <csignal>
 #include <filesystem>
 #include <memory>
-#include <sstream>
 
 #include "cpuft/data/batch.h"
 #include "cpuft/data/qa_data.h"
 #include "cpuft/data/sampler.h"
-#include "cpuft/dist/grad_buckets.h"
 #include "cpuft/eval/results_files.h"
-#include "cpuft/io/model_dir.h"
+#include "cpuft/flags/train_options.h"
 #include "cpuft/infer/inference.h"
+#include "cpuft/io/model_dir.h"
 #include "cpuft/model/optimizer.h"
+#include "cpuft/parallel/grad_buckets.h"
 #include "cpuft/report/tensorboard.h"
 #include "cpuft/report/training_plot.h"
 #include "cpuft/run/setup.h"
@@ -75,8 +75,8 @@ class Trainer {
   // made_from (train/resume_check.h) of this run: --model_name_or_path's config, the tokenizer, the data.
   std::map<std::string, std::string> made_from_now() const;
   void restore(const std::string& dir);
-  NamedArrays named(const std::vector<float>& arena) const;
-  MutableNamedArrays named_mut(std::vector<float>& arena) const;
+  // An arena with the parameter layout (an Adam moment), tensor by tensor.
+  NamedArrays named(std::vector<float>& arena) const;
   void finish_training();
   void save_final_model();
   // The Trainer's schedule: whether an evaluation / a checkpoint is due after the step just done.
@@ -142,14 +142,8 @@ double Trainer::epoch_float() const {
   return epoch_progress(progress_.epoch, progress_.batches_in_epoch, plan_.batches_per_epoch);
 }
 
-NamedArrays Trainer::named(const std::vector<float>& arena) const {
+NamedArrays Trainer::named(std::vector<float>& arena) const {
   NamedArrays out;
-  for (const ParamEntry& e : model_->table().entries()) out.push_back({e.name, e.shape, arena.data() + e.offset});
-  return out;
-}
-
-MutableNamedArrays Trainer::named_mut(std::vector<float>& arena) const {
-  MutableNamedArrays out;
   for (const ParamEntry& e : model_->table().entries()) out.push_back({e.name, e.shape, arena.data() + e.offset});
   return out;
 }
@@ -186,17 +180,18 @@ void Trainer::setup() {
   }
 
   const double load_start = now_s();
-  loaded_ = load_model(args_, comm_, resume_dir_);
+  loaded_ = load_model(model_source(args_), comm_, resume_dir_);
   model_ = loaded_.model.get();
   seq_len_ = static_cast<int>(args_.max_seq_length);
 
   // Memory first: a batch that cannot fit is refused before the data is read and tokenised.
   size_t bytes = 0;
   if (args_.do_train)
-    bytes =
-        reserve_activations(*model_, args_, args_.per_device_train_batch_size, true, "--per_device_train_batch_size");
+    bytes = reserve_activations(*model_, args_.per_device_train_batch_size, seq_len_, true,
+                                "--per_device_train_batch_size");
   if (args_.do_eval)
-    bytes = reserve_activations(*model_, args_, args_.per_device_eval_batch_size, false, "--per_device_eval_batch_size");
+    bytes = reserve_activations(*model_, args_.per_device_eval_batch_size, seq_len_, false,
+                                "--per_device_eval_batch_size");
   log_info("activation memory: ", bytes >> 20, " MiB");
   phases_.add("load", now_s() - load_start);
 
@@ -227,7 +222,7 @@ std::vector<std::string> Trainer::eval_metric_keys() const {
 }
 
 void Trainer::restore(const std::string& dir) {
-  LoadedCheckpoint ck = load_checkpoint(dir, named_mut(optimizer_->exp_avg()), named_mut(optimizer_->exp_avg_sq()));
+  LoadedCheckpoint ck = load_checkpoint(dir, named(optimizer_->exp_avg()), named(optimizer_->exp_avg_sq()));
   // What it was made from and where it stands must be this run's.
   const std::string made = check_made_from(ck.state.made_from, made_from_,
                                            "this run's --model_name_or_path, tokenizer and --train_file");
@@ -435,8 +430,7 @@ void Trainer::load_best_model() {
   if (best.empty()) return;
   if (comm_.is_root()) {
     log_info("loading best model from ", best, " (score: ", state_.best_metric.value_or(0.0), ")");
-    std::ostringstream notices;
-    QaModel loaded = QaModel::from_pretrained(best, model_->bf16(), static_cast<uint64_t>(args_.seed), notices);
+    QaModel loaded = QaModel::from_pretrained(best, model_->bf16(), static_cast<uint64_t>(args_.seed), log_notices());
     if (loaded.num_params() != model_->num_params())
       fail(best, ": the best checkpoint's model has ", loaded.num_params(), " parameters, expected ",
            model_->num_params());
@@ -470,16 +464,15 @@ bool Trainer::train_loop() {
     }
     const int64_t batches = std::min(ga, plan_.batches_per_epoch - progress_.batches_in_epoch);
     const double loss = accumulate(progress_.epoch, progress_.batches_in_epoch, batches);
-    const double grad_norm = clip_grad_norm(*model_, args_.max_grad_norm);
+    const double lr = schedule_->lr(progress_.global_step);
+    // A non-finite loss or gradient norm updates nothing: the step fails here.
+    const double grad_norm = std::isfinite(loss) ? optimizer_step(*model_, *optimizer_, args_.max_grad_norm, lr) : NAN;
     if (!std::isfinite(loss) || !std::isfinite(grad_norm))
       fail("step ", progress_.global_step + 1, ": the ", std::isfinite(loss) ? "gradient norm" : "loss", " is ",
            std::isfinite(loss) ? grad_norm : loss, "; stopping (",
            progress_.global_step == start_step ? "before any update: the weights loaded give non-finite values"
                                       : "try a lower --learning_rate, or --max_grad_norm 1.0",
            "); nothing was written for this step");
-    const double lr = schedule_->lr(progress_.global_step);
-    optimizer_->step(*model_, lr);
-    model_->zero_grads();
     ++progress_.global_step;
     progress_.batches_in_epoch += batches;
     // The learning rate this step used, as transformers 5 logs it (4.x logged the next step's).
@@ -582,9 +575,7 @@ int Trainer::run() {
     ac.weight_decay = args_.weight_decay;
     optimizer_ = std::make_unique<AdamW>(*model_, ac);
     if (comm_.size() > 1)
-      buckets_ = make_grad_buckets(comm_, *model_, args_.bucket_size_mb,
-                                   args_.allreduce_dtype == AllreduceDtype::BF16 ? WireType::bf16 : WireType::f32,
-                                   placement_.spare_cpus);
+      buckets_ = make_grad_buckets(comm_, *model_, args_.bucket_size_mb, args_.allreduce_dtype, placement_.spare_cpus);
     state_.max_steps = plan_.max_steps;
     state_.num_train_epochs = plan_.num_epochs;
     state_.logging_steps = plan_.logging_steps;

@@ -14,8 +14,8 @@
 // with batch b compute the gradients of 1 rank with batch N*b.
 #pragma once
 
-#include "cpuft/dist/communicator.h"
 #include "cpuft/flags/train_args.h"
+#include "cpuft/parallel/communicator.h"
 
 namespace cpuft {
 

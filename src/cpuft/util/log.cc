@@ -67,4 +67,14 @@ void log_message(LogLevel level, bool all_ranks, const std::string& message) {
   write_locked(s, text);
 }
 
+NoticeSink log_notices() {
+  return [](LogLevel level, const std::string& message) { log_message(level, false, message); };
+}
+
+void log_fatal(const std::string& message) {
+  LogState& s = state();
+  std::lock_guard<std::mutex> lock(s.mu);
+  write_locked(s, str_cat(s.live_line ? "\r\033[K" : "", "cpuft: ", message, "\n"));
+}
+
 }  // namespace cpuft

@@ -12,6 +12,13 @@ namespace cpuft {
 
 enum class LogLevel { Info, Notice, Warn };
 
+// Where a library function sends what it has to tell the user (an ignored tensor, a weight holding
+// NaN) when its caller decides where that goes: commands pass log_notices(), tests collect them.
+using NoticeSink = std::function<void(LogLevel level, const std::string& message)>;
+
+// log_message(level, /*all_ranks=*/false, message) for each notice: rank 0 prints them.
+NoticeSink log_notices();
+
 // This process's place in the run (from MPI); defaults to rank 0 of 1.
 void set_log_rank(int rank, int world);
 int log_rank();
@@ -43,6 +50,10 @@ template <typename... Args>
 void log_warn(Args&&... args) {
   log_message(LogLevel::Warn, false, str_cat(std::forward<Args>(args)...));
 }
+// The last words of a process that ends the whole job (Communicator::abort): "cpuft: MESSAGE" on
+// whichever rank says it, the message naming the rank and host itself.
+void log_fatal(const std::string& message);
+
 // Warnings that concern one process (its cores, its memory) come from every rank.
 template <typename... Args>
 void log_warn_all_ranks(Args&&... args) {

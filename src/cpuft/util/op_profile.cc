@@ -3,7 +3,8 @@
 #include <omp.h>
 
 #include <atomic>
-#include <chrono>
+
+#include "cpuft/util/clock.h"
 
 namespace cpuft {
 namespace {
@@ -13,11 +14,6 @@ std::atomic<bool> g_enabled{false};
 std::atomic<int64_t> g_ns[kOps];
 std::atomic<int64_t> g_calls[kOps];
 thread_local int t_depth = 0;
-
-int64_t now_ns() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
 
 }  // namespace
 

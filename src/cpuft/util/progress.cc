@@ -2,10 +2,10 @@
 
 #include <unistd.h>
 
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 
+#include "cpuft/util/clock.h"
 #include "cpuft/util/log.h"
 
 namespace cpuft {
@@ -37,7 +37,7 @@ Progress::~Progress() { finish(); }
 
 double Progress::now() const {
   if (opt_.clock) return opt_.clock();
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+  return now_s();
 }
 
 std::string Progress::format(int64_t step, double epoch, double loss, double lr, int64_t samples,

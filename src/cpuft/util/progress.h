@@ -13,7 +13,7 @@ struct ProgressOptions {
   bool live = false;            // redraw one line (use Progress::stderr_is_terminal())
   double plain_every_s = 30;    // plain mode: at most one line per this many seconds...
   int64_t plain_every_steps = 0;  // ...or every this many steps (0: by time only)
-  std::function<double()> clock;  // seconds, monotonic; empty: steady_clock
+  std::function<double()> clock;  // seconds, monotonic; empty: now_s() (util/clock.h)
 };
 
 class Progress {

@@ -5,6 +5,8 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "cpuft/util/utf8.h"
+
 namespace cpuft {
 
 namespace {
@@ -26,42 +28,6 @@ void shortest_digits(double x, std::string* digits, int* exp10) {
   *exp10 = std::atoi(e + 1);
 }
 
-void append_escaped(std::string* out, const std::string& s) {
-  out->push_back('"');
-  // Decode UTF-8 to code points; ensure_ascii writes anything outside ' '..'~' as \uXXXX.
-  for (size_t i = 0; i < s.size();) {
-    unsigned char c = static_cast<unsigned char>(s[i]);
-    uint32_t cp = c;
-    size_t len = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 1;
-    if (len > 1) cp = c & (0x7F >> len);
-    if (i + len > s.size()) len = 1, cp = c;  // truncated sequence: escape the byte as is
-    for (size_t k = 1; k < len; ++k) cp = (cp << 6) | (static_cast<unsigned char>(s[i + k]) & 0x3F);
-    i += len;
-    char buf[16];
-    switch (cp) {
-      case '"': *out += "\\\""; continue;
-      case '\\': *out += "\\\\"; continue;
-      case '\n': *out += "\\n"; continue;
-      case '\r': *out += "\\r"; continue;
-      case '\t': *out += "\\t"; continue;
-      case '\b': *out += "\\b"; continue;
-      case '\f': *out += "\\f"; continue;
-      default: break;
-    }
-    if (cp >= 0x20 && cp <= 0x7E) {
-      out->push_back(static_cast<char>(cp));
-    } else if (cp > 0xFFFF) {
-      uint32_t v = cp - 0x10000;
-      std::snprintf(buf, sizeof buf, "\\u%04x\\u%04x", 0xD800 + (v >> 10), 0xDC00 + (v & 0x3FF));
-      *out += buf;
-    } else {
-      std::snprintf(buf, sizeof buf, "\\u%04x", cp);
-      *out += buf;
-    }
-  }
-  out->push_back('"');
-}
-
 void dump(std::string* out, const nlohmann::json& v, int indent, int depth) {
   using T = nlohmann::json::value_t;
   auto newline = [&](int d) {
@@ -74,7 +40,7 @@ void dump(std::string* out, const nlohmann::json& v, int indent, int depth) {
     case T::number_integer: *out += std::to_string(v.get<int64_t>()); return;
     case T::number_unsigned: *out += std::to_string(v.get<uint64_t>()); return;
     case T::number_float: *out += py_float_repr(v.get<double>()); return;
-    case T::string: append_escaped(out, v.get_ref<const std::string&>()); return;
+    case T::string: *out += py_json_string(v.get_ref<const std::string&>()); return;
     case T::array: {
       if (v.empty()) {
         *out += "[]";
@@ -103,7 +69,7 @@ void dump(std::string* out, const nlohmann::json& v, int indent, int depth) {
         if (!first) out->push_back(',');
         first = false;
         newline(depth + 1);
-        append_escaped(out, it.key());
+        *out += py_json_string(it.key());
         *out += ": ";
         dump(out, it.value(), indent, depth + 1);
       }
@@ -116,6 +82,34 @@ void dump(std::string* out, const nlohmann::json& v, int indent, int depth) {
 }
 
 }  // namespace
+
+std::string py_json_string(std::string_view s) {
+  std::string out = "\"";
+  char buf[16];
+  for (const char32_t cp : decode_utf8_escaping(s)) {
+    switch (cp) {
+      case '"': out += "\\\""; continue;
+      case '\\': out += "\\\\"; continue;
+      case '\n': out += "\\n"; continue;
+      case '\r': out += "\\r"; continue;
+      case '\t': out += "\\t"; continue;
+      case '\b': out += "\\b"; continue;
+      case '\f': out += "\\f"; continue;
+      default: break;
+    }
+    if (cp >= 0x20 && cp <= 0x7E) {
+      out.push_back(static_cast<char>(cp));
+    } else if (cp > 0xFFFF) {
+      const unsigned v = static_cast<unsigned>(cp) - 0x10000;
+      std::snprintf(buf, sizeof buf, "\\u%04x\\u%04x", 0xD800 + (v >> 10), 0xDC00 + (v & 0x3FF));
+      out += buf;
+    } else {
+      std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(cp));
+      out += buf;
+    }
+  }
+  return out + "\"";
+}
 
 std::string py_float_repr(double x) {
   if (std::isnan(x)) return "NaN";

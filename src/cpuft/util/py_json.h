@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
@@ -15,6 +16,11 @@ std::string py_float_repr(double x);
 
 // Python's round(x, ndigits) for floats: the exactly-rounded decimal value, read back as a double.
 double py_round(double x, int ndigits);
+
+// json.dumps(str) (ensure_ascii: \uXXXX in lower-case hex, surrogate pairs above U+FFFF), quotes
+// included. Bytes that are not UTF-8 (a file name) are written as Python writes a str decoded with
+// "surrogateescape": \udcXX (util/utf8.h).
+std::string py_json_string(std::string_view s);
 
 // json.dumps(value, indent=indent, sort_keys=True). Integers print as integers, floats as
 // py_float_repr. Object keys sort by code point (nlohmann objects are byte-ordered maps, which is the

@@ -1,0 +1,28 @@
+#include "cpuft/flags/train_options.h"
+
+namespace cpuft {
+
+FeatureOptions feature_options(const TrainArgs& a) {
+  FeatureOptions o;
+  o.max_seq_length = static_cast<int>(a.max_seq_length);
+  o.doc_stride = static_cast<int>(a.doc_stride);
+  o.pad_to_max_length = a.pad_to_max_length;
+  return o;
+}
+
+PostprocessOptions postprocess_options(const TrainArgs& a) {
+  PostprocessOptions o;
+  o.n_best_size = static_cast<int>(a.n_best_size);
+  o.max_answer_length = static_cast<int>(a.max_answer_length);
+  o.version_2_with_negative = a.version_2_with_negative;
+  o.null_score_diff_threshold = a.null_score_diff_threshold;
+  return o;
+}
+
+CommOptions comm_options(const TrainArgs& args) {
+  CommOptions o;
+  o.collective_timeout_s = args.collective_timeout;
+  return o;
+}
+
+}  // namespace cpuft

@@ -23,10 +23,11 @@
 #                    [/work/venvs/t28/bin/python]
 #   PYTHON_T215      a python with torch 2.15 and transformers [/work/venvs/t215/bin/python]
 #   REPS             repetitions of every run [3]
-#   STEPS            timed steps per run [1]       WARMUP   warm-up steps per run [1] (torch.compile
-#                    compiles in the first one, so it must stay at least 1)
-#   LAYERS           encoder layers [1]: DistilBERT-base per-layer shapes, so that a comparison fits in
-#                    well under an hour on a 2-core machine; LAYERS=6 is the full DistilBERT-base
+#   STEPS            timed steps per run [1]
+#   WARMUP           warm-up steps per run [1]; torch.compile compiles in the first one, so with 0 its
+#                    column is skipped
+#   LAYERS           encoder layers [1]: DistilBERT-base per-layer shapes, so that a comparison of all
+#                    the rows fits in about an hour on a 2-core machine; LAYERS=6 is the full DistilBERT-base
 #   BATCH, SEQ       replace every configuration's batch size / sequence length (quick checks) [unset]
 #   RUN_TIMEOUT      seconds one run may take before it is stopped [120]; a configuration that times
 #                    out on a side is not run again on that side in later repetitions

@@ -6,7 +6,7 @@ random data, and prints the same figures in the same format, so the two can be r
 The flags mirror `cpuft bench`; FLOPs are counted with the same formula as src/cpuft/cli/cmd_bench.cc
 (matrix products only, backward = 2x forward), so GFLOP/s compare one to one.
 
-  /work/pyref/bin/python tools/pytorch_step_bench.py --bf16 --batch 8 --seq 384 --threads 2 --steps 5
+  /work/venvs/t215/bin/python tools/pytorch_step_bench.py --bf16 --batch 8 --seq 384 --threads 2 --steps 5
 """
 import argparse
 import json
@@ -15,6 +15,7 @@ import resource
 import statistics
 import sys
 import time
+import traceback
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
@@ -35,6 +36,15 @@ def parse_args():
     p.add_argument("--bf16", action="store_true", help="torch.autocast('cpu', dtype=torch.bfloat16)")
     p.add_argument("--eval", action="store_true", help="forward passes only, under torch.inference_mode")
     p.add_argument("--ipex", action="store_true", help="intel_extension_for_pytorch.optimize(model, optimizer)")
+    p.add_argument("--compile", action="store_true",
+                   help="torch.compile(model) with the default inductor backend (needs a C++ compiler at run "
+                        "time: $CXX or g++); the optimizer and the clipping stay eager. It compiles in the first "
+                        "step (the forward graph, and its backward at the first backward; tens of seconds to "
+                        "minutes) and not again at a fixed shape: at DistilBERT-base's shapes (6 layers; train "
+                        "b8 s384 and b32 s128, eval b64 s384; bf16 and fp32) 1 warm-up step holds the whole "
+                        "compile, so --warmup must be at least 1. A graph compiled in a timed step anyway is "
+                        "reported on stderr and in the JSON; a compile that fails is reported as not available "
+                        "(exit status 2)")
     p.add_argument("--attn", default="sdpa", help="transformers attn_implementation (sdpa or eager)")
     p.add_argument("--peak_n", type=int, default=2048,
                    help="size of the square torch.matmul timed for the peak (0: skip; bf16 can be very slow on AVX2)")
@@ -45,6 +55,10 @@ def parse_args():
             p.error(f"--{name}: found {getattr(a, name)}, expected a positive integer")
     if a.warmup < 0 or a.threads < 0 or a.peak_n < 0:
         p.error("--warmup, --threads and --peak_n must not be negative")
+    if a.compile and a.warmup < 1:
+        p.error(f"--warmup: found {a.warmup}, expected at least 1 with --compile (the first step compiles)")
+    if a.compile and a.ipex:
+        p.error("--compile and --ipex: expected one of them (each is its own column)")
     if a.hidden % a.heads != 0:
         p.error(f"--hidden: found {a.hidden}, expected a multiple of --heads ({a.heads})")
     if a.seq > 512:
@@ -88,6 +102,19 @@ def matmul_peak_gflops(torch, n, dtype):
     return 2.0 * n ** 3 / statistics.median(runs) / 1e9
 
 
+def one_line(e):
+    """An exception as one line: torch.compile's errors span many lines and end with logging hints."""
+    lines = [ln.strip() for ln in str(e).splitlines()
+             if ln.strip() and "TORCHDYNAMO_VERBOSE" not in ln and "TORCH_LOGS" not in ln]
+    return f"{type(e).__name__}: {' | '.join(lines[:4])}"[:400]
+
+
+def compiled_graphs():
+    """Graphs torch.compile has compiled so far in this process (each recompile adds one)."""
+    from torch._dynamo.utils import counters
+    return counters["stats"]["unique_graphs"]
+
+
 def main():
     started = time.perf_counter()
     a = parse_args()
@@ -126,6 +153,13 @@ def main():
         else:
             model, opt = ipex.optimize(model, optimizer=opt, dtype=dtype)
 
+    if a.compile:
+        try:
+            model = torch.compile(model)
+        except Exception as e:  # e.g. a Python that this torch's dynamo does not support
+            print(f"pytorch bench: --compile: torch.compile is not available: {one_line(e)}", file=sys.stderr)
+            return 2
+
     g = torch.Generator().manual_seed(1234)
     ids = torch.randint(0, a.vocab, (a.batch, a.seq), generator=g)
     mask = torch.ones(a.batch, a.seq, dtype=torch.long)
@@ -154,15 +188,33 @@ def main():
     print(f"pytorch bench: ready after {time.perf_counter() - started:.1f} s (imports, model, data)",
           file=sys.stderr, flush=True)
     times = []
+    graphs_after_warmup = 0
     for s in range(a.warmup + a.steps):
+        if a.compile and s == a.warmup:
+            graphs_after_warmup = compiled_graphs()
         t0 = time.perf_counter()
-        step()
+        try:
+            step()
+        except Exception as e:
+            if not (a.compile and s == 0):
+                raise
+            # The first step is where inductor traces, generates C++ and compiles it: a failure there is
+            # the column being unavailable on this machine, not a benchmark result.
+            traceback.print_exc()
+            print(f"pytorch bench: --compile: torch.compile (inductor) is not available: the first step failed: "
+                  f"{one_line(e)}", file=sys.stderr)
+            return 2
         dt = time.perf_counter() - t0
         # One line per step on stderr, so a caller that has to stop a slow run still learns the step time.
         print(f"pytorch bench: {'warm-up' if s < a.warmup else 'timed'} step {s + 1}: {dt:.3f} s",
               file=sys.stderr, flush=True)
         if s >= a.warmup:
             times.append(dt)
+
+    graphs_in_timed_steps = compiled_graphs() - graphs_after_warmup if a.compile else 0
+    if graphs_in_timed_steps:
+        print(f"pytorch bench: --compile: {graphs_in_timed_steps} graph(s) compiled during the timed steps: "
+              f"their compile time is in the step times (raise --warmup)", file=sys.stderr)
 
     # Median as cmd_bench.cc takes it: the upper middle element for an even count.
     t = sorted(times)[len(times) // 2]
@@ -175,6 +227,8 @@ def main():
         variant += f", AdamW {adamw}"
     if ipex is not None:
         variant += f", ipex {ipex.__version__}"
+    if a.compile:
+        variant += f", torch.compile inductor ({compiled_graphs()} graphs)"
     variant += f", cpu capability {torch.backends.cpu.get_cpu_capability()}"
 
     if a.json:
@@ -183,7 +237,8 @@ def main():
             "model_type": a.model_type, "layers": a.layers, "hidden": a.hidden, "batch": a.batch, "seq": a.seq,
             "threads": torch.get_num_threads(), "steps": a.steps, "step_s": t, "samples_per_s": a.batch / t,
             "tokens_per_s": a.batch * a.seq / t, "gflops": achieved, "peak_gflops": peak,
-            "mfu": achieved / peak if peak else None, "peak_rss_mib": rss_mib, "backend": variant}))
+            "mfu": achieved / peak if peak else None, "peak_rss_mib": rss_mib, "backend": variant,
+            "graphs_compiled_in_timed_steps": graphs_in_timed_steps}))
         return 0
     dt = "bf16" if a.bf16 else "fp32"
     print(f"pytorch bench: {'forward' if a.eval else 'training step'} {dt}, {a.layers} layers, hidden {a.hidden}, "

@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <cstring>
 #include <random>
+#include <utility>
 
 #include "cpuft/util/error.h"
 
@@ -60,39 +61,74 @@ bool is_atomic_temporary_name(const std::string& name) {
   return true;
 }
 
-void write_file_atomic(const std::string& path, std::string_view bytes) {
-  std::string tmp;
-  const int fd = create_temporary(path, &tmp);
-  if (fd < 0) fail(path, ": cannot create: ", std::strerror(errno));
+AtomicFile::AtomicFile(std::string path) : path_(std::move(path)) {
+  fd_ = create_temporary(path_, &tmp_);
+  if (fd_ < 0) fail(path_, ": cannot create: ", std::strerror(errno));
+}
+
+AtomicFile::~AtomicFile() {
+  if (fd_ < 0) return;
+  ::close(fd_);
+  ::unlink(tmp_.c_str());
+}
+
+void AtomicFile::abandon(const char* what, int err) {
+  if (fd_ >= 0) ::close(fd_);
+  fd_ = -1;
+  ::unlink(tmp_.c_str());
+  fail(path_, ": ", what, " failed: ", std::strerror(err));
+}
+
+// Small pieces are gathered into writes of about a megabyte; a large one is written as it is.
+void AtomicFile::append(std::string_view bytes) {
+  constexpr size_t kWriteSize = size_t{1} << 20;
+  if (buffer_.size() + bytes.size() < kWriteSize) {
+    buffer_.append(bytes);
+    return;
+  }
+  flush();
+  write_all(bytes);
+}
+
+void AtomicFile::flush() {
+  write_all(buffer_);
+  buffer_.clear();
+}
+
+void AtomicFile::write_all(std::string_view bytes) {
   size_t done = 0;
   while (done < bytes.size()) {
-    ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+    const ssize_t n = ::write(fd_, bytes.data() + done, bytes.size() - done);
     if (n < 0) {
       if (errno == EINTR) continue;
-      int err = errno;
-      ::close(fd);
-      ::unlink(tmp.c_str());
-      fail(path, ": write failed: ", std::strerror(err));
+      abandon("write", errno);
     }
     done += static_cast<size_t>(n);
   }
-  if (::fsync(fd) != 0) {
-    int err = errno;
-    ::close(fd);
-    ::unlink(tmp.c_str());
-    fail(path, ": fsync failed: ", std::strerror(err));
-  }
+}
+
+void AtomicFile::commit() {
+  flush();
+  if (::fsync(fd_) != 0) abandon("fsync", errno);
+  const int fd = fd_;
+  fd_ = -1;
   if (::close(fd) != 0) {
-    int err = errno;
-    ::unlink(tmp.c_str());
-    fail(path, ": close failed: ", std::strerror(err));
+    const int err = errno;
+    ::unlink(tmp_.c_str());
+    fail(path_, ": close failed: ", std::strerror(err));
   }
-  if (::rename(tmp.c_str(), path.c_str()) != 0) {
-    int err = errno;
-    ::unlink(tmp.c_str());
-    fail(path, ": rename failed: ", std::strerror(err));
+  if (::rename(tmp_.c_str(), path_.c_str()) != 0) {
+    const int err = errno;
+    ::unlink(tmp_.c_str());
+    fail(path_, ": rename failed: ", std::strerror(err));
   }
-  fsync_path(parent_of(path), O_RDONLY | O_DIRECTORY);
+  fsync_path(parent_of(path_), O_RDONLY | O_DIRECTORY);
+}
+
+void write_file_atomic(const std::string& path, std::string_view bytes) {
+  AtomicFile f(path);
+  f.append(bytes);
+  f.commit();
 }
 
 void check_directory_writable(const std::string& dir) {

@@ -13,6 +13,26 @@ namespace cpuft {
 // Writes `bytes` to `path` atomically; throws cpuft::Error naming the path on failure.
 void write_file_atomic(const std::string& path, std::string_view bytes);
 
+// The same for a file written piece by piece (a large file need not be held in memory whole): the
+// temporary is created at construction, append() writes through it, commit() puts it in place; a
+// writer destroyed without commit() (an error on the way) removes its temporary.
+class AtomicFile {
+ public:
+  explicit AtomicFile(std::string path);
+  ~AtomicFile();
+  AtomicFile(const AtomicFile&) = delete;
+  AtomicFile& operator=(const AtomicFile&) = delete;
+  void append(std::string_view bytes);
+  void commit();
+
+ private:
+  void flush();
+  void write_all(std::string_view bytes);
+  [[noreturn]] void abandon(const char* what, int err);
+  std::string path_, tmp_, buffer_;
+  int fd_ = -1;
+};
+
 // Renames a fully written directory into place atomically (used for checkpoint-N/): fsyncs every
 // file inside `tmp_dir`, then renames it to `final_dir` (which must not exist) and syncs the parent.
 void commit_directory(const std::string& tmp_dir, const std::string& final_dir);

@@ -1,5 +1,6 @@
 #include "cpuft/util/py_json.h"
 
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -11,20 +12,17 @@ namespace cpuft {
 
 namespace {
 
-// Shortest "%.*e" rendering of x that reads back to exactly x; fills digits (no dot) and the
-// decimal exponent of the first digit.
+// The shortest digits that read back as exactly x, the nearest to x among them (std::to_chars's
+// scientific form "d.ddde[+-]XX", as Python's repr chooses them; x > 0 here); fills digits (no dot)
+// and the decimal exponent of the first digit.
 void shortest_digits(double x, std::string* digits, int* exp10) {
   char buf[40];
-  for (int prec = 0; prec <= 17; ++prec) {
-    std::snprintf(buf, sizeof buf, "%.*e", prec, x);
-    if (std::strtod(buf, nullptr) == x) break;
-  }
-  // buf is "d.ddde[+-]XX" (x > 0 here).
+  const std::to_chars_result r = std::to_chars(buf, buf + sizeof buf, x, std::chars_format::scientific);
+  *r.ptr = '\0';
   const char* e = std::strchr(buf, 'e');
   digits->clear();
   for (const char* p = buf; p < e; ++p)
     if (*p != '.') digits->push_back(*p);
-  while (digits->size() > 1 && digits->back() == '0') digits->pop_back();
   *exp10 = std::atoi(e + 1);
 }
 

@@ -52,6 +52,7 @@ struct MatmulOptions {
   float alpha = 1.0f;           // scales the product (not the accumulated C); must be 1 with a bias
   const float* bias = nullptr;  // optional f32 bias[N] added to every row (only with B == H == 1)
   bool accumulate = false;      // C += result instead of C = result
+  bool gelu = false;            // C = gelu(result), the exact (erf) GELU; not with accumulate
 };
 
 // For every b < B, h < H:  C[b,h] (+)= alpha * A[b,h] · Bm[b,h] (+ bias),
@@ -67,6 +68,10 @@ void matmul(int64_t B, int64_t H, int64_t M, int64_t N, int64_t K, const MatIn& 
 // y[M,N] = x[M,K] · W[N,K]^T (+ bias[N], may be null).
 void linear_forward(int64_t M, int64_t N, int64_t K, const void* x, const void* w, DType in,
                     const float* bias, void* y, DType out = DType::f32);
+// y[M,N] = gelu(x[M,K] · W[N,K]^T + bias[N]): a linear layer and its exact GELU in one product (the
+// GELU applied to the f32 result before it is rounded to `out`), where the pre-activation is not kept.
+void linear_forward_gelu(int64_t M, int64_t N, int64_t K, const void* x, const void* w, DType in,
+                         const float* bias, void* y, DType out);
 
 // dx[M,K] (+)= dy[M,N] · W[N,K].
 void linear_backward_data(int64_t M, int64_t N, int64_t K, const void* dy, const void* w, DType in,

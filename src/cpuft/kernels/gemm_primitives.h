@@ -19,6 +19,7 @@ struct ProductShape {
   float alpha = 1.0f;
   bool bias = false;
   bool accumulate = false;
+  bool gelu = false;
 };
 
 class Primitive;

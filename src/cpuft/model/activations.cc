@@ -31,7 +31,7 @@ void QaModel::Acts::plan(Acts& a, const ModelConfig& c, bool bf16, int64_t rows,
   a.packed_types = training ? nullptr : take_i8(n);
   a.packed_mask = training ? nullptr : take_i8(n);
   a.packed_cu = training ? nullptr : take_i32(n + 1);  // at most one window per token
-  a.emb_sum = take(n * h);
+  a.emb_sum = take(n * h);  // forward only: also every layer's res1 (written after the embeddings are done)
   a.emb_mean = take(n);
   a.emb_rstd = take(n);
   a.emb_ln = take(n * h);
@@ -63,12 +63,13 @@ void QaModel::Acts::plan(Acts& a, const ModelConfig& c, bool bf16, int64_t rows,
     l.qkv = take(3 * n * h);
     l.ctx = bf16 ? ctx_shared : take(n * h);
     l.ctxb = bf16 ? take_bf16(n * h) : nullptr;
-    l.res1 = take(n * h);
+    l.res1 = training ? take(n * h) : a.emb_sum;
     l.mean1 = take(n);
     l.rstd1 = take(n);
     l.h1 = bf16_training ? h1_shared : take(n * h);
     l.h1b = bf16 ? take_bf16(n * h) : nullptr;
-    l.f1 = take(n * inter);
+    // bf16 forward only: no pre-activation (the GELU runs in the ff1 product, writing gb).
+    l.f1 = bf16 && !training ? nullptr : take(n * inter);
     // The GELU output: bf16 only in bf16 mode; in f32 forward-only plans, written over f1.
     l.g = bf16 ? nullptr : training ? g_shared : l.f1;
     l.gb = gb_shared;

@@ -19,9 +19,9 @@
 // A forward-only plan (evaluation, prediction) also holds the packed copy of a padded batch's real
 // tokens (ids, types, mask: N each; window offsets: N + 1), and keeps no activations for backward: every layer uses
 // one set of tensors except its output h2, which alternates between two buffers (layer i reads
-// layer i - 1's); x0 is the embedding LayerNorm output itself, the GELU runs in place over f1 (f32),
-// and the backward scratch and dlogits are absent (null). Its size does not grow with the number of
-// layers.
+// layer i - 1's); x0 is the embedding LayerNorm output itself, res1 reuses the embedding sum, the GELU
+// runs in place over f1 (f32) or inside the ff1 product (bf16: no f1), and the backward scratch and
+// dlogits are absent (null). Its size does not grow with the number of layers.
 #pragma once
 
 #include <cstdint>
@@ -43,8 +43,8 @@ struct QaModel::Acts {
     float *res1, *mean1, *rstd1;  // (N, H) input of the first LayerNorm, its (N) statistics
     float* h1;        // (N, H) first LayerNorm output
     uint16_t* h1b;    // (N, H) h1 as bf16 (bf16 mode; null in f32 mode)
-    float *f1, *g;    // (N, I) FFN pre-activation, GELU output (shared by all layers; null in bf16 mode;
-                      // f1 itself forward only)
+    float *f1, *g;    // (N, I) FFN pre-activation, GELU output (g: shared by all layers; null in bf16 mode,
+                      // and f1 null too in bf16 forward-only plans, whose ff1 product applies the GELU)
     uint16_t* gb;     // (N, I) g as bf16, shared by all layers (bf16 mode; null in f32 mode)
     float *res2, *mean2, *rstd2;  // (N, H) input of the second LayerNorm, its statistics
     float* h2;        // (N, H) layer output

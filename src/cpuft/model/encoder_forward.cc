@@ -47,9 +47,13 @@ void QaModel::forward_pass(const Batch& b, const Acts& a, bool train, uint64_t s
                   static_cast<int>(c.vocab_size), static_cast<int>(std::max<int64_t>(1, c.type_vocab_size)),
                   static_cast<int>(c.max_position_embeddings));
   }
-  layernorm_fwd(a.emb_ln, nullptr, a.emb_mean, a.emb_rstd, nullptr, a.emb_sum, nullptr, P + eo.ln.w, P + eo.ln.b,
-                static_cast<int>(N), static_cast<int>(H), c.layer_norm_eps);
-  dropout_fwd(a.x0, nullptr, a.emb_ln, N * H, hidden_p, seed, dropout_site::kEmbeddings, hidden_first);
+  // bf16 mode: layer 0's bf16 input is written by the pass that writes x0 (the LayerNorm in eval,
+  // where the dropout is the identity in place; the dropout in training), as each later layer's is by
+  // the LayerNorm that ends the layer before: no separate conversion pass.
+  uint16_t* const xb0 = a.layers.front().xb;
+  layernorm_fwd(a.emb_ln, train ? nullptr : xb0, a.emb_mean, a.emb_rstd, nullptr, a.emb_sum, nullptr, P + eo.ln.w,
+                P + eo.ln.b, static_cast<int>(N), static_cast<int>(H), c.layer_norm_eps);
+  dropout_fwd(a.x0, train ? xb0 : nullptr, a.emb_ln, N * H, hidden_p, seed, dropout_site::kEmbeddings, hidden_first);
 
   const float* x = a.x0;
   const float q_divisor = static_cast<float>(std::sqrt(static_cast<double>(HD)));
@@ -59,7 +63,7 @@ void QaModel::forward_pass(const Batch& b, const Acts& a, bool train, uint64_t s
     const LayerOffsets& lo = table_.layer(static_cast<int>(li));
     const Acts::Layer& L = a.layers[static_cast<size_t>(li)];
     // q, k, v as one product: row r of qkv is q | k | v.
-    linear(L.qkv, L.x, gemm_operand(L.x, L.xb, N * H), lo.qkv, M, H, 3 * H);
+    linear(L.qkv, L.x, saved_operand(L.x, L.xb), lo.qkv, M, H, 3 * H);
     if (distil) {
 #pragma omp parallel for schedule(static)
       for (int64_t r = 0; r < N; ++r)
@@ -77,11 +81,16 @@ void QaModel::forward_pass(const Batch& b, const Acts& a, bool train, uint64_t s
                   static_cast<int>(H), c.layer_norm_eps);
 
     // FFN: lin1, GELU, lin2, dropout, residual, LayerNorm.
-    linear(L.f1, L.h1, saved_operand(L.h1, L.h1b), lo.ff1, M, H, I);
-    gelu_fwd(L.g, L.gb, L.f1, nullptr, N, I);
+    if (L.f1) {
+      linear(L.f1, L.h1, saved_operand(L.h1, L.h1b), lo.ff1, M, H, I);
+      gelu_fwd(L.g, L.gb, L.f1, nullptr, N, I);
+    } else {  // bf16 forward only: the GELU in the product, its bf16 output the only copy
+      linear_gelu_fwd(L.gb, saved_operand(L.h1, L.h1b), gemm_weight(lo.ff1.w), P + lo.ff1.b, M, H, I);
+    }
     linear(L.res2, L.g, saved_operand(L.g, L.gb), lo.ff2, M, I, H);
     dropout_fwd(L.res2, nullptr, L.res2, N * H, hidden_p, seed, dropout_site::ffn_output(li), hidden_first);
-    layernorm_fwd(L.h2, nullptr, L.mean2, L.rstd2, L.res2, L.res2, L.h1, P + lo.ln2.w, P + lo.ln2.b,
+    uint16_t* const next_xb = li + 1 < c.layers ? a.layers[static_cast<size_t>(li + 1)].xb : nullptr;
+    layernorm_fwd(L.h2, next_xb, L.mean2, L.rstd2, L.res2, L.res2, L.h1, P + lo.ln2.w, P + lo.ln2.b,
                   static_cast<int>(N), static_cast<int>(H), c.layer_norm_eps);
     x = L.h2;
   }

@@ -35,6 +35,12 @@ void linear_fwd(float* y, GemmIn x, GemmIn w, const float* bias, int64_t rows, i
   linear_forward(rows, out, in, x.data, w.data, x.dtype, bias, y);
 }
 
+void linear_gelu_fwd(uint16_t* y, GemmIn x, GemmIn w, const float* bias, int64_t rows, int64_t in, int64_t out) {
+  OpScope scope(Op::matmul);
+  check_same_dtype("linear_gelu_fwd", x, w);
+  linear_forward_gelu(rows, out, in, x.data, w.data, x.dtype, bias, y, DType::bf16);
+}
+
 void linear_bwd(float* dx, float* dw, float* dbias, const float* dy32, GemmIn dy, GemmIn x, GemmIn w, int64_t rows,
                 int64_t in, int64_t out, bool accumulate_dx) {
   OpScope scope(Op::matmul);

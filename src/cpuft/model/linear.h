@@ -29,6 +29,9 @@ inline GemmIn saved_operand(const float* x, const uint16_t* b16) {
 
 // y[rows, out] = x[rows, in] W[out, in]^T + bias[out]  (x and W of one dtype).
 void linear_fwd(float* y, GemmIn x, GemmIn w, const float* bias, int64_t rows, int64_t in, int64_t out);
+// y[rows, out] = gelu(x W^T + bias) as bf16, in one product (the forward-only FFN of bf16 mode: the
+// pre-activation is not kept).
+void linear_gelu_fwd(uint16_t* y, GemmIn x, GemmIn w, const float* bias, int64_t rows, int64_t in, int64_t out);
 // dx[rows, in] = dy W (written, or added when accumulate_dx; dx may be null: no input gradient);
 // dW += dy^T x; dbias += column sums of dy32, the f32 output gradient that dy holds (or rounds).
 void linear_bwd(float* dx, float* dw, float* dbias, const float* dy32, GemmIn dy, GemmIn x, GemmIn w, int64_t rows,

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Golden fixtures for tests/model (the QA encoder), from Hugging Face transformers on PyTorch.
 
-For three tiny random models (DistilBERT; BERT with head_dim 8; BERT with head_dim 16, so both orders of the
-1/sqrt(head_dim) scaling are covered) it writes, into tests/fixtures/model/<name>/:
+For four tiny random models (DistilBERT with head_dim 8 and 16; BERT with head_dim 8 and 16: sqrt(16) is a
+power of two and sqrt(8) is not, so both ways cpuft applies the 1/sqrt(head_dim) scale are covered) it writes, into tests/fixtures/model/<name>/:
   config.json, model.safetensors   the model exactly as save_pretrained writes it
   reference.safetensors            inputs, logits, loss, the gradient of every parameter ("grad.<name>"),
                                    the losses of 5 AdamW steps and the weights after them ("final.<name>"),
@@ -48,9 +48,13 @@ def tiny_configs():
                        type_vocab_size=2, hidden_dropout_prob=0.0, attention_probs_dropout_prob=0.0, **common)
     bert16 = BertConfig(hidden_size=32, num_attention_heads=2, num_hidden_layers=2, intermediate_size=64,
                         type_vocab_size=2, hidden_dropout_prob=0.0, attention_probs_dropout_prob=0.0, **common)
+    distil16 = DistilBertConfig(dim=32, n_heads=2, n_layers=2, hidden_dim=64, dropout=0.0, attention_dropout=0.0,
+                                qa_dropout=0.0, **common)
+    # Appended last: each model's seed is its place in this list.
     return {"distilbert": (distil, DistilBertForQuestionAnswering),
             "bert_hd8": (bert8, BertForQuestionAnswering),
-            "bert_hd16": (bert16, BertForQuestionAnswering)}
+            "bert_hd16": (bert16, BertForQuestionAnswering),
+            "distilbert_hd16": (distil16, DistilBertForQuestionAnswering)}
 
 
 def tiny_inputs(gen):
@@ -168,9 +172,11 @@ def make_minilm():
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--minilm", action="store_true", help="also write the all-MiniLM-L6-v2 logits fixture")
+    ap.add_argument("--only", metavar="NAME", help="write only this tiny model's fixture (e.g. distilbert_hd16)")
     args = ap.parse_args()
     for seed, (name, (config, cls)) in enumerate(tiny_configs().items()):
-        make_tiny(name, config, cls, 100 + seed)
+        if args.only is None or args.only == name:
+            make_tiny(name, config, cls, 100 + seed)
     if args.minilm:
         make_minilm()
 

@@ -127,7 +127,7 @@ TEST_P(ModelParity, Bf16MatchesTorchAutocast) {
   std::printf("%s bf16 logits rel diff %.2e/%.2e, worst gradient rel diff %.2e\n", GetParam(), ds, de, worst);
 }
 
-INSTANTIATE_TEST_SUITE_P(TinyModels, ModelParity, ::testing::Values("distilbert", "bert_hd8", "bert_hd16"));
+INSTANTIATE_TEST_SUITE_P(TinyModels, ModelParity, ::testing::Values("distilbert", "bert_hd8", "bert_hd16", "distilbert_hd16"));
 
 }  // namespace
 }  // namespace cpuft

@@ -17,9 +17,28 @@
 // A packed sequence of length T' has T' queries and T' keys (its masked keys, if any, masked).
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 
 namespace cpuft {
+
+// How a layer scales its scores by 1/sqrt(head_dim). BERT multiplies q k^T by it; DistilBERT divides
+// q by sqrt(head_dim) before the product, which gives the same bits as scaling the product when
+// sqrt(head_dim) is a power of two (head_dim 64: 8; scaling by a power of two is exact), so only
+// DistilBERTs with other head sizes pay a division pass over q (q_divisor > 0; then the scores are
+// not scaled again and dq takes the division's 1/q_divisor).
+struct ScoreScale {
+  float q_divisor = 0.f;  // > 0: divide q by it after the projection
+  float scores = 1.f;     // attention_fwd / attention_bwd's score_scale
+  float dq = 1.f;         // attention_bwd's dq_scale
+};
+inline ScoreScale score_scale(bool distilbert, int64_t head_dim) {
+  const double root = std::sqrt(static_cast<double>(head_dim));
+  const float inverse = static_cast<float>(1.0 / root);
+  int exponent = 0;
+  if (!distilbert || std::frexp(root, &exponent) == 0.5) return ScoreScale{0.f, inverse, inverse};
+  return ScoreScale{static_cast<float>(root), 1.f, inverse};
+}
 
 // Tiles of T * T floats each thread needs (attention_fwd, attention_bwd).
 constexpr int64_t kTilesPerThread = 3;

@@ -46,8 +46,7 @@ void QaModel::backward_pass(const Batch& b, const Acts& a, uint64_t seed) {
   if (distil) dropout_bwd(a.dres, a.dres, N * H, c.qa_dropout, seed, dropout_site::kQaInput, hidden_first);
   ready(table_.qa_begin(), table_.total());
 
-  const float q_divisor = static_cast<float>(std::sqrt(static_cast<double>(HD)));
-  const float score_scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(HD)));
+  const ScoreScale scale = score_scale(distil, HD);
   const AttentionShape shape{B, T, H, NH};
   for (int64_t li = c.layers - 1; li >= 0; --li) {
     const LayerOffsets& lo = table_.layer(static_cast<int>(li));
@@ -78,8 +77,7 @@ void QaModel::backward_pass(const Batch& b, const Acts& a, uint64_t seed) {
     round_bf16_in_place(a.db, N * H, bf16_);  // the attention core reads a bf16 context gradient
     const float* dctx_all = a.db;
 
-    attention_bwd(a.dqkv, a.tiles, dctx_all, L.qkv, b.attention_mask, shape, distil ? 1.f : score_scale,
-                  distil ? 1.f / q_divisor : score_scale,
+    attention_bwd(a.dqkv, a.tiles, dctx_all, L.qkv, b.attention_mask, shape, scale.scores, scale.dq,
                   AttentionDropout{attn_p, seed, dropout_site::attention(li), attn_first}, bf16_);
 
     // The q, k, v projection (one product): its input gradient adds into the residual-stream gradient.

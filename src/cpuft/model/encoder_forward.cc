@@ -56,22 +56,21 @@ void QaModel::forward_pass(const Batch& b, const Acts& a, bool train, uint64_t s
   dropout_fwd(a.x0, train ? xb0 : nullptr, a.emb_ln, N * H, hidden_p, seed, dropout_site::kEmbeddings, hidden_first);
 
   const float* x = a.x0;
-  const float q_divisor = static_cast<float>(std::sqrt(static_cast<double>(HD)));
-  const float score_scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(HD)));
+  const ScoreScale scale = score_scale(distil, HD);
   const AttentionShape shape{B, T, H, NH, b.cu_seqlens};
   for (int64_t li = 0; li < c.layers; ++li) {
     const LayerOffsets& lo = table_.layer(static_cast<int>(li));
     const Acts::Layer& L = a.layers[static_cast<size_t>(li)];
     // q, k, v as one product: row r of qkv is q | k | v.
     linear(L.qkv, L.x, saved_operand(L.x, L.xb), lo.qkv, M, H, 3 * H);
-    if (distil) {
+    if (scale.q_divisor > 0.f) {
 #pragma omp parallel for schedule(static)
       for (int64_t r = 0; r < N; ++r)
-        for (int64_t j = 0; j < H; ++j) L.qkv[r * 3 * H + j] /= q_divisor;
+        for (int64_t j = 0; j < H; ++j) L.qkv[r * 3 * H + j] /= scale.q_divisor;
     }
     round_bf16_in_place(L.qkv, 3 * N * H, bf16_);
 
-    attention_fwd(L.ctx, a.tiles, L.qkv, b.attention_mask, shape, distil ? 1.f : score_scale,
+    attention_fwd(L.ctx, a.tiles, L.qkv, b.attention_mask, shape, scale.scores,
                   AttentionDropout{attn_p, seed, dropout_site::attention(li), attn_first}, bf16_);
 
     // Output projection (+ dropout for BERT), residual, LayerNorm.

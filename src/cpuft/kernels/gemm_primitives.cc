@@ -128,8 +128,8 @@ const Primitive* find_primitive(const ProductShape& shape) {
   std::lock_guard<std::mutex> lock(c.mu);
   auto it = c.map.find(key);
   if (it == c.map.end()) {
-    // Shapes that vary from batch to batch (dynamic padding) would grow the cache without bound
-    // (about 30 KB a primitive); past the capacity it starts again. Safe because matmul() is called
+    // Shapes that vary from batch to batch (dynamic padding, packed evaluation) would grow the cache
+    // without bound (about 300 KB a primitive); past the capacity it starts again. Safe because matmul() is called
     // from one thread at a time and uses the primitive before the next lookup.
     if (static_cast<int64_t>(c.map.size()) >= kCacheCapacity) c.map.clear();
     std::unique_ptr<Primitive> p = build(shape);

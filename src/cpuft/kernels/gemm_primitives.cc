@@ -15,7 +15,7 @@ namespace cpuft::gemm_detail {
 class Primitive {
  public:
   dnnl::matmul prim;
-  dnnl::memory::desc a, b, c, bias;
+  dnnl::memory::desc a, b, c, bias, scratchpad;
   std::string impl;  // oneDNN's implementation name, e.g. "brg:avx512_core_amx_bf16"
 };
 
@@ -26,6 +26,11 @@ using dt = dnnl::memory::data_type;
 struct Runtime {
   dnnl::engine engine;
   dnnl::stream stream;
+  // One scratchpad for every primitive (user mode): the library mode may give each cached primitive
+  // its own, so that memory would grow with the number of shapes. Grown to the largest need; safe
+  // because products run one at a time (find_primitive).
+  std::unique_ptr<uint8_t[]> scratchpad;
+  size_t scratchpad_bytes = 0;
 };
 
 Runtime& runtime() {
@@ -81,6 +86,7 @@ std::unique_ptr<Primitive> build(const ProductShape& s) {
   p->b = matrix_desc(s, s.K, s.N, s.b_type, s.b_row, s.b_trans, s.b_batch, s.b_head);
   p->c = matrix_desc(s, s.M, s.N, s.c_type, s.c_row, false, s.c_batch, s.c_head);
   dnnl::primitive_attr attr;
+  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
   if (s.alpha != 1.0f) attr.set_output_scales(0, {s.alpha});
   if (s.accumulate || s.gelu) {
     dnnl::post_ops ops;
@@ -102,6 +108,7 @@ std::unique_ptr<Primitive> build(const ProductShape& s) {
     const bool all_f32 = s.a_type == DType::f32 && s.b_type == DType::f32 && s.c_type == DType::f32;
     if (!all_f32 && std::strncmp(pd.impl_info_str(), "ref", 3) == 0) return nullptr;
     p->impl = pd.impl_info_str();
+    p->scratchpad = pd.scratchpad_desc();
     p->prim = dnnl::matmul(pd);
   } catch (const dnnl::error&) {
     return nullptr;
@@ -129,7 +136,7 @@ const Primitive* find_primitive(const ProductShape& shape) {
   auto it = c.map.find(key);
   if (it == c.map.end()) {
     // Shapes that vary from batch to batch (dynamic padding, packed evaluation) would grow the cache
-    // without bound (about 300 KB a primitive); past the capacity it starts again. Safe because matmul() is called
+    // without bound (each holds its JIT kernels); past the capacity it starts again. Safe because matmul() is called
     // from one thread at a time and uses the primitive before the next lookup.
     if (static_cast<int64_t>(c.map.size()) >= kCacheCapacity) c.map.clear();
     std::unique_ptr<Primitive> p = build(shape);
@@ -147,6 +154,14 @@ void execute(const Primitive& p, const void* a, const void* b, void* c, const fl
   std::unordered_map<int, dnnl::memory> args{
       {DNNL_ARG_SRC, am}, {DNNL_ARG_WEIGHTS, bm}, {DNNL_ARG_DST, cm}};
   if (bias) args.emplace(DNNL_ARG_BIAS, dnnl::memory(p.bias, rt.engine, const_cast<float*>(bias)));
+  if (const size_t need = p.scratchpad.get_size(); need > 0) {
+    if (need > rt.scratchpad_bytes) {
+      rt.scratchpad.reset();  // the old buffer first: the peak is the new size alone
+      rt.scratchpad.reset(new uint8_t[need]);
+      rt.scratchpad_bytes = need;
+    }
+    args.emplace(DNNL_ARG_SCRATCHPAD, dnnl::memory(p.scratchpad, rt.engine, rt.scratchpad.get()));
+  }
   p.prim.execute(rt.stream, args);
   rt.stream.wait();
 }

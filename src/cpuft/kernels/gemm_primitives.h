@@ -44,10 +44,9 @@ void emulate_in_f32(int64_t B, int64_t H, int64_t M, int64_t N, int64_t K, const
 int64_t primitives_created();
 int64_t primitives_cached();
 
-// The most primitives the cache holds (see find_primitive). A brgemm primitive holds about 300 KB
-// (its JIT kernels). Packed evaluation at batch 8 x 384 makes 5 shapes for each of up to 48 row
-// counts (rounded to kProductRowBlock): 256 keeps them all; a training step with dynamic padding
-// makes about 15 per padded length, and 1024 let that hold ~330 MiB.
+// The most primitives the cache holds (see find_primitive). Packed evaluation at batch 8 x 384 makes
+// 5 shapes for each of up to 48 row counts (rounded to kProductRowBlock): 256 keeps them all. A
+// training step with dynamic padding makes about 15 per padded length, so the cache must be bounded.
 constexpr int64_t kCacheCapacity = 256;
 
 }  // namespace cpuft::gemm_detail

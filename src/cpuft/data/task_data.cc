@@ -20,6 +20,14 @@ std::string python_str(const json& v) {
   return v.dump();
 }
 
+// run_ner's columns; a test file needs only the words (its tags, if any, are not read).
+TokenColumns token_columns_of(const TokenFile& file, const TokenColumnFlags& flags, Split split) {
+  const bool has_tokens = std::find(file.columns.begin(), file.columns.end(), "tokens") != file.columns.end();
+  if (split == Split::kTest && file.columns.size() == 1 && flags.text_column_name.empty() && has_tokens)
+    return TokenColumns{"tokens", ""};
+  return choose_token_columns(file, flags);
+}
+
 template <typename T>
 void keep_first(std::vector<T>& v, std::optional<int64_t> n) {
   if (n && static_cast<size_t>(*n) < v.size()) v.resize(static_cast<size_t>(*n));
@@ -107,7 +115,7 @@ TaskData load_task_data(const std::string& path, Split split, const TaskLabels& 
   if (options.task == TaskHead::token_classification) {
     const TokenFile file = read_token_file(path);
     std::vector<TaggedSentence> sentences =
-        tagged_sentences(file, choose_token_columns(file, options.token_columns), labels.tags, split);
+        tagged_sentences(file, token_columns_of(file, options.token_columns, split), labels.tags, split);
     keep_first(sentences, max_samples);
     TokenFeatureOptions to;
     to.max_seq_length = options.max_seq_length;

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The main job on bundled data (what `make demo` runs): fine-tune all-MiniLM-L6-v2 for question
 # answering on a small SQuAD v1.1 train subset, evaluating on a small dev subset after every epoch
-# (TensorBoard event files and training_curves.svg in the output), then print EM / F1.
+# (TensorBoard event files and training_curves.svg in the output), then print EM / F1; then a short
+# text-classification run (run_glue's job) on data/snli-mini and its accuracy.
 # Falls back to a small randomly initialised model when the pretrained weights cannot be had.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -39,3 +40,19 @@ echo
 echo "demo: exact match ${em}, F1 ${f1} on data/squad-mini/dev-mini-v1.1.json (309 questions)"
 echo "demo: the fine-tuned model (loads in transformers) is in $out"
 echo "demo: loss and F1 by step: $out/training_curves.svg; the same in TensorBoard: tensorboard --logdir $out/runs"
+
+# Then a short text-classification run (run_glue's job) on the bundled SNLI subset with the same model.
+cls_out=${out}-snli
+"$bin" train --task text-classification \
+  --model_name_or_path "$model" \
+  --train_file data/snli-mini/train.csv \
+  --validation_file data/snli-mini/validation.csv \
+  --do_train --do_eval \
+  --max_seq_length 128 \
+  --per_device_train_batch_size 32 --per_device_eval_batch_size 64 \
+  --learning_rate 1e-4 --num_train_epochs 2 --warmup_ratio 0.1 \
+  --logging_steps 10 --save_strategy no \
+  --output_dir "$cls_out" --overwrite_output_dir
+acc=$(sed -n 's/.*"eval_accuracy": \([0-9.]*\).*/\1/p' "$cls_out/eval_results.json")
+echo
+echo "demo: SNLI accuracy ${acc} on data/snli-mini/validation.csv (400 pairs, 3 labels); model in $cls_out"

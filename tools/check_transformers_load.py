@@ -5,7 +5,10 @@
   check_transformers_load.py DIR --reference FIX.json     compare them with FIX.json (exit 1 if they differ)
   check_transformers_load.py DIR --write-reference FIX.json   write FIX.json from this model
 
-DIR is loaded with AutoModelForQuestionAnswering and AutoTokenizer, offline. The tokenizer encodes
+DIR is loaded with the Auto class of its config.json's architecture (AutoModelForQuestionAnswering,
+AutoModelForSequenceClassification or AutoModelForTokenClassification) and AutoTokenizer, offline.
+For classification models it prints (JSON) the architecture, id2label, problem_type and the logits of a
+fixed sentence pair (sequence) or sentence (token); --reference / --write-reference are for QA models. The tokenizer encodes
 (question, context) as a pair; the model runs in float32 eval mode. A fixture is JSON:
   {"question", "context", "input_ids", "token_type_ids", "attention_mask", "start_logits", "end_logits"}
 When comparing, the fixture's input_ids must equal what the tokenizer produces (so a fixture written by
@@ -21,20 +24,41 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 import torch
-from transformers import AutoModelForQuestionAnswering, AutoTokenizer
+from transformers import (AutoModelForQuestionAnswering, AutoModelForSequenceClassification,
+                          AutoModelForTokenClassification, AutoTokenizer)
 
 QUESTION = "What is the capital of France?"
 CONTEXT = "Paris is the capital and largest city of France. It lies on the river Seine."
 
 
-def run(model_dir):
-    tokenizer = AutoTokenizer.from_pretrained(model_dir)
-    model, info = AutoModelForQuestionAnswering.from_pretrained(model_dir, output_loading_info=True,
-                                                                dtype=torch.float32)
+def load(model_dir, auto_class):
+    model, info = auto_class.from_pretrained(model_dir, output_loading_info=True, dtype=torch.float32)
     bad = {k: v for k, v in info.items() if k in ("missing_keys", "unexpected_keys", "mismatched_keys") and v}
     if bad:
         sys.exit(f"{model_dir}: transformers did not load every weight: {bad}")
     model.eval()
+    return model
+
+
+def run_classifier(model_dir, architecture):
+    tokenizer = AutoTokenizer.from_pretrained(model_dir)
+    sequence = architecture.endswith("ForSequenceClassification")
+    model = load(model_dir, AutoModelForSequenceClassification if sequence else AutoModelForTokenClassification)
+    enc = (tokenizer(QUESTION, CONTEXT, return_tensors="pt") if sequence else
+           tokenizer(CONTEXT.split(), is_split_into_words=True, return_tensors="pt"))
+    with torch.no_grad():
+        logits = model(**enc).logits[0]
+    return {"architecture": type(model).__name__, "id2label": model.config.id2label,
+            "problem_type": model.config.problem_type, "logits": logits.tolist()}
+
+
+def run(model_dir):
+    with open(os.path.join(model_dir, "config.json")) as f:
+        architecture = (json.load(f).get("architectures") or [""])[0]
+    if architecture.endswith("ForSequenceClassification") or architecture.endswith("ForTokenClassification"):
+        return run_classifier(model_dir, architecture)
+    tokenizer = AutoTokenizer.from_pretrained(model_dir)
+    model = load(model_dir, AutoModelForQuestionAnswering)
     enc = tokenizer(QUESTION, CONTEXT, return_tensors="pt")
     with torch.no_grad():
         out = model(**enc)

@@ -44,7 +44,7 @@ TEST(ParamTable, LayersAreContiguousRangesInForwardOrder) {
   EXPECT_EQ(t.embeddings().begin, 0u);
   EXPECT_EQ(t.layer(0).begin, t.embeddings().end);
   for (int i = 1; i < c.layers; ++i) EXPECT_EQ(t.layer(i).begin, t.layer(i - 1).end);
-  EXPECT_EQ(t.qa_begin(), t.layer(static_cast<int>(c.layers) - 1).end);
+  EXPECT_EQ(t.head().begin, t.layer(static_cast<int>(c.layers) - 1).end);
   size_t expect = 0;
   for (const ParamEntry& e : t.entries()) {
     EXPECT_EQ(e.offset, expect) << e.name;

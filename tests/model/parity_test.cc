@@ -17,26 +17,8 @@ namespace {
 
 using test::model_fixture_dir;
 using test::Reference;
+using test::check_gradients;
 using test::rel_max_diff;
-
-// Worst gradient difference over all tensors, each relative to max(its own max |ref|, floor x the
-// largest reference gradient of the model). Some gradients are zero in exact arithmetic (key
-// biases: softmax ignores a shift; qa_outputs.bias and the last LayerNorm bias: softmax - onehot
-// sums to 0 over positions), so their reference holds rounding noise; the floor keeps the ratio
-// meaningful there. Fails the test for any tensor above `tol`.
-double check_gradients(const QaModel& m, const Reference& ref, const std::string& prefix, double floor,
-                       double tol) {
-  double global = 0;
-  for (const ParamEntry& e : m.table().entries())
-    for (float g : ref.f32(prefix + e.name)) global = std::max(global, static_cast<double>(std::abs(g)));
-  double worst = 0;
-  for (const ParamEntry& e : m.table().entries()) {
-    const double d = rel_max_diff(m.grads() + e.offset, ref.f32(prefix + e.name), floor * global);
-    worst = std::max(worst, d);
-    EXPECT_LT(d, tol) << e.name;
-  }
-  return worst;
-}
 
 class ModelParity : public ::testing::TestWithParam<const char*> {
  protected:

@@ -4,6 +4,8 @@
 
 #include <cstdint>
 #include <cstring>
+#include <algorithm>
+#include <cmath>
 
 #include <gtest/gtest.h>
 #include <string>
@@ -89,6 +91,25 @@ inline double rel_max_diff(const float* a, const std::vector<float>& b, double f
     scale = std::max(scale, static_cast<double>(std::abs(b[i])));
   }
   return diff / scale;
+}
+
+// Worst gradient difference over all tensors, each relative to max(its own max |ref|, floor x the
+// largest reference gradient of the model). Some gradients are zero in exact arithmetic (key
+// biases: softmax ignores a shift; qa_outputs.bias and the last LayerNorm bias: softmax - onehot
+// sums to 0 over positions), so their reference holds rounding noise; the floor keeps the ratio
+// meaningful there. Fails the test for any tensor above `tol`.
+inline double check_gradients(const QaModel& m, const Reference& ref, const std::string& prefix, double floor,
+                       double tol) {
+  double global = 0;
+  for (const ParamEntry& e : m.table().entries())
+    for (float g : ref.f32(prefix + e.name)) global = std::max(global, static_cast<double>(std::abs(g)));
+  double worst = 0;
+  for (const ParamEntry& e : m.table().entries()) {
+    const double d = rel_max_diff(m.grads() + e.offset, ref.f32(prefix + e.name), floor * global);
+    worst = std::max(worst, d);
+    EXPECT_LT(d, tol) << e.name;
+  }
+  return worst;
 }
 
 }  // namespace cpuft::test

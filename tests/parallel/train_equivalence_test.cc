@@ -73,4 +73,18 @@ TEST_F(TrainEquivalence, Bf16) {
   expect_same_training(two, one, 1e-2);
 }
 
+// Each classification head (docs/tasks.md): 2 ranks with batch 4 train like 1 rank with batch 8, the
+// token head weighing each rank's mean by its share of the global batch's labelled tokens
+// (docs/parity.md, Classification heads), with accumulation.
+TEST_F(TrainEquivalence, ClassificationHeads) {
+  const std::string glue = " --task text-classification --train_file " CPUFT_SOURCE_DIR "/data/snli-mini/train.csv";
+  const std::string ner = " --task token-classification --train_file " CPUFT_SOURCE_DIR "/data/wnut17-mini/train.json";
+  const std::string args = " --max_train_samples 36 --num_train_epochs 1 --gradient_accumulation_steps 2";
+  for (const auto& [name, task] : {std::pair<std::string, std::string>{"glue", glue}, {"ner", ner}}) {
+    const std::string one = train(1, name + "1", args + task + " --per_device_train_batch_size 8");
+    const std::string two = train(2, name + "2", args + task + " --per_device_train_batch_size 4");
+    expect_same_training(two, one, kFp32Tol);
+  }
+}
+
 }  // namespace

@@ -16,6 +16,9 @@ void BatchBuffers::gather(const std::vector<Feature>& features, const std::vecto
   attention_mask.assign(n, 0);
   start_positions.resize(rows);
   end_positions.resize(rows);
+  targets.resize(rows);
+  const bool token_labels = rows > 0 && !features.at(static_cast<size_t>(indices.at(begin))).token_labels.empty();
+  labels.assign(token_labels ? n : static_cast<size_t>(rows), -100);
   cu_seqlens.clear();
   for (int r = 0; r < rows; ++r) {
     const Feature& f = features.at(static_cast<size_t>(indices.at(begin + r)));
@@ -28,6 +31,11 @@ void BatchBuffers::gather(const std::vector<Feature>& features, const std::vecto
     std::copy(f.attention_mask.begin(), f.attention_mask.end(), attention_mask.begin() + o);
     start_positions[r] = f.start_position;
     end_positions[r] = f.end_position;
+    targets[r] = f.target;
+    if (token_labels)
+      std::copy(f.token_labels.begin(), f.token_labels.end(), labels.begin() + o);
+    else
+      labels[r] = f.label;
   }
 }
 
@@ -40,6 +48,8 @@ void BatchBuffers::pack(const std::vector<Feature>& features, size_t begin, size
   attention_mask.clear();
   start_positions.clear();
   end_positions.clear();
+  labels.clear();
+  targets.clear();
   for (size_t i = begin; i < end; ++i) {
     const Feature& f = features.at(i);
     const int len = feature_length(f);

@@ -18,6 +18,10 @@ struct BatchBuffers {
   std::vector<int8_t> attention_mask;   // as input_ids
   std::vector<int32_t> start_positions; // (rows); empty in packed batches
   std::vector<int32_t> end_positions;   // (rows)
+  // Classification labels: (rows) class ids, or (rows, seq_len) token labels, -100 on padding, when
+  // the features have token labels; targets (rows) regression labels. Empty in packed batches.
+  std::vector<int32_t> labels;
+  std::vector<float> targets;
   std::vector<int32_t> cu_seqlens;      // packed: (rows + 1) window offsets; empty when padded
 
   // Gathers features[indices[i]] for i in [begin, end) into rows 0..end-begin-1, each padded on the

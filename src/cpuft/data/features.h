@@ -42,6 +42,11 @@ struct Feature {
   int32_t end_position = 0;
   // Evaluation features: per token, its span in the context, (-1,-1) outside the context.
   std::vector<Span> offsets;
+  // Classification features (data/task_data.h): a sequence's class id (-1: none) or regression target,
+  // or a label per token (kIgnoreLabel where none, data/token_features.h; empty for the other jobs).
+  int32_t label = -1;
+  float target = 0;
+  std::vector<int32_t> token_labels;
 };
 
 // The tokens of a feature a forward pass computes: up to and including its last unmasked one (the

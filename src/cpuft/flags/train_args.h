@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "cpuft/io/hf_config.h"
 #include "cpuft/parallel/wire_type.h"
 
 namespace cpuft {
@@ -32,6 +33,12 @@ struct TrainArgs {
   bool pad_to_max_length = true;
   std::optional<int64_t> max_train_samples, max_eval_samples, max_predict_samples;
   bool version_2_with_negative = false;
+  // The job (docs/tasks.md): question answering (run_qa), text classification (run_glue with local
+  // files) or token classification (run_ner), and the flags of the latter two.
+  TaskHead task = TaskHead::question_answering;
+  bool label_all_tokens = false;             // run_ner: label every sub-token of a word
+  bool return_entity_level_metrics = false;  // run_ner: per entity type metrics
+  std::string text_column_name, label_column_name;  // run_ner's columns ("" = its rules)
 
   // Training
   bool do_train = false, do_eval = false, do_predict = false;

@@ -105,9 +105,21 @@ void model_and_data(FlagTable& t, TrainArgs& a) {
       .with_env("CPUFT_MODEL");
   t.text("tokenizer_name", "PATH", &a.tokenizer_name, "directory with the tokenizer files, if not the model directory");
   t.group("Data");
-  t.text("train_file", "FILE", &a.train_file, "SQuAD JSON file to train on");
-  t.text("validation_file", "FILE", &a.validation_file, "SQuAD JSON file to evaluate on");
-  t.text("test_file", "FILE", &a.test_file, "SQuAD JSON file to predict on: predict_* files into --output_dir");
+  t.choice<TaskHead>("task", &a.task,
+                     {{"question-answering", TaskHead::question_answering},
+                      {"text-classification", TaskHead::sequence_classification},
+                      {"token-classification", TaskHead::token_classification}},
+                     "the job: run_qa (SQuAD JSON files), run_glue (CSV or JSON lines: sentence1[, sentence2], label) "
+                     "or run_ner (JSON lines: tokens, ner_tags)");
+  t.boolean("label_all_tokens", &a.label_all_tokens,
+            "token classification: label every sub-token of a word (B- tags as I- after the first), not only the first");
+  t.boolean("return_entity_level_metrics", &a.return_entity_level_metrics,
+            "token classification: report precision / recall / F1 per entity type too");
+  t.text("text_column_name", "NAME", &a.text_column_name, "token classification: the words column (default tokens)");
+  t.text("label_column_name", "NAME", &a.label_column_name, "token classification: the tags column (default ner_tags)");
+  t.text("train_file", "FILE", &a.train_file, "file to train on: SQuAD JSON, or for --task text-/token-classification CSV / JSON lines");
+  t.text("validation_file", "FILE", &a.validation_file, "file to evaluate on (as --train_file)");
+  t.text("test_file", "FILE", &a.test_file, "file to predict on (as --train_file): predict_* files (predict_results_None.txt / predictions.txt) into --output_dir");
   t.integer("max_seq_length", &a.max_seq_length, 4, 8192, "tokens per window (question + context + special tokens)");
   t.integer("doc_stride", &a.doc_stride, 0, 8191, "tokens of overlap between consecutive windows of a long context");
   t.boolean("pad_to_max_length", &a.pad_to_max_length,
@@ -312,8 +324,9 @@ FlagTable train_flags(Command command, TrainArgs& a) {
   if (command == Command::Evaluate)
     t.keep_only({{"What to evaluate", {"model_name_or_path", "validation_file", "output_dir"}},
                  {"Model", {"tokenizer_name", "bf16", "seed"}},
-                 {"Data", {"max_seq_length", "doc_stride", "pad_to_max_length", "max_eval_samples",
-                           "version_2_with_negative"}},
+                 {"Data", {"task", "max_seq_length", "doc_stride", "pad_to_max_length", "max_eval_samples",
+                           "version_2_with_negative", "label_all_tokens", "return_entity_level_metrics",
+                           "text_column_name", "label_column_name"}},
                  {"Evaluation", {"per_device_eval_batch_size", "n_best_size", "max_answer_length",
                                  "null_score_diff_threshold"}},
                  {"Running", {"threads", "collective_timeout"}}},
@@ -321,8 +334,8 @@ FlagTable train_flags(Command command, TrainArgs& a) {
   if (command == Command::Predict)
     t.keep_only({{"What to answer", {"question", "context", "input", "test_file", "output_dir"}},
                  {"Model", {"model_name_or_path", "tokenizer_name", "bf16", "seed"}},
-                 {"Data", {"max_seq_length", "doc_stride", "pad_to_max_length", "max_predict_samples",
-                           "version_2_with_negative"}},
+                 {"Data", {"task", "max_seq_length", "doc_stride", "pad_to_max_length", "max_predict_samples",
+                           "version_2_with_negative", "label_all_tokens", "text_column_name", "label_column_name"}},
                  {"Answers", {"per_device_eval_batch_size", "n_best_size", "max_answer_length",
                               "null_score_diff_threshold"}},
                  {"Running", {"threads", "collective_timeout"}}},

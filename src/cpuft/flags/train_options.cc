@@ -2,6 +2,17 @@
 
 namespace cpuft {
 
+TaskOptions task_options(const TrainArgs& a) {
+  TaskOptions o;
+  o.task = a.task;
+  o.max_seq_length = static_cast<int>(a.max_seq_length);
+  o.pad_to_max_length = a.pad_to_max_length;
+  o.label_all_tokens = a.label_all_tokens;
+  o.token_columns.text_column_name = a.text_column_name;
+  o.token_columns.label_column_name = a.label_column_name;
+  return o;
+}
+
 FeatureOptions feature_options(const TrainArgs& a) {
   FeatureOptions o;
   o.max_seq_length = static_cast<int>(a.max_seq_length);

@@ -3,6 +3,7 @@
 #include "cpuft/eval/prediction_files.h"
 #include "cpuft/eval/results_files.h"
 #include "cpuft/flags/train_options.h"
+#include "cpuft/infer/task_evaluator.h"
 #include "cpuft/run/setup.h"
 #include "cpuft/util/clock.h"
 #include "cpuft/util/error.h"
@@ -38,6 +39,34 @@ int run_evaluate(const TrainArgs& args, Communicator& comm) {
   reserve_activations(*loaded.model, args.per_device_eval_batch_size, args.max_seq_length, false,
                       "--per_device_eval_batch_size");
   phases.add("load", now_s() - load_start);
+  const std::string split = predict ? "predict" : "eval";
+  // A classification model (its config.json's head) runs its job whatever --task says.
+  const HeadSpec& head = loaded.model->config().head;
+  if (head.task != TaskHead::question_answering) {
+    TrainArgs task_args = args;
+    task_args.task = head.task;
+    const TaskOptions to = task_options(task_args);
+    const TaskLabels labels = labels_of_model(head, head.task, loaded.model_dir + "/config.json");
+    TaskData data;
+    {
+      PhaseScope scope(&phases, "features");
+      data = load_task_data(file, predict ? Split::kTest : Split::kValidation, labels, *loaded.tokenizer, to,
+                            predict ? args.max_predict_samples : args.max_eval_samples);
+    }
+    const TaskOutcome out =
+        evaluate_task(*loaded.model, data, labels, args.return_entity_level_metrics,
+                      static_cast<int>(args.per_device_eval_batch_size), static_cast<int>(args.max_seq_length), comm,
+                      split, !predict, &phases);
+    {
+      PhaseScope scope(&phases, "writing");
+      write_task_results(out_dir, split, out, comm);
+    }
+    if (comm.is_root()) log_info("results written to ", out_dir, "; ", phases.line());
+    return 0;
+  }
+  if (args.task != TaskHead::question_answering)
+    fail(loaded.model_dir, "/config.json: the model has a question-answering head (architectures ",
+         qa_architecture_name(loaded.model->config().family), "), not a ", task_name(args.task), " one");
   QaData data;
   {
     PhaseScope scope(&phases, "features");
@@ -45,7 +74,6 @@ int run_evaluate(const TrainArgs& args, Communicator& comm) {
                           predict ? args.max_predict_samples : args.max_eval_samples);
   }
   warn_if_v2_without_flag(data, args.version_2_with_negative);
-  const std::string split = predict ? "predict" : "eval";
   // A file without answers can still be answered; it just cannot be scored. A SQuAD v2.0 question
   // marked impossible is an answer too (that there is none): a file of only such questions is scored.
   bool has_answers = false;

@@ -131,7 +131,8 @@ const FamilyKeys& keys_of(ModelFamily family) {
        {&ModelConfig::intermediate, "hidden_dim", nullptr, 4 * 768, kMaxIntermediate}},
       {{&ModelConfig::hidden_dropout, "dropout", 0.1f},
        {&ModelConfig::attention_dropout, "attention_dropout", 0.1f},
-       {&ModelConfig::qa_dropout, "qa_dropout", 0.1f}},
+       {&ModelConfig::qa_dropout, "qa_dropout", 0.1f},
+       {&ModelConfig::seq_classif_dropout, "seq_classif_dropout", 0.2f}},
       "activation"};
   static const FamilyKeys bert{
       {{&ModelConfig::hidden, "hidden_size", nullptr, 768, kMaxHidden},
@@ -161,6 +162,7 @@ void read_family(const std::string& path, const Fields& f, ModelConfig* c) {
       fail(path, ": \"sinusoidal_pos_embds\" is true; cpuft supports only learned position embeddings (false)");
   } else {
     c->qa_dropout = 0;  // BertForQuestionAnswering has no dropout before qa_outputs
+    c->classifier_dropout = f.is_null("classifier_dropout") ? -1.f : f.number("classifier_dropout", -1.f, 0, 1);
     c->layer_norm_eps = f.number("layer_norm_eps", 1e-12f, std::numeric_limits<float>::min(), 1);
     const std::string positions = f.string("position_embedding_type", "absolute");
     if (positions != "absolute")
@@ -188,8 +190,57 @@ json fields_of(const ModelConfig& c) {
   } else {
     j["layer_norm_eps"] = c.layer_norm_eps;
     j["position_embedding_type"] = "absolute";
+    j["classifier_dropout"] = c.classifier_dropout < 0 ? json(nullptr) : json(c.classifier_dropout);
   }
   return j;
+}
+
+bool ends_with(const std::string& s, const char* tail) {
+  const size_t n = std::char_traits<char>::length(tail);
+  return s.size() >= n && s.compare(s.size() - n, n, tail) == 0;
+}
+
+constexpr int64_t kMaxLabels = 1 << 20;
+
+// The head config.json describes (hf_config.h, load_model_config).
+HeadSpec read_head(const std::string& path, const json& root) {
+  HeadSpec h;
+  const auto arch = root.find("architectures");
+  if (arch == root.end() || !arch->is_array() || arch->empty() || !(*arch)[0].is_string()) return h;
+  const std::string name = (*arch)[0].get<std::string>();
+  if (ends_with(name, "ForSequenceClassification"))
+    h.task = TaskHead::sequence_classification;
+  else if (ends_with(name, "ForTokenClassification"))
+    h.task = TaskHead::token_classification;
+  else
+    return h;
+  const Fields f(path, root);
+  h.num_labels = f.positive({"num_labels"}, 2, kMaxLabels);
+  const auto id2label = root.find("id2label");
+  if (id2label != root.end() && !id2label->is_null()) {
+    if (!id2label->is_object() || id2label->empty() || id2label->size() > static_cast<size_t>(kMaxLabels))
+      fail(path, ": \"id2label\" is ", json_preview(*id2label), "; expected an object {\"0\": label, ...}");
+    for (size_t i = 0; i < id2label->size(); ++i)
+      if (!id2label->contains(std::to_string(i)))
+        fail(path, ": \"id2label\" has no key \"", i, "\"; expected the keys \"0\" .. \"", id2label->size() - 1, "\"");
+    h.num_labels = static_cast<int64_t>(id2label->size());
+    h.id2label = *id2label;
+    const auto label2id = root.find("label2id");
+    h.label2id = label2id != root.end() && label2id->is_object() ? *label2id : json::object();
+  }
+  if (h.task == TaskHead::sequence_classification) {
+    const std::string problem = f.is_null("problem_type") ? "" : f.string("problem_type", "");
+    if (problem == "regression")
+      h.regression = true;
+    else if (problem.empty())
+      h.regression = h.num_labels == 1;
+    else if (problem != "single_label_classification")
+      fail(path, ": \"problem_type\" is ", json_preview(problem),
+           "; cpuft supports \"single_label_classification\" and \"regression\"");
+    if (h.regression && h.num_labels != 1)
+      fail(path, ": \"problem_type\" \"regression\" with ", h.num_labels, " labels; expected 1");
+  }
+  return h;
 }
 
 }  // namespace
@@ -198,6 +249,39 @@ const char* model_type_name(ModelFamily family) { return family == ModelFamily::
 
 const char* qa_architecture_name(ModelFamily family) {
   return family == ModelFamily::distilbert ? "DistilBertForQuestionAnswering" : "BertForQuestionAnswering";
+}
+
+std::string architecture_name(ModelFamily family, TaskHead head) {
+  const std::string base = family == ModelFamily::distilbert ? "DistilBert" : "Bert";
+  switch (head) {
+    case TaskHead::sequence_classification: return base + "ForSequenceClassification";
+    case TaskHead::token_classification: return base + "ForTokenClassification";
+    case TaskHead::question_answering: break;
+  }
+  return qa_architecture_name(family);
+}
+
+const char* task_name(TaskHead head) {
+  switch (head) {
+    case TaskHead::sequence_classification: return "text-classification";
+    case TaskHead::token_classification: return "token-classification";
+    case TaskHead::question_answering: break;
+  }
+  return "question-answering";
+}
+
+float ModelConfig::head_dropout() const {
+  const bool distil = family == ModelFamily::distilbert;
+  switch (head.task) {
+    case TaskHead::question_answering: return distil ? qa_dropout : 0.f;
+    case TaskHead::sequence_classification:
+      if (distil) return seq_classif_dropout;
+      break;
+    case TaskHead::token_classification:
+      if (distil) return hidden_dropout;
+      break;
+  }
+  return classifier_dropout >= 0 ? classifier_dropout : hidden_dropout;
 }
 
 ModelConfig load_model_config(const std::string& path) {
@@ -229,13 +313,30 @@ ModelConfig parse_model_config(std::string_view text, const std::string& path) {
     fail(path, ": \"pad_token_id\" is ", c.pad_token_id, "; expected a token id in [0, ", c.vocab_size, ")");
   }
   read_family(path, f, &c);
+  c.head = read_head(path, c.raw);
   return c;
 }
 
 void save_model_config(const ModelConfig& config, const std::string& path) {
   json out = config.raw.is_object() ? config.raw : fields_of(config);
   out["model_type"] = model_type_name(config.family);
-  out["architectures"] = json::array({qa_architecture_name(config.family)});
+  out["architectures"] = json::array({architecture_name(config.family, config.head.task)});
+  if (config.head.task != TaskHead::question_answering) {
+    json id2label = config.head.id2label, label2id = config.head.label2id;
+    if (!id2label.is_object()) {  // transformers' default names
+      id2label = json::object();
+      label2id = json::object();
+      for (int64_t i = 0; i < config.head.num_labels; ++i) {
+        id2label[std::to_string(i)] = "LABEL_" + std::to_string(i);
+        label2id["LABEL_" + std::to_string(i)] = i;
+      }
+    }
+    out["id2label"] = id2label;
+    out["label2id"] = label2id;
+    out.erase("num_labels");  // transformers derives it from id2label
+  }
+  if (config.head.task == TaskHead::sequence_classification)
+    out["problem_type"] = config.head.regression ? "regression" : "single_label_classification";
   out["torch_dtype"] = "float32";
   // transformers 5 names the entry "dtype"; keep the two consistent when the input had it.
   if (out.contains("dtype")) out["dtype"] = "float32";

@@ -166,12 +166,17 @@ std::string canonical_param_name(const std::string& key, ModelFamily family) {
   std::string name = key;
   if (ends_with(name, ".gamma")) name = name.substr(0, name.size() - 6) + ".weight";
   if (ends_with(name, ".beta")) name = name.substr(0, name.size() - 5) + ".bias";
-  if (name == "qa_outputs.weight" || name == "qa_outputs.bias") return name;
+  // The task heads' own tensors (docs/tasks.md) carry no base-model prefix.
+  for (const char* head : {"qa_outputs.", "classifier.", "pre_classifier."})
+    if (starts_with(name, head) && (ends_with(name, ".weight") || ends_with(name, ".bias")) &&
+        name.find('.', std::char_traits<char>::length(head)) == std::string::npos)
+      return name;
   const bool distil = family == ModelFamily::distilbert;
   const std::string prefix = distil ? "distilbert." : "bert.";
   const std::string body = starts_with(name, prefix) ? name.substr(prefix.size()) : name;
   if (body == "embeddings.position_ids") return "";  // a buffer, not a parameter
-  if (starts_with(body, "embeddings.") || starts_with(body, distil ? "transformer." : "encoder.")) {
+  if (starts_with(body, "embeddings.") || starts_with(body, distil ? "transformer." : "encoder.") ||
+      (!distil && starts_with(body, "pooler."))) {
     return prefix + body;
   }
   return "";

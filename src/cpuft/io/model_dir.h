@@ -28,9 +28,10 @@ std::string resolve_model_dir(const std::string& name_or_path);
 // only PyTorch pickles (with a one-line conversion command) or no weights at all.
 std::vector<std::string> find_weight_files(const std::string& dir);
 
-// Maps a stored tensor key to the canonical HF name of a QA model of this family (with "distilbert."/
-// "bert." prefix; LayerNorm.gamma/beta -> weight/bias), or "" when the key is to be ignored
-// (pooler, cls.*, vocab_*, position_ids, ...).
+// Maps a stored tensor key to the canonical HF name of an encoder of this family (with "distilbert."/
+// "bert." prefix, BERT's pooler included; LayerNorm.gamma/beta -> weight/bias) or of a task head
+// (qa_outputs.*, pre_classifier.*, classifier.*), or "" when the key is to be ignored (cls.*, vocab_*,
+// position_ids, ...).
 std::string canonical_param_name(const std::string& key, ModelFamily family);
 
 struct WeightTensor {

@@ -80,17 +80,23 @@ void QaModel::Acts::plan(Acts& a, const ModelConfig& c, bool bf16, int64_t rows,
     input = l.h2;
     a.layers.push_back(l);
   }
-  a.qa_in = bf16 ? nullptr : take(n * h);
-  a.qa_inb = bf16 ? take_bf16(n * h) : nullptr;
-  a.logits = take(n * 2);
+  const size_t width = static_cast<size_t>(c.head.task == TaskHead::question_answering ? 2 : c.head.num_labels);
+  const bool sequence = c.head.task == TaskHead::sequence_classification;
+  const size_t head_rows = sequence ? static_cast<size_t>(batch) : n;
+  a.head_in = bf16 ? nullptr : take(head_rows * h);
+  a.head_inb = bf16 ? take_bf16(head_rows * h) : nullptr;
+  a.cls = sequence ? take(head_rows * h) : nullptr;
+  a.clsb = sequence && bf16 ? take_bf16(head_rows * h) : nullptr;
+  a.pooled = sequence ? take(head_rows * h) : nullptr;
+  a.logits = take(head_rows * width);
   if (training) {
-    a.dlogits = take(n * 2);
+    a.dlogits = take(head_rows * width);
     a.dres = take(n * h);
     a.da = take(n * h);
     a.db = take(n * h);
     a.dqkv = take(3 * n * h);
     a.di = take(n * inter);
-    a.dy_b16 = bf16 ? take_bf16(n * std::max(3 * h, inter)) : nullptr;
+    a.dy_b16 = bf16 ? take_bf16(n * std::max({3 * h, inter, width})) : nullptr;
   } else {
     a.dlogits = a.dres = a.da = a.db = a.dqkv = a.di = nullptr;
     a.dy_b16 = nullptr;

@@ -13,7 +13,8 @@
 //                f32 ctx and h1 are one buffer shared by all layers and the f32 layer outputs h2
 //                alternate between two; the GELU output is shared and bf16 only; the qa input is
 //                bf16 only, and the output-gradient scratch holds bf16
-//   head         qa input: N H; logits, dlogits: 4 N
+//   head         head input: N H; logits, dlogits: 2 N W (W = head width: 2 or num_labels); a sequence
+//                head's first-token rows and its dense output: 2 B H (and their bf16 copies)
 //   scratch      dres, da, db: 3 N H; dqkv: 3 N H; di: N I; bf16 dy: N max(3 H, I) / 2;
 //                per thread kTilesPerThread T^2 attention tiles
 // A forward-only plan (evaluation, prediction) also holds the packed copy of a padded batch's real
@@ -64,10 +65,14 @@ struct QaModel::Acts {
   int32_t* packed_cu;    // (batch + 1, room for N + 1) window w is tokens [packed_cu[w], packed_cu[w + 1])
   float *emb_sum, *emb_mean, *emb_rstd, *emb_ln, *x0;  // embeddings: (N, H), (N), (N), (N, H), (N, H)
   std::vector<Layer> layers;
-  float* qa_in;    // (N, H) input of qa_outputs (after qa_dropout; null in bf16 mode)
-  uint16_t* qa_inb;  // (N, H) qa_in as bf16 (bf16 mode; null in f32 mode)
-  float* logits;   // (N, 2) interleaved start, end
-  float* dlogits;  // (N, 2)
+  float* head_in;    // (N, H) input of the head's last Linear, after its dropout (null in bf16 mode);
+                     // (B, H) for a sequence head
+  uint16_t* head_inb;  // head_in as bf16 (bf16 mode; null in f32 mode)
+  float* cls;        // (B, H) a sequence head's first-token rows (null for other heads)
+  uint16_t* clsb;    // cls as bf16 (bf16 mode)
+  float* pooled;     // (B, H) a sequence head's dense output after its ReLU / tanh
+  float* logits;   // (N, W) question answering: interleaved start, end; (B, W) for a sequence head
+  float* dlogits;  // as logits
   // backward scratch
   float *dres, *da, *db;  // (N, H)
   float* dqkv;             // (N, 3H) gradients of q | k | v

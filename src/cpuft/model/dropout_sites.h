@@ -7,7 +7,8 @@
 namespace cpuft::dropout_site {
 
 constexpr uint64_t kEmbeddings = 1;
-constexpr uint64_t kQaInput = 2;
+constexpr uint64_t kHeadInput = 2;        // before qa_outputs or classifier (every token)
+constexpr uint64_t kClassifierInput = 3;  // before a sequence head's classifier (its first-token rows)
 inline uint64_t attention(int64_t layer) { return 16 + 4 * static_cast<uint64_t>(layer); }
 inline uint64_t attention_output(int64_t layer) { return 17 + 4 * static_cast<uint64_t>(layer); }
 inline uint64_t ffn_output(int64_t layer) { return 18 + 4 * static_cast<uint64_t>(layer); }

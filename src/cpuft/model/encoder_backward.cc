@@ -39,12 +39,8 @@ void QaModel::backward_pass(const Batch& b, const Acts& a, uint64_t seed) {
     if (grad_ready_) grad_ready_(begin, end);
   };
 
-  // QA head.
-  const LinearOffsets& qa = table_.qa();
-  linear_bwd(a.dres, G + qa.w, G + qa.b, a.dlogits, gemm_operand(a.dlogits, a.dy_b16, N * 2),
-             saved_operand(a.qa_in, a.qa_inb), gemm_weight(qa.w), N, H, 2, false);
-  if (distil) dropout_bwd(a.dres, a.dres, N * H, c.qa_dropout, seed, dropout_site::kQaInput, hidden_first);
-  ready(table_.qa_begin(), table_.total());
+  head_backward(b, a, seed);  // model/heads.cc: the gradient of the last hidden states into a.dres
+  ready(table_.head().begin, table_.head().end);
 
   const ScoreScale scale = score_scale(distil, HD);
   const AttentionShape shape{B, T, H, NH};

@@ -1,4 +1,4 @@
-// QaModel forward pass: embeddings, transformer blocks, QA head (docs/parity.md, Model).
+// QaModel forward pass: embeddings, transformer blocks, then the head (model/heads.cc; docs/parity.md, Model).
 // Each step writes the activations backward needs into the arena (activations.h).
 #include <algorithm>
 #include <cmath>
@@ -94,11 +94,7 @@ void QaModel::forward_pass(const Batch& b, const Acts& a, bool train, uint64_t s
     x = L.h2;
   }
 
-  // QA head: DistilBERT drops out the last hidden state first; logits are (N, 2) = (start, end).
-  dropout_fwd(a.qa_in, a.qa_inb, x, N * H, distil && train ? c.qa_dropout : 0.f, seed, dropout_site::kQaInput,
-              hidden_first);
-  linear_fwd(a.logits, saved_operand(a.qa_in, a.qa_inb), gemm_weight(table_.qa().w), P + table_.qa().b, M, H, 2);
-  round_bf16_in_place(a.logits, N * 2, bf16_);
+  head_forward(b, a, x, train, seed);  // model/heads.cc
 }
 
 }  // namespace cpuft

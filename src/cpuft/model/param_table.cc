@@ -88,8 +88,22 @@ ParamTable::ParamTable(const ModelConfig& c) {
     l.end = total_;
     layers_.push_back(l);
   }
-  qa_begin_ = total_;
-  qa_ = add_linear("qa_outputs", 2, h);
+  head_.begin = total_;
+  switch (c.head.task) {
+    case TaskHead::question_answering:
+      head_.out = add_linear("qa_outputs", 2, h);
+      break;
+    case TaskHead::sequence_classification:
+      head_.has_dense = true;
+      head_.dense = add_linear(distil ? "pre_classifier" : p + "pooler.dense", h, h);
+      head_.out = add_linear("classifier", c.head.num_labels, h);
+      break;
+    case TaskHead::token_classification:
+      head_.out = add_linear("classifier", c.head.num_labels, h);
+      break;
+  }
+  head_.width = c.head.task == TaskHead::question_answering ? 2 : c.head.num_labels;
+  head_.end = total_;
 }
 
 const ParamEntry* ParamTable::find(const std::string& name) const {

@@ -1,6 +1,6 @@
-// The parameter table of a QA encoder: every tensor with its Hugging Face name, shape, offset in
-// the parameter arena and weight-decay flag. Tensors are laid out in forward order (embeddings,
-// layer 0 .. L-1, qa_outputs) in ONE contiguous f32 arena; the gradient arena (and the AdamW m, v
+// The parameter table of an encoder with its task head: every tensor with its Hugging Face name, shape,
+// offset in the parameter arena and weight-decay flag. Tensors are laid out in forward order (embeddings,
+// layer 0 .. L-1, the head) in ONE contiguous f32 arena; the gradient arena (and the AdamW m, v
 // arenas) use the same offsets. Because the order is the forward order, the tensors of one layer
 // form one contiguous range, which backward finishes last layer first (see grad-ready callback).
 #pragma once
@@ -58,6 +58,19 @@ struct EmbeddingOffsets {
   size_t begin = 0, end = 0;
 };
 
+// The task head (docs/tasks.md), after the last layer:
+//   question answering       qa_outputs [2, H]                              (no dense)
+//   sequence classification  dense = pre_classifier (DistilBERT) / bert.pooler.dense (BERT) [H, H],
+//                            then classifier [num_labels, H]
+//   token classification     classifier [num_labels, H]                     (no dense)
+struct HeadOffsets {
+  bool has_dense = false;
+  LinearOffsets dense;  // the sequence head's [H, H] Linear on the first token (ReLU / tanh after it)
+  LinearOffsets out;    // qa_outputs or classifier
+  size_t begin = 0, end = 0;
+  int64_t width = 2;    // out's rows: 2 (start, end) or num_labels
+};
+
 class ParamTable {
  public:
   explicit ParamTable(const ModelConfig& config);
@@ -69,8 +82,7 @@ class ParamTable {
   const EmbeddingOffsets& embeddings() const { return emb_; }
   int num_layers() const { return static_cast<int>(layers_.size()); }
   const LayerOffsets& layer(int i) const { return layers_[static_cast<size_t>(i)]; }
-  const LinearOffsets& qa() const { return qa_; }
-  size_t qa_begin() const { return qa_begin_; }
+  const HeadOffsets& head() const { return head_; }
 
  private:
   size_t add(const std::string& name, std::vector<int64_t> shape, bool decay, bool gemm);
@@ -82,8 +94,7 @@ class ParamTable {
   size_t total_ = 0;
   EmbeddingOffsets emb_;
   std::vector<LayerOffsets> layers_;
-  LinearOffsets qa_;
-  size_t qa_begin_ = 0;
+  HeadOffsets head_;
 };
 
 }  // namespace cpuft

@@ -18,13 +18,25 @@
 namespace cpuft {
 namespace {
 
-bool is_qa_head(const std::string& name) { return name.rfind("qa_outputs.", 0) == 0; }
+// The modules of the head tensors `names` (weight and bias of each): "qa_outputs", "pre_classifier and classifier".
+std::string module_names(const std::vector<std::string>& names) {
+  std::vector<std::string> modules;
+  for (const std::string& n : names) {
+    const std::string m = n.substr(0, n.rfind('.'));
+    if (std::find(modules.begin(), modules.end(), m) == modules.end()) modules.push_back(m);
+  }
+  std::string out;
+  for (size_t i = 0; i < modules.size(); ++i) out += (i == 0 ? "" : i + 1 == modules.size() ? " and " : ", ") + modules[i];
+  return out;
+}
 
 }  // namespace
 
-QaModel QaModel::from_pretrained(const std::string& dir, bool bf16, uint64_t seed, const NoticeSink& notices) {
+QaModel QaModel::from_pretrained(const std::string& dir, bool bf16, uint64_t seed, const NoticeSink& notices,
+                                 const HeadSpec* head) {
   const std::string config_path = dir + "/config.json";
   ModelConfig config = load_model_config(config_path);
+  if (head) config.head = *head;
   if (has_quantization_config(config.raw))
     fail(config_path, ": has a \"quantization_config\" (a quantized model, for evaluate and predict only); "
          "training needs the full-precision model it was quantized from");
@@ -32,7 +44,9 @@ QaModel QaModel::from_pretrained(const std::string& dir, bool bf16, uint64_t see
   // allocated: a config that disagrees with its weights costs an error line, not gigabytes.
   const ParamTable table(config);
   WeightFiles weights(dir, config.family);
-  const std::vector<std::string> missing_head = check_stored_shapes(table, weights, dir, config_path, is_qa_head);
+  const size_t head_begin = table.head().begin;
+  const auto in_head = [&](const std::string& name) { return table.find(name)->offset >= head_begin; };
+  const std::vector<std::string> missing_head = check_stored_shapes(table, weights, dir, config_path, in_head);
   check_fits_in_memory(weight_bytes(config, bf16), str_cat(config_path, ": ", config.layers, " layers of width ",
                                                            config.hidden, " (", table.total(), " parameters)"));
   QaModel model(config, bf16, seed);
@@ -52,7 +66,8 @@ QaModel QaModel::from_pretrained(const std::string& dir, bool bf16, uint64_t see
   for (const auto& [name, t] : weights.tensors())
     if (!table.find(name)) extra.push_back(t.info->name);
   if (!extra.empty())
-    notices(LogLevel::Notice, str_cat("ignored ", extra.size(), " stored tensor(s) the QA model does not use (first: ",
+    notices(LogLevel::Notice, str_cat("ignored ", extra.size(), " stored tensor(s) the ", task_name(config.head.task),
+                                      " model does not use (first: ",
                                       text_preview(extra.front(), 80), ")"));
   if (!missing_head.empty()) {
     // A fresh head as transformers' _init_weights makes it: weight ~ N(0, initializer_range), bias 0.
@@ -63,9 +78,10 @@ QaModel QaModel::from_pretrained(const std::string& dir, bool bf16, uint64_t see
       float* p = model.params() + e->offset;
       for (size_t i = 0; i < e->numel; ++i) p[i] = e->decay ? normal(rng) : 0.f;
     }
-    notices(LogLevel::Notice, str_cat(dir, " has no ", missing_head.size() == 2 ? "qa_outputs" : missing_head.front(),
-                                      "; initialised the weight ~ N(0, ", config.initializer_range, ") with seed ",
-                                      seed, " and the bias to 0"));
+    notices(LogLevel::Notice, str_cat(dir, " has no ", module_names(missing_head), "; initialised the weight",
+                                      missing_head.size() > 2 ? "s" : "", " ~ N(0, ", config.initializer_range,
+                                      ") with seed ", seed, " and the bias", missing_head.size() > 2 ? "es" : "",
+                                      " to 0"));
   }
   model.refresh_bf16_weights();
   return model;

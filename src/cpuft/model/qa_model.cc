@@ -1,5 +1,5 @@
 // Construction, parameter initialisation and the activation arena of QaModel. The forward and
-// backward passes are in encoder_forward.cc and encoder_backward.cc.
+// backward passes are in encoder_forward.cc and encoder_backward.cc, the heads in heads.cc.
 #include "cpuft/model/qa_model.h"
 
 #include <omp.h>
@@ -8,7 +8,6 @@
 #include <cstring>
 #include <random>
 
-#include "cpuft/kernels/cross_entropy.h"
 #include "cpuft/model/activations.h"
 #include "cpuft/tensor/bf16.h"
 #include "cpuft/util/error.h"
@@ -184,18 +183,15 @@ QaModel::Batch QaModel::pack(const Batch& b, const Acts& a) const {
 float QaModel::forward_backward(const Batch& b, uint64_t dropout_seed, float loss_scale) {
   if (int8_) fail_internal("forward_backward: an int8-quantized model runs forward only; train the model it was quantized from");
   check_batch(b);
-  if (!b.start_positions || !b.end_positions) fail_internal("forward_backward: the batch has no start/end positions");
   if (b.cu_seqlens) fail_internal("forward_backward: training needs a padded batch (transformers' loss covers every position)");
   const Acts& a = layout(static_cast<int64_t>(b.batch) * b.seq_len, b.batch, b.seq_len, /*training=*/true);
   forward_pass(b, a, /*train=*/true, dropout_seed);
-  const float loss = qa_cross_entropy(a.dlogits, a.logits, b.start_positions, b.end_positions, b.batch, b.seq_len,
-                                      loss_scale)
-                         .loss;
+  const float loss = head_loss(b, a, loss_scale);
   backward_pass(b, a, dropout_seed);
   return loss;
 }
 
-void QaModel::forward(const Batch& b, float* start_logits, float* end_logits) {
+QaModel::Batch QaModel::forward_packed(const Batch& b) {
   check_batch(b);
   // The real tokens' count sizes the layout; the window offsets then go into it, and the tokens.
   int64_t tokens = 0;
@@ -206,6 +202,14 @@ void QaModel::forward(const Batch& b, float* start_logits, float* end_logits) {
     a.packed_cu[w + 1] = a.packed_cu[w] + (b.cu_seqlens ? b.cu_seqlens[w + 1] - b.cu_seqlens[w] : window_length(b, w));
   const Batch packed = b.cu_seqlens ? b : pack(b, a);
   forward_pass(packed, a, /*train=*/false, 0);
+  return packed;
+}
+
+void QaModel::forward(const Batch& b, float* start_logits, float* end_logits) {
+  if (config_.head.task != TaskHead::question_answering)
+    fail_internal("forward: the model has a ", task_name(config_.head.task), " head; use forward_classes");
+  forward_packed(b);
+  const Acts& a = *view_;
   for (int w = 0; w < b.batch; ++w) {
     float* s = start_logits + static_cast<int64_t>(w) * b.seq_len;
     float* e = end_logits + static_cast<int64_t>(w) * b.seq_len;
@@ -216,6 +220,24 @@ void QaModel::forward(const Batch& b, float* start_logits, float* end_logits) {
     }
     std::fill(s + len, s + b.seq_len, kPadLogit);
     std::fill(e + len, e + b.seq_len, kPadLogit);
+  }
+}
+
+void QaModel::forward_classes(const Batch& b, float* logits) {
+  const TaskHead task = config_.head.task;
+  if (task == TaskHead::question_answering) fail_internal("forward_classes: the model has a question-answering head");
+  forward_packed(b);
+  const Acts& a = *view_;
+  const int64_t W = table_.head().width;
+  if (task == TaskHead::sequence_classification) {
+    std::copy_n(a.logits, b.batch * W, logits);
+    return;
+  }
+  for (int w = 0; w < b.batch; ++w) {
+    float* out = logits + static_cast<int64_t>(w) * b.seq_len * W;
+    const int64_t first = a.packed_cu[w], len = a.packed_cu[w + 1] - first;
+    std::copy_n(a.logits + first * W, len * W, out);
+    std::fill(out + len * W, out + b.seq_len * W, kPadLogit);
   }
 }
 

@@ -1,4 +1,5 @@
-// The QA encoder (DistilBERT or BERT/MiniLM + qa_outputs) with explicit forward and backward per
+// The encoder (DistilBERT or BERT/MiniLM) with its task head (config().head: qa_outputs, a sequence
+// classifier or a token classifier, model/heads.cc and docs/tasks.md) with explicit forward and backward per
 // layer, in the style of llm.c: three flat arenas for parameters (f32 master), gradients (f32, same
 // layout) and, in bf16 mode, the bf16 copies of the matrix-product weights, plus one activation
 // arena sized by reserve(batch, seq_len) before the first step (no allocation inside a step).
@@ -52,15 +53,19 @@ class QaModel {
   QaModel& operator=(const QaModel&) = delete;
 
   // Loads config.json + model.safetensors from a HF model directory. Legacy gamma/beta names and a
-  // missing base-model prefix are accepted; pooler, cls.*, vocab_*, position_ids and other extra
-  // tensors are dropped with one notice; a missing qa_outputs is initialised N(0, range) from
+  // missing base-model prefix are accepted; cls.*, vocab_*, position_ids and other extra tensors
+  // (the pooler too, but for BERT sequence classification) are dropped with one notice; missing head
+  // tensors (qa_outputs, pre_classifier, classifier, BERT's pooler) are initialised N(0, range) from
   // `seed` (bias 0) with one notice; any other missing tensor or a wrong shape throws cpuft::Error
   // naming the file, the tensor, the shape found and the shape expected. Every shape is checked
   // against the safetensors header before anything is allocated. A tensor holding NaN or infinite
   // values gets one warning naming it. Notices and warnings go to `notices` (util/log.h).
-  static QaModel from_pretrained(const std::string& dir, bool bf16, uint64_t seed, const NoticeSink& notices);
-  // Writes dir/model.safetensors (HF names, F32) and dir/config.json (architectures
-  // *ForQuestionAnswering), each atomically. The directory must exist.
+  // The head is the one config.json names (hf_config.h), or `head` when given (the task of a run).
+  static QaModel from_pretrained(const std::string& dir, bool bf16, uint64_t seed, const NoticeSink& notices,
+                                 const HeadSpec* head = nullptr);
+  // Writes dir/model.safetensors (HF names, F32) and dir/config.json (architectures, and a
+  // classification head's id2label, label2id, problem_type: save_model_config), each atomically. The
+  // directory must exist.
   void save_pretrained(const std::string& dir) const;
 
   // ---- Int8 (model/int8_model.cc, docs/quantization.md). A quantized directory (written by
@@ -105,8 +110,12 @@ class QaModel {
     const int32_t* input_ids = nullptr;       // (batch, seq_len) or (tokens)
     const int8_t* token_type_ids = nullptr;   // null means all 0; ignored by DistilBERT
     const int8_t* attention_mask = nullptr;   // 1 attend, 0 padding; null means all 1
-    const int32_t* start_positions = nullptr; // (batch)
-    const int32_t* end_positions = nullptr;   // (batch)
+    const int32_t* start_positions = nullptr; // (batch) question answering
+    const int32_t* end_positions = nullptr;   // (batch) question answering
+    // Classification labels: (batch) class ids of a sequence head, (batch, seq_len) of a token head
+    // (kLossIgnoreIndex = -100, kernels/class_loss.h, on tokens without one); targets (batch): a regression's.
+    const int32_t* labels = nullptr;
+    const float* targets = nullptr;
     const int32_t* cu_seqlens = nullptr;      // (batch + 1) packed: window offsets, cu_seqlens[0] = 0
     int batch = 0, seq_len = 0;
     // Index of row 0 in the global batch this batch is a share of (0 in a single process). Dropout
@@ -127,6 +136,10 @@ class QaModel {
   // The logit of a position past a window's length: below every real logit, so an answer search
   // never ranks it above a real position (and never picks it: its offsets are null).
   static constexpr float kPadLogit = -3.3895313892515355e38f;  // the lowest bf16 value (0xff7f0000)
+  // Eval mode of a classification head: writes logits (batch, num_labels) of a sequence head, read
+  // at each window's first token, or (batch, seq_len, num_labels) of a token head, kPadLogit past a
+  // window's length. Packs a padded batch as forward does.
+  void forward_classes(const Batch& batch, float* logits);
 
   void zero_grads();
   // Re-derives the bf16 weight copies from the f32 master weights (after weights are loaded or
@@ -137,7 +150,7 @@ class QaModel {
   uint16_t* bf16_copy(size_t offset);
 
   // Called during backward each time the gradient range [begin, end) (in floats, into grads()) is
-  // final: qa_outputs first, then layers L-1 .. 0, then the embeddings.
+  // final: the head first, then layers L-1 .. 0, then the embeddings.
   void set_grad_ready_callback(std::function<void(size_t begin, size_t end)> callback) {
     grad_ready_ = std::move(callback);
   }
@@ -149,8 +162,16 @@ class QaModel {
   void check_batch(const Batch& b) const;
   // b's real tokens packed into the arena of `a` (a forward-only layout of their count); returns the packed view.
   Batch pack(const Batch& b, const Acts& a) const;
+  // Packs b (when padded) into a forward-only layout and runs forward_pass; returns the packed view.
+  Batch forward_packed(const Batch& b);
   void forward_pass(const Batch& b, const Acts& a, bool train, uint64_t seed);
   void backward_pass(const Batch& b, const Acts& a, uint64_t seed);
+  // The head on the last hidden states x (model/heads.cc): logits into a.logits; backward from
+  // a.dlogits (the loss's gradient) writes the gradient of x into a.dres and adds the head's
+  // parameter gradients. head_loss computes the loss of the batch's labels and a.dlogits.
+  void head_forward(const Batch& b, const Acts& a, const float* x, bool train, uint64_t seed);
+  void head_backward(const Batch& b, const Acts& a, uint64_t seed);
+  float head_loss(const Batch& b, const Acts& a, float loss_scale) const;
   GemmIn gemm_weight(size_t offset) const;  // f32 master or bf16 copy of a Linear weight
   // y = x W^T + b for an encoder linear layer: the int8 product when the model has one for it, else
   // linear_fwd on xin (x itself, or its bf16 copy). model/int8_model.cc.

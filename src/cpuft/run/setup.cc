@@ -55,7 +55,8 @@ LoadedModel load_model(const ModelSource& source, Communicator& comm, const std:
   // An int8 directory (cpuft quantize) runs evaluation and prediction; training refuses it (from_pretrained).
   const bool int8 = !source.training && is_quantized_model_dir(dir);
   m.model = std::make_unique<QaModel>(int8 ? QaModel::from_int8(dir, log_notices())
-                                           : QaModel::from_pretrained(dir, source.bf16, source.seed, log_notices()));
+                                           : QaModel::from_pretrained(dir, source.bf16, source.seed, log_notices(),
+                                                                       source.head ? &*source.head : nullptr));
   // Checked here so that train, evaluate and predict all name the flag (not the model's internals).
   if (source.max_seq_length > m.model->config().max_position_embeddings)
     fail("--max_seq_length: found ", source.max_seq_length, ", expected at most the model's max_position_embeddings (",

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,8 @@ struct ModelSource {
   uint64_t seed = 42;              // draws a qa_outputs the directory does not have
   bool training = true;            // an int8 directory (cpuft quantize) loads only when false
   int64_t max_seq_length = 384;    // must fit the model's max_position_embeddings
+  // The head to train (a classification task's labels); unset: the one config.json names.
+  std::optional<HeadSpec> head;
 };
 ModelSource model_source(const TrainArgs& args);
 

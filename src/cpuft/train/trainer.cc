@@ -8,9 +8,12 @@
 #include "cpuft/data/batch.h"
 #include "cpuft/data/qa_data.h"
 #include "cpuft/data/sampler.h"
+#include "cpuft/data/task_data.h"
+#include "cpuft/data/token_features.h"
 #include "cpuft/eval/results_files.h"
 #include "cpuft/flags/train_options.h"
 #include "cpuft/infer/inference.h"
+#include "cpuft/infer/task_evaluator.h"
 #include "cpuft/io/model_dir.h"
 #include "cpuft/model/optimizer.h"
 #include "cpuft/parallel/grad_buckets.h"
@@ -101,6 +104,13 @@ class Trainer {
   void evaluate();
   double epoch_float() const;
   std::vector<std::string> eval_metric_keys() const;
+  // The evaluation's metrics (eval_*), QA or classification, on every rank.
+  nlohmann::json evaluation_metrics(PhaseTimes* phases);
+  // A text- or token-classification run (docs/tasks.md) rather than question answering.
+  bool classification() const { return args_.task != TaskHead::question_answering; }
+  const std::vector<Feature>& train_features() const { return classification() ? task_train_.features : train_.features; }
+  // The loss items of features[indices]: labelled tokens for token classification, else one per feature.
+  double loss_items(const std::vector<int64_t>& indices) const;
 
   const TrainArgs& args_;
   Communicator& comm_;
@@ -109,6 +119,8 @@ class Trainer {
   LoadedModel loaded_;
   QaModel* model_ = nullptr;
   QaData train_, eval_;
+  TaskLabels task_labels_;            // classification runs: the label list and the head it makes
+  TaskData task_train_, task_eval_;
   StepPlan plan_;
   std::unique_ptr<Sampler> sampler_;
   std::unique_ptr<LrSchedule> schedule_;
@@ -150,8 +162,10 @@ NamedArrays Trainer::named(std::vector<float>& arena) const {
 
 void Trainer::setup() {
   if (args_.output_dir.empty()) fail("--output_dir: missing, expected the directory to write the model to");
-  if (args_.do_train && args_.train_file.empty()) fail("--do_train: needs --train_file (a SQuAD JSON file)");
-  if (args_.do_eval && args_.validation_file.empty()) fail("--do_eval: needs --validation_file (a SQuAD JSON file)");
+  const char* kind = classification() ? (args_.task == TaskHead::token_classification ? "a JSON lines file" : "a CSV or JSON lines file")
+                                      : "a SQuAD JSON file";
+  if (args_.do_train && args_.train_file.empty()) fail("--do_train: needs --train_file (", kind, ")");
+  if (args_.do_eval && args_.validation_file.empty()) fail("--do_eval: needs --validation_file (", kind, ")");
   // The model trained from is only read: the same directory, however it is named (a link, ".."), is
   // refused as the output.
   std::error_code ec;
@@ -180,7 +194,16 @@ void Trainer::setup() {
   }
 
   const double load_start = now_s();
-  loaded_ = load_model(model_source(args_), comm_, resume_dir_);
+  ModelSource source = model_source(args_);
+  const TaskOptions to = task_options(args_);
+  if (classification()) {
+    // The label list: the training file's, or to evaluate only, the model's own.
+    const std::string config = resolve_model_dir(args_.model_name_or_path) + "/config.json";
+    task_labels_ = args_.do_train ? labels_of_training_file(args_.train_file, to)
+                                  : labels_of_model(load_model_config(config).head, args_.task, config);
+    if (args_.do_train) source.head = task_labels_.head();
+  }
+  loaded_ = load_model(source, comm_, resume_dir_);
   model_ = loaded_.model.get();
   seq_len_ = static_cast<int>(args_.max_seq_length);
 
@@ -197,8 +220,21 @@ void Trainer::setup() {
 
   // The evaluation set first: a --metric_for_best_model it does not report is refused before the
   // (larger) training set is tokenised.
-  const FeatureOptions fo = feature_options(args_);
   PhaseScope scope(&phases_, "features");
+  if (classification()) {
+    if (args_.do_eval)
+      task_eval_ = load_task_data(args_.validation_file, Split::kValidation, task_labels_, *loaded_.tokenizer, to,
+                                  args_.max_eval_samples);
+    if (args_.do_train && args_.eval_strategy != EvalStrategy::No) {
+      best_ = best_metric_of(args_);
+      check_best_metric(best_, args_, eval_metric_keys());
+    }
+    if (args_.do_train)
+      task_train_ = load_task_data(args_.train_file, Split::kTrain, task_labels_, *loaded_.tokenizer, to,
+                                   args_.max_train_samples);
+    return;
+  }
+  const FeatureOptions fo = feature_options(args_);
   if (args_.do_eval) eval_ = load_eval_data(args_.validation_file, *loaded_.tokenizer, fo, args_.max_eval_samples);
   if (args_.do_eval) warn_if_v2_without_flag(eval_, args_.version_2_with_negative);
   if (args_.do_train && args_.eval_strategy != EvalStrategy::No) {
@@ -209,7 +245,25 @@ void Trainer::setup() {
   if (args_.do_train) warn_if_v2_without_flag(train_, args_.version_2_with_negative);
 }
 
+double Trainer::loss_items(const std::vector<int64_t>& indices) const {
+  if (args_.task != TaskHead::token_classification) return static_cast<double>(indices.size());
+  double n = 0;
+  for (int64_t i : indices)
+    for (int32_t y : task_train_.features[static_cast<size_t>(i)].token_labels) n += y != kIgnoreLabel;
+  return n;
+}
+
+nlohmann::json Trainer::evaluation_metrics(PhaseTimes* phases) {
+  const int batch = static_cast<int>(args_.per_device_eval_batch_size);
+  if (classification())
+    return evaluate_task(*model_, task_eval_, task_labels_, args_.return_entity_level_metrics, batch, seq_len_, comm_,
+                         "eval", true, phases)
+        .metrics;
+  return evaluate_qa(*model_, eval_, postprocess_options(args_), batch, seq_len_, comm_, "eval", true, phases).metrics;
+}
+
 std::vector<std::string> Trainer::eval_metric_keys() const {
+  if (classification()) return task_metric_keys(task_eval_, task_labels_, args_.return_entity_level_metrics, "eval");
   // What evaluate_qa reports for this evaluation set, as logged (eval_log_entry): the metrics of
   // empty answers (their keys depend on the SQuAD version and on which kinds of question it holds).
   std::vector<ExamplePrediction> empty(eval_.examples.size());
@@ -266,7 +320,10 @@ CheckpointState Trainer::checkpoint_state() const {
 }
 
 std::map<std::string, std::string> Trainer::made_from_now() const {
-  return made_from(load_model_config(loaded_.model_dir + "/config.json"), *loaded_.tokenizer, train_.features);
+  std::map<std::string, std::string> m =
+      made_from(load_model_config(loaded_.model_dir + "/config.json"), *loaded_.tokenizer, train_features());
+  m["task"] = task_name(args_.task);  // a checkpoint resumes only the job it was made by
+  return m;
 }
 
 void Trainer::sync_trainer_state() {
@@ -301,7 +358,7 @@ void Trainer::save_checkpoint_now() {
 // (each loss divided by the accumulation count), and sums the gradients over ranks. Returns the mean
 // loss of the global batches.
 double Trainer::accumulate(int64_t epoch, int64_t first_batch, int64_t batches) {
-  const int64_t n = static_cast<int64_t>(train_.features.size());
+  const int64_t n = static_cast<int64_t>(train_features().size());
   const int64_t global_batch = args_.per_device_train_batch_size * comm_.size();
   double loss = 0;
   for (int64_t k = 0; k < batches; ++k) {
@@ -312,18 +369,19 @@ double Trainer::accumulate(int64_t epoch, int64_t first_batch, int64_t batches) 
     // Every rank pads its share to the longest window of the GLOBAL batch (all --max_seq_length unless
     // --pad_to_max_length false), so N ranks compute what one process with the whole batch would.
     const std::vector<int64_t> global = sampler_->global_batch(epoch, micro);
-    const int seq = longest_feature(train_.features, global, 0, global.size());
-    // This rank's share of the global mean, divided by the accumulation count as the Trainer does.
-    const float scale = static_cast<float>(static_cast<double>(rows.size()) / static_cast<double>(global_rows) /
-                                           static_cast<double>(args_.gradient_accumulation_steps));
+    const int seq = longest_feature(train_features(), global, 0, global.size());
+    // This rank's share of the global mean (over the loss items: features, or labelled tokens for
+    // token classification; docs/parity.md, Loss weighting), divided by the accumulation count.
+    const double global_items = loss_items(global), share = global_items > 0 ? loss_items(rows) / global_items : 0.0;
+    const float scale = static_cast<float>(share / static_cast<double>(args_.gradient_accumulation_steps));
     double local = 0;
     if (!rows.empty()) {
-      batch_.gather(train_.features, rows, 0, rows.size(), seq, loaded_.tokenizer->pad_id());
+      batch_.gather(train_features(), rows, 0, rows.size(), seq, loaded_.tokenizer->pad_id());
       // This rank's slice of the global batch starts at row_offset (data/sampler.h).
       const int64_t row_offset = global_rows * comm_.rank() / comm_.size();
-      local = micro_batch(*model_, buckets_.get(), last, batch_, row_offset,
-                          dropout_seed(args_.seed, progress_.global_step, micro), scale) *
-              static_cast<double>(rows.size()) / static_cast<double>(global_rows);
+      const double mean = micro_batch(*model_, buckets_.get(), last, batch_, row_offset,
+                                      dropout_seed(args_.seed, progress_.global_step, micro), scale);
+      local = share > 0 ? mean * share : 0.0;  // no labelled token here: the mean is 0/0, the weight 0
     } else if (buckets_ && last) {
       empty_micro_batch(*model_, *buckets_);  // nothing computed here: contribute zeros
     }
@@ -393,9 +451,7 @@ bool Trainer::evaluation_pending_on_resume(bool epoch_done_at_checkpoint) const 
 
 void Trainer::evaluate_during_training() {
   PhaseScope scope(&phases_, "evaluations");
-  EvalOutcome out = evaluate_qa(*model_, eval_, postprocess_options(args_),
-                                static_cast<int>(args_.per_device_eval_batch_size), seq_len_, comm_, "eval", true);
-  nlohmann::json entry = eval_log_entry(out.metrics, epoch_float(), progress_.global_step);
+  nlohmann::json entry = eval_log_entry(evaluation_metrics(nullptr), epoch_float(), progress_.global_step);
   // Rank 0's entry on every rank (timings differ between ranks), so that all make the same choices.
   if (comm_.size() > 1) {
     std::string text = entry.dump();
@@ -507,7 +563,7 @@ bool Trainer::train_loop() {
   speed.num_steps = static_cast<double>(plan_.max_steps - start_step);
   const double train_loss = progress_.loss_sum / static_cast<double>(std::max<int64_t>(1, progress_.global_step));
   train_metrics_ = train_metrics(speed, progress_.total_flos, train_loss, epoch_float());
-  train_metrics_["train_samples"] = static_cast<int64_t>(train_.features.size());
+  train_metrics_["train_samples"] = static_cast<int64_t>(train_features().size());
   nlohmann::json last = train_metrics_;
   last["step"] = progress_.global_step;
   last.erase("train_samples");
@@ -539,6 +595,18 @@ void Trainer::save_final_model() {
 }
 
 void Trainer::evaluate() {
+  if (classification()) {
+    log_info("***** Running evaluation *****  examples: ", task_eval_.features.size(), ", batch size: ",
+             args_.per_device_eval_batch_size);
+    TaskOutcome out = evaluate_task(*model_, task_eval_, task_labels_, args_.return_entity_level_metrics,
+                                    static_cast<int>(args_.per_device_eval_batch_size), seq_len_, comm_, "eval", true,
+                                    &phases_);
+    if (args_.do_train) out.metrics["epoch"] = epoch_float();
+    if (tensorboard_) to_tensorboard(eval_log_entry(out.metrics, epoch_float(), progress_.global_step));
+    PhaseScope scope(&phases_, "writing");
+    write_task_results(args_.output_dir, "eval", out, comm_);
+    return;
+  }
   log_info("***** Running evaluation *****  examples: ", eval_.examples.size(), ", features: ", eval_.features.size(),
            ", batch size: ", args_.per_device_eval_batch_size);
   EvalOutcome out = evaluate_qa(*model_, eval_, postprocess_options(args_),
@@ -554,15 +622,15 @@ void Trainer::evaluate() {
 int Trainer::run() {
   setup();
   if (args_.do_train) {
-    plan_ = plan_steps(args_, static_cast<int64_t>(train_.features.size()), comm_.size());
+    plan_ = plan_steps(args_, static_cast<int64_t>(train_features().size()), comm_.size());
     SamplerOptions so;
-    so.num_features = static_cast<int64_t>(train_.features.size());
+    so.num_features = static_cast<int64_t>(train_features().size());
     so.per_device_batch = args_.per_device_train_batch_size;
     so.seed = static_cast<uint64_t>(args_.effective_data_seed());
     so.world_size = comm_.size();
     so.rank = comm_.rank();
     if (args_.group_by_length) {
-      for (const Feature& f : train_.features) so.lengths.push_back(static_cast<int32_t>(f.input_ids.size()));
+      for (const Feature& f : train_features()) so.lengths.push_back(static_cast<int32_t>(f.input_ids.size()));
       so.group_batch = plan_.total_train_batch_size;
     }
     sampler_ = std::make_unique<Sampler>(so);
@@ -587,7 +655,10 @@ int Trainer::run() {
     if (!resume_dir_.empty()) restore(resume_dir_);
     open_tensorboard();
     log_info("***** Running training *****");
-    log_info("  Num examples = ", train_.features.size(), " (from ", train_.examples.size(), " questions)");
+    if (classification())
+      log_info("  Num examples = ", train_features().size());
+    else
+      log_info("  Num examples = ", train_features().size(), " (from ", train_.examples.size(), " questions)");
     log_info("  Num Epochs = ", plan_.num_epochs);
     log_info("  Instantaneous batch size per device = ", args_.per_device_train_batch_size);
     log_info("  Total train batch size (w. parallel, distributed & accumulation) = ", plan_.total_train_batch_size);

@@ -8,10 +8,12 @@
 
 namespace {
 
-// Runs `ENV cpuft ARGS` and returns its standard output; *rc gets the exit status.
-std::string run_cpuft_env(const std::string& env, const std::string& args, int* rc) {
+// Runs `ENV cpuft ARGS REDIRECT` and returns what it writes to the pipe (its standard output unless
+// REDIRECT says otherwise); *rc gets the exit status.
+std::string run_cpuft_env(const std::string& env, const std::string& args, int* rc,
+                          const std::string& redirect = "2>/dev/null") {
   std::string out;
-  FILE* p = ::popen((env + " " + std::string(CPUFT_BINARY) + " " + args + " 2>/dev/null").c_str(), "r");
+  FILE* p = ::popen((env + " " + std::string(CPUFT_BINARY) + " " + args + " " + redirect).c_str(), "r");
   char buf[4096];
   size_t n;
   while ((n = std::fread(buf, 1, sizeof(buf), p)) > 0) out.append(buf, n);
@@ -62,4 +64,22 @@ TEST(Doctor, BadFlagIsAnError) {
   int rc = 0;
   run_cpuft("doctor --ranks-per-node zero", &rc);
   EXPECT_EQ(rc, 1);
+}
+
+// CPUFT_ISA takes the registry's names (cpu/isa.h) and the doctor names the level in use.
+TEST(Doctor, CpuftIsaForcesTheKernelIsa) {
+  int rc = -1;
+  std::string out = run_cpuft_env("CPUFT_ISA=ref", "doctor", &rc);
+  EXPECT_EQ(rc, 0);
+  EXPECT_NE(out.find("\nkernels:  ref "), std::string::npos) << out;
+}
+
+// An unknown name is one line naming the variable, the value and the names it takes; exit 1.
+TEST(Doctor, UnknownCpuftIsaIsAnError) {
+  int rc = 0;
+  const std::string err = run_cpuft_env("CPUFT_ISA=sse9", "doctor", &rc, "2>&1 >/dev/null");
+  EXPECT_EQ(rc, 1);
+  EXPECT_NE(err.find("CPUFT_ISA: found 'sse9', expected one of ref, avx2, avx512, avx512_bf16"), std::string::npos)
+      << err;
+  EXPECT_EQ(err.find('\n'), err.size() - 1) << err;
 }

@@ -1,5 +1,6 @@
 // GELU (erf form) and the bias gradient: vector vs reference, torch formula, finite differences.
 #include "cpuft/kernels/gelu.h"
+#include "cpuft/kernels/gemm.h"
 
 #include "kernel_test_util.h"
 

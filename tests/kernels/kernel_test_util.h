@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "cpuft/cpu/cpu_features.h"
+#include "cpuft/cpu/isa.h"
 #include "cpuft/kernels/kernel_table.h"
 #include "cpuft/util/error.h"
 

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "cpuft/cpu/cpu_features.h"
+#include "cpuft/cpu/isa.h"
 #include "cpuft/tensor/bf16_paths.h"
 
 namespace cpuft {
@@ -82,13 +82,12 @@ struct Path {
 
 std::vector<Path> paths() {
   namespace bp = bf16_paths;
-  const CpuFeatures& f = cpu_features();
   return {
-      {"scalar", bp::f32_to_bf16_scalar, bp::bf16_to_f32_scalar, bp::round_bf16_scalar, true},
-      {"avx2", bp::f32_to_bf16_avx2, bp::bf16_to_f32_avx2, bp::round_bf16_avx2, f.avx2 && f.fma},
-      {"avx512", bp::f32_to_bf16_avx512, bp::bf16_to_f32_avx512, bp::round_bf16_avx512, f.has_avx512_kernels()},
+      {"ref", bp::f32_to_bf16_ref, bp::bf16_to_f32_ref, bp::round_bf16_ref, true},
+      {"avx2", bp::f32_to_bf16_avx2, bp::bf16_to_f32_avx2, bp::round_bf16_avx2, isa_supported(Isa::avx2)},
+      {"avx512", bp::f32_to_bf16_avx512, bp::bf16_to_f32_avx512, bp::round_bf16_avx512, isa_supported(Isa::avx512)},
       {"avx512_bf16", bp::f32_to_bf16_avx512bf16, bp::bf16_to_f32_avx512, bp::round_bf16_avx512,
-       f.has_avx512_kernels() && f.avx512_bf16},
+       isa_supported(Isa::avx512_bf16)},
       {"dispatched", f32_to_bf16_array, bf16_to_f32_array, round_bf16_array, true},
   };
 }
@@ -132,16 +131,17 @@ TEST(Bf16, ArrayPathsMatchScalarBitForBit) {
       EXPECT_EQ(rounded[n], 123.0f) << p.name << " wrote past the end, n=" << n;
     }
   }
-  // The scalar and dispatched paths always; a vector path too wherever the CPU has AVX2.
-  EXPECT_GE(tested, cpu_features().avx2 ? 3 : 2);
-  std::string path = bf16_convert_path();
-  EXPECT_TRUE(path == "avx512_bf16" || path == "avx512" || path == "avx2" || path == "scalar") << path;
+  // The ref and dispatched paths always; a vector path too wherever the CPU has AVX2.
+  EXPECT_GE(tested, isa_supported(Isa::avx2) ? 3 : 2);
 }
+
+// The array conversions run the path of the one ISA choice (CPUFT_ISA under `make test-isa`).
+TEST(Bf16, ArrayPathIsTheKernelIsa) { EXPECT_STREQ(bf16_convert_path(), isa_name(kernel_isa())); }
 
 TEST(Bf16, ScalarArrayPathMatchesScalar) {
   std::vector<float> src = tricky_inputs(100, 3);
   std::vector<uint16_t> got(100);
-  bf16_paths::f32_to_bf16_scalar(src.data(), got.data(), 100);
+  bf16_paths::f32_to_bf16_ref(src.data(), got.data(), 100);
   for (int i = 0; i < 100; ++i) ASSERT_EQ(got[i], f32_to_bf16(src[i]));
 }
 

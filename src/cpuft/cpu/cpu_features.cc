@@ -2,10 +2,8 @@
 
 #include <cpuid.h>
 
-#include <cstdlib>
 #include <cstring>
 
-#include "cpuft/util/error.h"
 
 namespace cpuft {
 namespace {
@@ -70,43 +68,11 @@ CpuFeatures detect() {
   return f;
 }
 
-Isa choose_isa() {
-  const CpuFeatures& f = cpu_features();
-  Isa best = f.has_avx512_kernels() ? Isa::avx512 : (f.avx2 && f.fma) ? Isa::avx2 : Isa::ref;
-  const char* env = std::getenv("CPUFT_ISA");
-  if (env == nullptr || *env == '\0') return best;
-  std::string want = env;
-  if (want == "ref") return Isa::ref;
-  if (want == "avx2") {
-    if (!(f.avx2 && f.fma)) fail("CPUFT_ISA=avx2: this CPU has no AVX2+FMA");
-    return Isa::avx2;
-  }
-  if (want == "avx512") {
-    if (!f.has_avx512_kernels()) fail("CPUFT_ISA=avx512: this CPU has no AVX-512 (F, BW, VL, DQ)");
-    return Isa::avx512;
-  }
-  fail("CPUFT_ISA: found '", want, "', expected one of ref, avx2, avx512");
-}
-
 }  // namespace
 
 const CpuFeatures& cpu_features() {
   static const CpuFeatures f = detect();
   return f;
-}
-
-Isa kernel_isa() {
-  static const Isa isa = choose_isa();
-  return isa;
-}
-
-const char* isa_name(Isa isa) {
-  switch (isa) {
-    case Isa::ref: return "ref";
-    case Isa::avx2: return "avx2";
-    case Isa::avx512: return "avx512";
-  }
-  return "?";
 }
 
 std::string describe_cpu() {

@@ -1,5 +1,4 @@
-// CPU features and the kernel ISA choice. The ISA is chosen once per process: the best the CPU
-// supports, or what CPUFT_ISA=ref|avx2|avx512 forces (an error if the CPU cannot run it).
+// What this CPU (and its OS) can run, from CPUID and XCR0. The kernel ISA chosen from it is cpu/isa.h's.
 #pragma once
 
 #include <string>
@@ -32,13 +31,7 @@ struct CpuFeatures {
 // Features of the CPU this process runs on (cached after the first call).
 const CpuFeatures& cpu_features();
 
-enum class Isa { ref, avx2, avx512 };
-
-// The kernel ISA in use: CPUFT_ISA if set (throws cpuft::Error if unknown or unsupported), else the best.
-Isa kernel_isa();
-const char* isa_name(Isa isa);
-
-// One line such as "AMD EPYC (avx2 fma avx512f avx512_bf16); kernels: avx512".
+// One line such as "AMD EPYC (avx2 fma avx512f avx512_bf16 avx512_vnni)".
 std::string describe_cpu();
 
 }  // namespace cpuft

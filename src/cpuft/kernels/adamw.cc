@@ -1,6 +1,7 @@
 // AdamW and the gradient-norm helpers: dispatch through the ISA table.
 #include "cpuft/kernels/adamw.h"
 
+#include <cstddef>
 #include <vector>
 
 #include "cpuft/kernels/kernel_table.h"

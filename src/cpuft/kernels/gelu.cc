@@ -1,4 +1,4 @@
-// GELU and bias gradient: dispatch through the ISA table.
+// GELU: dispatch through the ISA table.
 #include "cpuft/kernels/gelu.h"
 
 #include "cpuft/kernels/kernel_table.h"
@@ -15,10 +15,6 @@ void gelu_fwd(float* out, uint16_t* out_bf16, float* pre, const float* bias, int
 void gelu_bwd(float* dpre, const float* dout, const float* pre, int64_t n) {
   OpScope scope(Op::gelu);
   kernels().gelu_bwd(dpre, dout, pre, n);
-}
-
-void bias_grad(float* db, const float* dy, int64_t M, int64_t N) {
-  kernels().bias_grad(db, dy, M, N);
 }
 
 }  // namespace cpuft

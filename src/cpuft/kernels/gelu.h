@@ -1,4 +1,4 @@
-// Exact (erf) GELU and the bias-gradient column sum (hidden_act "gelu"; docs/parity.md, Model).
+// Exact (erf) GELU (hidden_act "gelu"; docs/parity.md, Model).
 #pragma once
 
 #include <cstdint>
@@ -17,10 +17,5 @@ void gelu_fwd(float* out, uint16_t* out_bf16, float* pre, const float* bias, int
 // dpre = dout * (cdf(pre) + pre * pdf(pre)),  cdf = 0.5 * (1 + erf(pre/sqrt2)),
 // pdf = exp(-pre^2/2) / sqrt(2*pi). All (n). dpre OVERWRITTEN; dpre may alias dout.
 void gelu_bwd(float* dpre, const float* dout, const float* pre, int64_t n);
-
-// db (N) += sum over the M rows of dy (M,N): the bias gradient of a Linear layer whose output
-// gradient is dy. Deterministic: each column is summed over the rows in order (f32), and the
-// threads split the columns, so every ISA and thread count gives the same bits.
-void bias_grad(float* db, const float* dy, int64_t M, int64_t N);
 
 }  // namespace cpuft

@@ -1,4 +1,4 @@
-// GELU, the bias gradient and the plain exp/erf: scalar reference (cpuft::ref).
+// GELU: scalar reference (cpuft::ref).
 #include "cpuft/kernels/ref_kernels.h"
 
 #include <cmath>
@@ -31,22 +31,6 @@ void gelu_bwd(float* dpre, const float* dout, const float* pre, int64_t n) {
     const float pdf = 0.39894228040143268f * std::exp(x * x * -0.5f);
     dpre[i] = dout[i] * (cdf + x * pdf);
   }
-}
-
-void bias_grad(float* db, const float* dy, int64_t M, int64_t N) {
-  for (int64_t c = 0; c < N; ++c) {
-    float acc = 0.0f;
-    for (int64_t m = 0; m < M; ++m) acc += dy[m * N + c];
-    db[c] += acc;
-  }
-}
-
-void exp_f32(float* out, const float* in, int64_t n) {
-  for (int64_t i = 0; i < n; ++i) out[i] = std::exp(in[i]);
-}
-
-void erf_f32(float* out, const float* in, int64_t n) {
-  for (int64_t i = 0; i < n; ++i) out[i] = std::erf(in[i]);
 }
 
 }  // namespace ref

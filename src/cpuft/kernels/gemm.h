@@ -1,5 +1,6 @@
-// Every matrix product of cpuft: the linear layers (forward, backward data, backward weights)
-// through oneDNN matmul primitives, and the small single-threaded products of the attention tiles.
+// cpuft's f32 and bf16 matrix products (the int8 ones are gemm_int8.h's): the linear layers (forward,
+// backward data, backward weights) through oneDNN matmul primitives, and the small single-threaded
+// products of the attention tiles; beside them the linear layers' bias gradient (bias_grad).
 //
 // Every product runs on one process-wide oneDNN CPU engine and stream. A primitive is built the
 // first time a (shapes, strides, dtypes, alpha, bias, accumulate) combination is seen and cached,
@@ -81,6 +82,12 @@ void linear_backward_data(int64_t M, int64_t N, int64_t K, const void* dy, const
 // accumulation over micro-batches).
 void linear_backward_weight(int64_t M, int64_t N, int64_t K, const void* dy, const void* x, DType in,
                             float* dw, bool accumulate);
+
+// db (N) += sum over the M rows of dy (M,N): the bias gradient of a Linear layer whose output
+// gradient is dy. Not a product: one of cpuft's own kernels (kernel_table.h; bias_grad.cc), declared
+// here beside the layer's other backward passes. Deterministic: each column is summed over the rows
+// in order (f32), and the threads split the columns, so every ISA and thread count gives the same bits.
+void bias_grad(float* db, const float* dy, int64_t M, int64_t N);
 
 // ---- Small products inside one thread: the attention tiles (model/attention.cc).
 

@@ -1,9 +1,9 @@
-// Choosing the kernel table: once per process from kernel_isa(), or per ISA for tests.
+// The reference table, and the table of an ISA level (cpu/isa.h): once per process from kernel_isa(), or
+// per ISA for tests.
 #include "cpuft/kernels/kernel_table.h"
 
 #include "cpuft/kernels/isa_tables.h"
 #include "cpuft/kernels/ref_kernels.h"
-#include "cpuft/util/error.h"
 
 namespace cpuft {
 
@@ -24,28 +24,14 @@ const KernelTable& ref_kernel_table() {
     t.adamw_step = ref::adamw_step;
     t.block_sum_squares = ref::block_sum_squares;
     t.scale_inplace = ref::scale_inplace;
-    t.exp_f32 = ref::exp_f32;
-    t.erf_f32 = ref::erf_f32;
     return t;
   }();
   return table;
 }
 
 const KernelTable& kernel_table(Isa isa) {
-  const CpuFeatures& f = cpu_features();
-  switch (isa) {
-    case Isa::ref:
-      return ref_kernel_table();
-    case Isa::avx2:
-      if (!(f.avx2 && f.fma)) fail("kernels: avx2 requested but this CPU has no AVX2+FMA");
-      return avx2_kernel_table();
-    case Isa::avx512:
-      if (!f.has_avx512_kernels()) {
-        fail("kernels: avx512 requested but this CPU lacks AVX-512 F/BW/VL/DQ");
-      }
-      return avx512_kernel_table();
-  }
-  fail_internal("kernels: unknown ISA ", static_cast<int>(isa));
+  // Our own kernels use no bf16 instruction: avx512_bf16 runs the avx512 table.
+  return isa_pick(isa, &ref_kernel_table, &avx2_kernel_table, &avx512_kernel_table, &avx512_kernel_table)();
 }
 
 const KernelTable& kernels() {

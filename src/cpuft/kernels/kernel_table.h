@@ -1,8 +1,10 @@
 // ISA dispatch: one table of function pointers per instruction set, chosen once per process from
-// kernel_isa() (cpu/cpu_features.h; CPUFT_ISA=ref|avx2|avx512 forces). The public functions in the
+// kernel_isa() (cpu/isa.h, the one ISA choice; CPUFT_ISA forces it). The public functions in the
 // kernel headers call through kernels(); tests call kernel_table(isa) to compare ISAs.
 //
-// Conventions shared by cpuft's own kernels (every <op>.h of this folder except gemm.h):
+// Conventions shared by cpuft's own kernels (every <op>.h of this folder except the matrix products,
+// gemm.h and gemm_int8.h, and quantize.h, which has a table of its own; bias_grad, the Linear layer's
+// bias gradient, is declared in gemm.h beside the products but is one of ours):
 // - Plain pointers and sizes, outputs first, f32 compute. Shapes in comments use llm.c style:
 //   (B,T,C) = batch, tokens, channels; (N,C) = N rows of C contiguous values (N = B*T usually).
 // - bf16 values are uint16_t (the upper half of an f32, rounded to nearest even, NaN kept NaN).
@@ -31,7 +33,7 @@
 
 #include <cstdint>
 
-#include "cpuft/cpu/cpu_features.h"
+#include "cpuft/cpu/isa.h"
 #include "cpuft/kernels/adamw.h"
 
 namespace cpuft {
@@ -48,31 +50,30 @@ struct KernelTable {
                         const float* wte, const float* wpe, const float* wtt, int64_t N, int C);
   void (*embedding_bwd)(float* dwte, float* dwpe, float* dwtt, const float* dout, const int32_t* ids,
                         const int8_t* type_ids, const int32_t* positions, int64_t N, int C, int pad_id);
-  void (*layernorm_fwd)(float*, uint16_t*, float*, float*, float*, const float*, const float*,
-                        const float*, const float*, int, int, float);
-  void (*layernorm_bwd)(float*, float*, float*, const float*, const float*, const float*,
-                        const float*, const float*, int, int);
-  void (*gelu_fwd)(float*, uint16_t*, float*, const float*, int64_t, int64_t);
-  void (*gelu_bwd)(float*, const float*, const float*, int64_t);
-  void (*bias_grad)(float*, const float*, int64_t, int64_t);
-  void (*softmax_fwd)(float*, uint16_t*, const float*, const int8_t*, int, int, int, int, float, float);
-  void (*softmax_bwd)(float*, const float*, const float*, const int8_t*, int, int, int, int, float);
+  void (*layernorm_fwd)(float* out, uint16_t* out_bf16, float* mean, float* rstd, float* x_sum, const float* a,
+                        const float* r, const float* w, const float* b, int N, int C, float eps);
+  void (*layernorm_bwd)(float* dx, float* dw, float* db, const float* dout, const float* x, const float* mean,
+                        const float* rstd, const float* w, int N, int C);
+  void (*gelu_fwd)(float* out, uint16_t* out_bf16, float* pre, const float* bias, int64_t M, int64_t N);
+  void (*gelu_bwd)(float* dpre, const float* dout, const float* pre, int64_t n);
+  void (*bias_grad)(float* db, const float* dy, int64_t M, int64_t N);
+  void (*softmax_fwd)(float* probs, uint16_t* probs_bf16, const float* scores, const int8_t* key_mask, int B,
+                      int H, int Tq, int Tk, float divisor, float mask_value);
+  void (*softmax_bwd)(float* dscores, const float* dprobs, const float* probs, const int8_t* key_mask, int B,
+                      int H, int Tq, int Tk, float divisor);
   // out = in * keep * scale with keep from (key, index) and the 24-bit threshold (dropout.h);
   // both dropout_fwd and dropout_bwd are this one operation. out nullable, out_bf16 nullable.
   void (*dropout_apply)(float* out, uint16_t* out_bf16, const float* in, int64_t n, float scale,
                         uint64_t key, uint32_t threshold24);
-  void (*adamw_step)(float*, float*, float*, uint16_t*, const float*, int64_t,
-                     const AdamWParams&, int64_t);
+  void (*adamw_step)(float* w, float* m, float* v, uint16_t* w_bf16, const float* g, int64_t n,
+                     const AdamWParams& p, int64_t step);
   // Sums of squares per block of kSumSquaresBlock elements (out has ceil(n / block) entries, in
   // double); sum_squares() adds them in order.
   void (*block_sum_squares)(double* out, const float* x, int64_t n);
-  void (*scale_inplace)(float*, int64_t, float);
-  // Vector math exposed for tests (n elements, out may alias in): exp and erf in f32.
-  void (*exp_f32)(float*, const float*, int64_t);
-  void (*erf_f32)(float*, const float*, int64_t);
+  void (*scale_inplace)(float* x, int64_t n, float s);
 };
 
-// The table of an ISA; throws cpuft::Error if this CPU cannot run it.
+// The table of an ISA level (cpu/isa.h); throws cpuft::Error if this CPU cannot run it.
 const KernelTable& kernel_table(Isa isa);
 
 // The table chosen once from kernel_isa().

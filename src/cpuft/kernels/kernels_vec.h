@@ -6,11 +6,11 @@
 #include "cpuft/kernels/adamw_vec.h"
 #include "cpuft/kernels/dropout_vec.h"
 #include "cpuft/kernels/embedding_vec.h"
+#include "cpuft/kernels/bias_grad_vec.h"
 #include "cpuft/kernels/gelu_vec.h"
 #include "cpuft/kernels/kernel_table.h"
 #include "cpuft/kernels/layernorm_vec.h"
 #include "cpuft/kernels/softmax_vec.h"
-#include "cpuft/kernels/vec_math.h"
 
 namespace cpuft {
 
@@ -31,8 +31,6 @@ KernelTable make_kernel_table() {
   t.adamw_step = adamw_step_vec<V>;
   t.block_sum_squares = block_sum_squares_vec<V>;
   t.scale_inplace = scale_inplace_vec<V>;
-  t.exp_f32 = exp_f32_vec<V>;
-  t.erf_f32 = erf_f32_vec<V>;
   return t;
 }
 

@@ -3,8 +3,8 @@
 
 #include <cmath>
 
+#include "cpuft/kernels/isa_tables.h"
 #include "cpuft/kernels/quantize_params.h"
-#include "cpuft/kernels/quantize_tables.h"
 #include "cpuft/util/error.h"
 
 namespace cpuft {
@@ -35,18 +35,7 @@ void quantize_weight_s8(int8_t* q, float* scale, int32_t* colsum, const float* w
 }
 
 const QuantKernels& quant_kernels(Isa isa) {
-  const CpuFeatures& f = cpu_features();
-  switch (isa) {
-    case Isa::ref:
-      return ref_quant_kernels();
-    case Isa::avx2:
-      if (!(f.avx2 && f.fma)) fail("quantize kernels: avx2 requested but this CPU has no AVX2+FMA");
-      return avx2_quant_kernels();
-    case Isa::avx512:
-      if (!f.has_avx512_kernels()) fail("quantize kernels: avx512 requested but this CPU lacks AVX-512 F/BW/VL/DQ");
-      return avx512_quant_kernels();
-  }
-  fail_internal("quantize kernels: unknown ISA ", static_cast<int>(isa));
+  return isa_pick(isa, &ref_quant_kernels, &avx2_quant_kernels, &avx512_quant_kernels, &avx512_quant_kernels)();
 }
 
 namespace {

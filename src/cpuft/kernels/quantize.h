@@ -19,7 +19,7 @@
 
 #include <cstdint>
 
-#include "cpuft/cpu/cpu_features.h"
+#include "cpuft/cpu/isa.h"
 
 namespace cpuft {
 

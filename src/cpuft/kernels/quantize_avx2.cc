@@ -1,8 +1,8 @@
 // AVX2+FMA instantiation of the quantization kernels.
 #include <immintrin.h>
 
+#include "cpuft/kernels/isa_tables.h"
 #include "cpuft/kernels/quantize.h"
-#include "cpuft/kernels/quantize_tables.h"
 #include "cpuft/kernels/quantize_vec.h"
 #include "cpuft/kernels/vec_avx2.h"
 

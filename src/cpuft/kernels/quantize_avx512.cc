@@ -5,8 +5,8 @@
 #pragma GCC diagnostic ignored "-Wuninitialized"
 #include <immintrin.h>
 
+#include "cpuft/kernels/isa_tables.h"
 #include "cpuft/kernels/quantize.h"
-#include "cpuft/kernels/quantize_tables.h"
 #include "cpuft/kernels/quantize_vec.h"
 #include "cpuft/kernels/vec_avx512.h"
 

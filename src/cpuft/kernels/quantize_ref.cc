@@ -2,9 +2,9 @@
 #include <cmath>
 #include <cstring>
 
+#include "cpuft/kernels/isa_tables.h"
 #include "cpuft/kernels/quantize.h"
 #include "cpuft/kernels/quantize_params.h"
-#include "cpuft/kernels/quantize_tables.h"
 
 namespace cpuft {
 namespace {

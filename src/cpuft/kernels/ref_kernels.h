@@ -33,8 +33,6 @@ void adamw_step(float* w, float* m, float* v, uint16_t* w_bf16, const float* g, 
                 const AdamWParams& p, int64_t step);
 void block_sum_squares(double* out, const float* x, int64_t n);
 void scale_inplace(float* x, int64_t n, float s);
-void exp_f32(float* out, const float* in, int64_t n);
-void erf_f32(float* out, const float* in, int64_t n);
 
 }  // namespace ref
 }  // namespace cpuft

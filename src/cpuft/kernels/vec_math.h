@@ -76,21 +76,4 @@ typename V::F verf(typename V::F x) {
   return V::select(V::lt(a, V::set1(0.8f)), small, large);
 }
 
-// Array forms, for the accuracy tests through the kernel table.
-template <class V>
-void exp_f32_vec(float* out, const float* in, int64_t n) {
-  for (int64_t i = 0; i < n; i += V::W) {
-    int k = width_at<V>(i, n);
-    store_k<V>(out + i, k, vexp<V>(load_k<V>(in + i, k)));
-  }
-}
-
-template <class V>
-void erf_f32_vec(float* out, const float* in, int64_t n) {
-  for (int64_t i = 0; i < n; i += V::W) {
-    int k = width_at<V>(i, n);
-    store_k<V>(out + i, k, verf<V>(load_k<V>(in + i, k)));
-  }
-}
-
 }  // namespace cpuft

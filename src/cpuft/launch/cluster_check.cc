@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "cpuft/cpu/cpu_features.h"
+#include "cpuft/cpu/isa.h"
 #include "cpuft/cpu/topology.h"
 #include "cpuft/launch/launcher.h"
 #include "cpuft/util/clock.h"

@@ -4,21 +4,21 @@
 
 #include <algorithm>
 
-#include "cpuft/cpu/cpu_features.h"
+#include "cpuft/cpu/isa.h"
 #include "cpuft/tensor/bf16_paths.h"
 
 namespace cpuft {
 namespace bf16_paths {
 
-void f32_to_bf16_scalar(const float* src, uint16_t* dst, int64_t n) {
+void f32_to_bf16_ref(const float* src, uint16_t* dst, int64_t n) {
   for (int64_t i = 0; i < n; ++i) dst[i] = f32_to_bf16(src[i]);
 }
 
-void bf16_to_f32_scalar(const uint16_t* src, float* dst, int64_t n) {
+void bf16_to_f32_ref(const uint16_t* src, float* dst, int64_t n) {
   for (int64_t i = 0; i < n; ++i) dst[i] = bf16_to_f32(src[i]);
 }
 
-void round_bf16_scalar(const float* src, float* dst, int64_t n) {
+void round_bf16_ref(const float* src, float* dst, int64_t n) {
   for (int64_t i = 0; i < n; ++i) dst[i] = round_to_bf16(src[i]);
 }
 
@@ -40,17 +40,11 @@ struct Paths {
 const Paths& paths() {
   static const Paths p = [] {
     namespace bp = bf16_paths;
-    switch (kernel_isa()) {
-      case Isa::avx512:
-        if (cpu_features().avx512_bf16)
-          return Paths{bp::f32_to_bf16_avx512bf16, bp::bf16_to_f32_avx512, bp::round_bf16_avx512, "avx512_bf16"};
-        return Paths{bp::f32_to_bf16_avx512, bp::bf16_to_f32_avx512, bp::round_bf16_avx512, "avx512"};
-      case Isa::avx2:
-        return Paths{bp::f32_to_bf16_avx2, bp::bf16_to_f32_avx2, bp::round_bf16_avx2, "avx2"};
-      case Isa::ref:
-        break;
-    }
-    return Paths{bp::f32_to_bf16_scalar, bp::bf16_to_f32_scalar, bp::round_bf16_scalar, "scalar"};
+    const Paths ref{bp::f32_to_bf16_ref, bp::bf16_to_f32_ref, bp::round_bf16_ref, "ref"};
+    const Paths avx2{bp::f32_to_bf16_avx2, bp::bf16_to_f32_avx2, bp::round_bf16_avx2, "avx2"};
+    const Paths avx512{bp::f32_to_bf16_avx512, bp::bf16_to_f32_avx512, bp::round_bf16_avx512, "avx512"};
+    const Paths avx512_bf16{bp::f32_to_bf16_avx512bf16, bp::bf16_to_f32_avx512, bp::round_bf16_avx512, "avx512_bf16"};
+    return isa_pick(kernel_isa(), ref, avx2, avx512, avx512_bf16);
   }();
   return p;
 }

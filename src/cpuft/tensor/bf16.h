@@ -33,15 +33,14 @@ static inline float bf16_to_f32(uint16_t h) {
 // The float nearest to f that bf16 can hold (f32 -> bf16 -> f32).
 static inline float round_to_bf16(float f) { return bf16_to_f32(f32_to_bf16(f)); }
 
-// Array conversions of n elements (n >= 0; src and dst must not overlap). They choose the widest
-// path the CPU and kernel_isa() allow (AVX512_BF16 instruction, AVX-512 integer, AVX2, scalar)
-// and split large arrays over OpenMP threads when called outside a parallel region.
+// Array conversions of n elements (n >= 0; src and dst must not overlap). They run the path of
+// kernel_isa() (cpu/isa.h: AVX512_BF16 instruction, AVX-512 integer, AVX2, ref) and split large arrays over OpenMP threads when called outside a parallel region.
 void f32_to_bf16_array(const float* src, uint16_t* dst, int64_t n);
 void bf16_to_f32_array(const uint16_t* src, float* dst, int64_t n);
 // dst[i] = round_to_bf16(src[i]): f32 values a bf16 product would read. dst may equal src.
 void round_bf16_array(const float* src, float* dst, int64_t n);
 
-// Name of the path the array conversions use: "avx512_bf16", "avx512", "avx2" or "scalar".
+// Name of the path the array conversions use: isa_name(kernel_isa()): "avx512_bf16", "avx512", "avx2" or "ref".
 const char* bf16_convert_path();
 
 }  // namespace cpuft

@@ -1,5 +1,5 @@
 // AVX2 bf16 conversions. Compiled with AVX2 flags; bf16.cc calls them only when kernel_isa() is
-// avx2 (the CPU check is in cpu/cpu_features.cc).
+// avx2 (cpu/isa.h checks the CPU).
 #include <immintrin.h>
 
 #include "cpuft/tensor/bf16.h"
@@ -32,7 +32,7 @@ void f32_to_bf16_avx2(const float* src, uint16_t* dst, int64_t n) {
     __m256i packed = _mm256_permute4x64_epi64(_mm256_packus_epi32(lo, hi), 0xd8);
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + i), packed);
   }
-  f32_to_bf16_scalar(src + i, dst + i, n - i);
+  f32_to_bf16_ref(src + i, dst + i, n - i);
 }
 
 void bf16_to_f32_avx2(const uint16_t* src, float* dst, int64_t n) {
@@ -42,7 +42,7 @@ void bf16_to_f32_avx2(const uint16_t* src, float* dst, int64_t n) {
     __m256i u = _mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16);
     _mm256_storeu_ps(dst + i, _mm256_castsi256_ps(u));
   }
-  bf16_to_f32_scalar(src + i, dst + i, n - i);
+  bf16_to_f32_ref(src + i, dst + i, n - i);
 }
 
 void round_bf16_avx2(const float* src, float* dst, int64_t n) {
@@ -51,7 +51,7 @@ void round_bf16_avx2(const float* src, float* dst, int64_t n) {
     const __m256i h = round8(_mm256_loadu_ps(src + i));
     _mm256_storeu_ps(dst + i, _mm256_castsi256_ps(_mm256_slli_epi32(h, 16)));
   }
-  round_bf16_scalar(src + i, dst + i, n - i);
+  round_bf16_ref(src + i, dst + i, n - i);
 }
 
 }  // namespace cpuft::bf16_paths

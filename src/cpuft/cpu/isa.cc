@@ -1,0 +1,70 @@
+#include "cpuft/cpu/isa.h"
+
+#include <cstdlib>
+#include <string>
+
+#include "cpuft/cpu/cpu_features.h"
+#include "cpuft/util/error.h"
+
+namespace cpuft {
+namespace {
+
+constexpr Isa kLevels[] = {Isa::ref, Isa::avx2, Isa::avx512, Isa::avx512_bf16};
+
+// What this CPU lacks for `isa`, nullptr when it has everything.
+const char* missing(Isa isa) {
+  const CpuFeatures& f = cpu_features();
+  switch (isa) {
+    case Isa::ref: return nullptr;
+    case Isa::avx2: return f.avx2 && f.fma ? nullptr : "AVX2+FMA";
+    case Isa::avx512: return f.has_avx512_kernels() ? nullptr : "AVX-512 (F, BW, VL, DQ)";
+    case Isa::avx512_bf16:
+      if (!f.has_avx512_kernels()) return "AVX-512 (F, BW, VL, DQ)";
+      return f.avx512_bf16 ? nullptr : "AVX512_BF16";
+  }
+  return "?";
+}
+
+Isa choose_isa() {
+  const char* env = std::getenv("CPUFT_ISA");
+  if (env == nullptr || *env == '\0') return best_isa();
+  const std::string want = env;
+  for (Isa isa : kLevels) {
+    if (want != isa_name(isa)) continue;
+    if (const char* lack = missing(isa)) fail("CPUFT_ISA=", want, ": this CPU has no ", lack);
+    return isa;
+  }
+  fail("CPUFT_ISA: found '", want, "', expected one of ref, avx2, avx512, avx512_bf16");
+}
+
+}  // namespace
+
+const char* isa_name(Isa isa) {
+  switch (isa) {
+    case Isa::ref: return "ref";
+    case Isa::avx2: return "avx2";
+    case Isa::avx512: return "avx512";
+    case Isa::avx512_bf16: return "avx512_bf16";
+  }
+  return "?";
+}
+
+bool isa_supported(Isa isa) { return missing(isa) == nullptr; }
+
+Isa best_isa() {
+  Isa best = Isa::ref;
+  for (Isa isa : kLevels)
+    if (isa_supported(isa)) best = isa;
+  return best;
+}
+
+Isa kernel_isa() {
+  static const Isa isa = choose_isa();
+  return isa;
+}
+
+void require_isa(Isa isa) {
+  if (const char* lack = missing(isa)) fail("kernel ISA ", isa_name(isa), ": this CPU has no ", lack);
+}
+
+}  // namespace cpuft

@@ -1,0 +1,31 @@
+// Every per-ISA table of kernels/ runs the one ISA choice (cpu/isa.h), so that `make test-isa`
+// (CPUFT_ISA=ref, avx2, avx512, avx512_bf16) really switches each of them.
+#include <gtest/gtest.h>
+
+#include "cpuft/cpu/isa.h"
+#include "cpuft/kernels/gemm.h"
+#include "cpuft/kernels/kernel_table.h"
+#include "cpuft/kernels/quantize.h"
+
+namespace cpuft {
+namespace {
+
+// Our own kernels use no bf16 instruction: avx512_bf16 runs the avx512 builds.
+const char* own_kernels_build(Isa isa) { return isa == Isa::avx512_bf16 ? "avx512" : isa_name(isa); }
+
+TEST(IsaChoice, KernelTableIsTheKernelIsas) {
+  EXPECT_STREQ(kernels().name, own_kernels_build(kernel_isa()));
+  EXPECT_EQ(&kernels(), &kernel_table(kernel_isa()));
+}
+
+TEST(IsaChoice, QuantizeKernelsAreTheKernelIsas) {
+  EXPECT_STREQ(quant_kernels(kernel_isa()).name, own_kernels_build(kernel_isa()));
+}
+
+// The bf16 tile product uses vdpbf16ps exactly at the avx512_bf16 level.
+TEST(IsaChoice, TileProductIsNativeBf16OnlyAtTheBf16Level) {
+  EXPECT_EQ(tile_matmul_bf16_native(), kernel_isa() == Isa::avx512_bf16);
+}
+
+}  // namespace
+}  // namespace cpuft

@@ -1,0 +1,35 @@
+// Test-only: the array forms of the vector exp and erf over one Vec type, included only by
+// vec_math_avx2.cc and vec_math_avx512.cc (see vec_math_fns.h).
+#pragma once
+
+#include <cstdint>
+
+#include "cpuft/kernels/vec_loop.h"
+#include "cpuft/kernels/vec_math.h"
+#include "kernels/vec_math_fns.h"
+
+namespace cpuft::test {
+
+template <class V>
+void exp_f32_vec(float* out, const float* in, int64_t n) {
+  for (int64_t i = 0; i < n; i += V::W) {
+    int k = width_at<V>(i, n);
+    store_k<V>(out + i, k, vexp<V>(load_k<V>(in + i, k)));
+  }
+}
+
+template <class V>
+void erf_f32_vec(float* out, const float* in, int64_t n) {
+  for (int64_t i = 0; i < n; i += V::W) {
+    int k = width_at<V>(i, n);
+    store_k<V>(out + i, k, verf<V>(load_k<V>(in + i, k)));
+  }
+}
+
+template <class V>
+const VecMathFns& vec_math_fns() {
+  static const VecMathFns fns{V::kName, exp_f32_vec<V>, erf_f32_vec<V>};
+  return fns;
+}
+
+}  // namespace cpuft::test

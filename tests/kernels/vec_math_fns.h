@@ -1,0 +1,24 @@
+// Test-only: the vector exp and erf (kernels/vec_math.h) as array functions of each vector ISA, so that
+// their accuracy is measured directly. Defined in vec_math_avx2.cc / vec_math_avx512.cc (compiled with
+// their ISA's flags, like the kernels); call one only where isa_supported() says the CPU runs it.
+#pragma once
+
+#include <cstdint>
+
+#include "cpuft/cpu/isa.h"
+
+namespace cpuft::test {
+
+struct VecMathFns {
+  const char* name;
+  void (*exp_f32)(float* out, const float* in, int64_t n);  // out may alias in
+  void (*erf_f32)(float* out, const float* in, int64_t n);
+};
+
+const VecMathFns& vec_math_avx2();
+const VecMathFns& vec_math_avx512();
+
+// The functions of a vector ISA: avx2, or avx512 (which avx512_bf16 runs too).
+inline const VecMathFns& vec_math(Isa isa) { return isa == Isa::avx2 ? vec_math_avx2() : vec_math_avx512(); }
+
+}  // namespace cpuft::test

@@ -37,7 +37,7 @@ Buffer random_values(DType t, int64_t n, uint32_t seed) {
   std::mt19937 rng(seed);
   std::uniform_real_distribution<float> u(-1.0f, 1.0f);
   for (int64_t i = 0; i < n; ++i) {
-    if (t == DType::f32)
+    if (t == DType::kF32)
       x.data<float>()[i] = u(rng);
     else
       x.data<uint16_t>()[i] = f32_to_bf16(u(rng));
@@ -50,26 +50,26 @@ void set_gflops(benchmark::State& state, double flops_per_iter) {
       benchmark::Counter(flops_per_iter * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
 }
 
-enum class LinearOp { forward, backward_data, backward_weight };
+enum class LinearOp { kForward, kBackwardData, kBackwardWeight };
 
 // Args: N (out features), K (in features), dtype (0 f32, 1 bf16).
 template <LinearOp op>
 void BM_Linear(benchmark::State& state) {
   const int64_t M = kTokens, N = state.range(0), K = state.range(1);
-  const DType in = state.range(2) ? DType::bf16 : DType::f32;
+  const DType in = state.range(2) ? DType::kBf16 : DType::kF32;
   Buffer x = random_values(in, M * K, 1), w = random_values(in, N * K, 2), dy = random_values(in, M * N, 3);
-  Buffer bias = random_values(DType::f32, N, 4);
-  Buffer y(DType::f32, M * N), dx(DType::f32, M * K), dw(DType::f32, N * K);
+  Buffer bias = random_values(DType::kF32, N, 4);
+  Buffer y(DType::kF32, M * N), dx(DType::kF32, M * K), dw(DType::kF32, N * K);
   for (auto _ : state) {
-    if (op == LinearOp::forward)
+    if (op == LinearOp::kForward)
       linear_forward(M, N, K, x.raw(), w.raw(), in, bias.data<float>(), y.raw());
-    else if (op == LinearOp::backward_data)
+    else if (op == LinearOp::kBackwardData)
       linear_backward_data(M, N, K, dy.raw(), w.raw(), in, dx.raw());
     else
       linear_backward_weight(M, N, K, dy.raw(), x.raw(), in, dw.data<float>(), /*accumulate=*/true);
   }
   set_gflops(state, 2.0 * M * N * K);
-  if (in == DType::bf16) state.SetLabel(gemm_bf16_native() ? "bf16 native" : "bf16 emulated in f32");
+  if (in == DType::kBf16) state.SetLabel(gemm_bf16_native() ? "bf16 native" : "bf16 emulated in f32");
 }
 
 void linear_args(benchmark::internal::Benchmark* b) {
@@ -81,9 +81,9 @@ void linear_args(benchmark::internal::Benchmark* b) {
   b->ArgNames({"N", "K", "bf16"})->Unit(benchmark::kMillisecond)->UseRealTime();
 }
 
-BENCHMARK_TEMPLATE(BM_Linear, LinearOp::forward)->Apply(linear_args);
-BENCHMARK_TEMPLATE(BM_Linear, LinearOp::backward_data)->Apply(linear_args);
-BENCHMARK_TEMPLATE(BM_Linear, LinearOp::backward_weight)->Apply(linear_args);
+BENCHMARK_TEMPLATE(BM_Linear, LinearOp::kForward)->Apply(linear_args);
+BENCHMARK_TEMPLATE(BM_Linear, LinearOp::kBackwardData)->Apply(linear_args);
+BENCHMARK_TEMPLATE(BM_Linear, LinearOp::kBackwardWeight)->Apply(linear_args);
 
 // The attention core's products for one (sequence, head) at 384 tokens and head size 64, on one
 // thread (each thread runs its own tiles): scores = Q K^T and context = P V, as f32 products or as
@@ -109,9 +109,9 @@ BENCHMARK(BM_AttentionTile)->Arg(0)->Arg(1)->ArgName("bf16")->Unit(benchmark::kM
 // A large square product: close to the best this machine and oneDNN reach.
 void BM_SquarePeak(benchmark::State& state) {
   const int64_t n = state.range(0);
-  const DType in = state.range(1) ? DType::bf16 : DType::f32;
+  const DType in = state.range(1) ? DType::kBf16 : DType::kF32;
   Buffer a = random_values(in, n * n, 1), b = random_values(in, n * n, 2);
-  Buffer c(DType::f32, n * n);
+  Buffer c(DType::kF32, n * n);
   for (auto _ : state) linear_forward(n, n, n, a.raw(), b.raw(), in, nullptr, c.raw());
   set_gflops(state, 2.0 * n * n * n);
 }
@@ -121,7 +121,7 @@ BENCHMARK(BM_SquarePeak)->Args({2048, 0})->Args({2048, 1})->ArgNames({"n", "bf16
 // Streaming copy of a 256 MiB float array (bytes read + bytes written per second).
 void BM_StreamCopy(benchmark::State& state) {
   const int64_t n = int64_t(64) << 20;
-  Buffer src = random_values(DType::f32, n, 1), dst(DType::f32, n);
+  Buffer src = random_values(DType::kF32, n, 1), dst(DType::kF32, n);
   const float* s = src.data<float>();
   float* d = dst.data<float>();
   for (auto _ : state) {
@@ -137,7 +137,7 @@ BENCHMARK(BM_StreamCopy)->Unit(benchmark::kMillisecond)->UseRealTime();
 // f32 <-> bf16 conversion of one 3072 x 768 activation (bytes read + written per second).
 void BM_Bf16Convert(benchmark::State& state) {
   const int64_t n = kTokens * 768;
-  Buffer f = random_values(DType::f32, n, 1), h(DType::bf16, n);
+  Buffer f = random_values(DType::kF32, n, 1), h(DType::kBf16, n);
   for (auto _ : state) f32_to_bf16_array(f.data<float>(), h.data<uint16_t>(), n);
   state.counters["GB"] = benchmark::Counter(6.0 * n * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
   state.SetLabel(bf16_convert_path());

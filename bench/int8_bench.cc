@@ -43,11 +43,11 @@ void BM_MiniLmLinear(benchmark::State& state) {
   std::vector<uint8_t> q(static_cast<size_t>(M * K), 60);
   switch (state.range(2)) {
     case 0:
-      for (auto _ : state) linear_forward(M, N, K, x.data(), w.data(), DType::f32, bias.data(), y.data());
+      for (auto _ : state) linear_forward(M, N, K, x.data(), w.data(), DType::kF32, bias.data(), y.data());
       state.SetLabel("f32");
       break;
     case 1:
-      for (auto _ : state) linear_forward(M, N, K, xb.data(), wb.data(), DType::bf16, bias.data(), y.data());
+      for (auto _ : state) linear_forward(M, N, K, xb.data(), wb.data(), DType::kBf16, bias.data(), y.data());
       state.SetLabel(gemm_bf16_native() ? "bf16" : "bf16 emulated in f32");
       break;
     case 2:

@@ -36,8 +36,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     cpuft::SafetensorsReader st(scratch_file());
     for (const cpuft::StTensorInfo& t : st.tensors()) {
       if (t.end > payload.size() || t.begin > t.end) std::abort();
-      if (t.dtype == cpuft::StDtype::F32 || t.dtype == cpuft::StDtype::BF16 || t.dtype == cpuft::StDtype::F16 ||
-          t.dtype == cpuft::StDtype::F64)
+      if (t.dtype == cpuft::StDtype::kF32 || t.dtype == cpuft::StDtype::kBf16 || t.dtype == cpuft::StDtype::kF16 ||
+          t.dtype == cpuft::StDtype::kF64)
         st.read_f32(t.name);
     }
   } catch (const cpuft::Error& e) {

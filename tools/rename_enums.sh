@@ -27,6 +27,9 @@ WireType bf16 kBf16
 Command Train kTrain
 Command Evaluate kEvaluate
 Command Predict kPredict
+TaskHead question_answering kQuestionAnswering
+TaskHead sequence_classification kSequenceClassification
+TaskHead token_classification kTokenClassification
 LrSchedulerType Linear kLinear
 LrSchedulerType Constant kConstant
 LrSchedulerType ConstantWithWarmup kConstantWithWarmup

@@ -162,7 +162,7 @@ TEST_F(CommandFlags, SmallCommandsHelpListsEveryFlag) {
 
 // train, evaluate and predict: the binary's help is the table's (flags/train_flags.h), flag by flag.
 TEST_F(CommandFlags, TrainEvaluatePredictHelpIsTheirTable) {
-  for (cpuft::Command c : {cpuft::Command::Train, cpuft::Command::Evaluate, cpuft::Command::Predict}) {
+  for (cpuft::Command c : {cpuft::Command::kTrain, cpuft::Command::kEvaluate, cpuft::Command::kPredict}) {
     const std::string command = cpuft::command_name(c);
     SCOPED_TRACE(command);
     ProcessResult r = cpuft({command, "--help"});
@@ -172,7 +172,7 @@ TEST_F(CommandFlags, TrainEvaluatePredictHelpIsTheirTable) {
     const cpuft::FlagTable table = cpuft::train_flags(c, args);
     size_t used = 0;
     for (const cpuft::Flag& f : table.flags()) {
-      if (f.role != cpuft::FlagRole::Used) {
+      if (f.role != cpuft::FlagRole::kUsed) {
         EXPECT_EQ(lines.count(f.name), 0u) << f.name;
         continue;
       }

@@ -53,7 +53,7 @@ TEST_F(Quantize, WritesAnInt8DirectoryAndLeavesTheOriginalAsItWas) {
   cpuft::SafetensorsReader st(path("int8/model.safetensors"));
   int int8_weights = 0;
   for (const cpuft::StTensorInfo& t : st.tensors()) {
-    if (t.dtype != cpuft::StDtype::I8) continue;
+    if (t.dtype != cpuft::StDtype::kI8) continue;
     ++int8_weights;
     const std::string stem = t.name.substr(0, t.name.size() - std::string(".weight").size());
     const cpuft::StTensorInfo* s = st.find(stem + ".weight_scale");
@@ -62,7 +62,7 @@ TEST_F(Quantize, WritesAnInt8DirectoryAndLeavesTheOriginalAsItWas) {
     EXPECT_EQ(st.find(stem + ".input_range"), nullptr) << "dynamic activations have no ranges";
   }
   EXPECT_EQ(int8_weights, 2 * 6);  // 2 layers x (q, k, v, o, ff1, ff2)
-  EXPECT_EQ(st.find("qa_outputs.weight")->dtype, cpuft::StDtype::F32);
+  EXPECT_EQ(st.find("qa_outputs.weight")->dtype, cpuft::StDtype::kF32);
 
   // evaluate and predict run it.
   const std::string dev = squad_file("dev.json", 12, 2);

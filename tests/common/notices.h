@@ -12,7 +12,7 @@ class Notices {
  public:
   cpuft::NoticeSink sink() {
     return [this](cpuft::LogLevel level, const std::string& message) {
-      text_ += level == cpuft::LogLevel::Warn ? "warning: " : level == cpuft::LogLevel::Notice ? "notice: " : "";
+      text_ += level == cpuft::LogLevel::kWarn ? "warning: " : level == cpuft::LogLevel::kNotice ? "notice: " : "";
       text_ += message + "\n";
     };
   }

@@ -10,18 +10,18 @@
 namespace cpuft {
 namespace {
 
-const Isa kLevels[] = {Isa::ref, Isa::avx2, Isa::avx512, Isa::avx512_bf16};
+const Isa kLevels[] = {Isa::kRef, Isa::kAvx2, Isa::kAvx512, Isa::kAvx512Bf16};
 
 TEST(Isa, NamesAreTheCpuftIsaSpellings) {
-  EXPECT_STREQ(isa_name(Isa::ref), "ref");
-  EXPECT_STREQ(isa_name(Isa::avx2), "avx2");
-  EXPECT_STREQ(isa_name(Isa::avx512), "avx512");
-  EXPECT_STREQ(isa_name(Isa::avx512_bf16), "avx512_bf16");
+  EXPECT_STREQ(isa_name(Isa::kRef), "ref");
+  EXPECT_STREQ(isa_name(Isa::kAvx2), "avx2");
+  EXPECT_STREQ(isa_name(Isa::kAvx512), "avx512");
+  EXPECT_STREQ(isa_name(Isa::kAvx512Bf16), "avx512_bf16");
 }
 
 // Each level includes the ones before it, so a supported level never follows an unsupported one.
 TEST(Isa, LevelsAreOrderedAndTheBestIsTheHighestSupported) {
-  EXPECT_TRUE(isa_supported(Isa::ref));
+  EXPECT_TRUE(isa_supported(Isa::kRef));
   bool gap = false;
   for (Isa isa : kLevels) {
     if (!isa_supported(isa)) {

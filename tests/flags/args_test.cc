@@ -22,9 +22,9 @@ Flags base(Flags extra = {}) {
 
 const char* no_env(const char*) { return nullptr; }
 
-cpuft::ParsedArgs parse(const Flags& f, Command c = Command::Train) { return cpuft::parse_train_args(c, f, no_env); }
+cpuft::ParsedArgs parse(const Flags& f, Command c = Command::kTrain) { return cpuft::parse_train_args(c, f, no_env); }
 
-std::string error_of(const Flags& f, Command c = Command::Train) {
+std::string error_of(const Flags& f, Command c = Command::kTrain) {
   try {
     parse(f, c);
   } catch (const cpuft::Error& e) {
@@ -48,7 +48,7 @@ TEST(Args, DefaultsMatchTransformers) {
   EXPECT_EQ(a.max_grad_norm, 1.0);
   EXPECT_EQ(a.num_train_epochs, 3.0);
   EXPECT_EQ(a.max_steps, -1);
-  EXPECT_EQ(a.lr_scheduler_type, cpuft::LrSchedulerType::Linear);
+  EXPECT_EQ(a.lr_scheduler_type, cpuft::LrSchedulerType::kLinear);
   EXPECT_EQ(a.seed, 42);
   EXPECT_EQ(a.effective_data_seed(), 42);
   EXPECT_EQ(a.max_seq_length, 384);
@@ -57,7 +57,7 @@ TEST(Args, DefaultsMatchTransformers) {
   EXPECT_EQ(a.n_best_size, 20);
   EXPECT_EQ(a.max_answer_length, 30);
   EXPECT_EQ(a.logging_steps, 500);
-  EXPECT_EQ(a.save_strategy, cpuft::SaveStrategy::Steps);
+  EXPECT_EQ(a.save_strategy, cpuft::SaveStrategy::kSteps);
   EXPECT_FALSE(a.save_total_limit.has_value());
   EXPECT_TRUE(r.notices.empty());
 }
@@ -104,8 +104,8 @@ TEST(Args, EqualsAndSpaceFormsAgree) {
   auto a = parse(base({"--learning_rate=2e-05", "--lr_scheduler_type=cosine", "--save_total_limit=2"})).args;
   auto b = parse(base({"--learning_rate", "2e-05", "--lr_scheduler_type", "cosine", "--save_total_limit", "2"})).args;
   EXPECT_EQ(a.learning_rate, b.learning_rate);
-  EXPECT_EQ(a.lr_scheduler_type, cpuft::LrSchedulerType::Cosine);
-  EXPECT_EQ(b.lr_scheduler_type, cpuft::LrSchedulerType::Cosine);
+  EXPECT_EQ(a.lr_scheduler_type, cpuft::LrSchedulerType::kCosine);
+  EXPECT_EQ(b.lr_scheduler_type, cpuft::LrSchedulerType::kCosine);
   EXPECT_EQ(*a.save_total_limit, 2);
   EXPECT_EQ(*b.save_total_limit, 2);
 }
@@ -246,16 +246,16 @@ TEST(Args, CommandsNeedTheirFiles) {
             "--train_file: missing; training needs a SQuAD JSON file");
   EXPECT_EQ(error_of({"--train_file", "t", "--output_dir", "o"}),
             "--model_name_or_path: missing; `cpuft train` needs a Hugging Face model directory");
-  EXPECT_EQ(error_of({"--model_name_or_path", "m", "--output_dir", "o"}, Command::Evaluate),
+  EXPECT_EQ(error_of({"--model_name_or_path", "m", "--output_dir", "o"}, Command::kEvaluate),
             "--validation_file: missing; evaluation (--do_eval) needs a SQuAD JSON file");
   auto ev = parse({"--model_name_or_path", "m", "--output_dir", "o", "--validation_file", "v", "--learning_rate",
                    "1e-3"},
-                  Command::Evaluate);
+                  Command::kEvaluate);
   EXPECT_TRUE(ev.args.do_eval);
   EXPECT_FALSE(ev.args.do_train);
-  EXPECT_EQ(ev.args.command, Command::Evaluate);
+  EXPECT_EQ(ev.args.command, Command::kEvaluate);
   EXPECT_EQ(error_of({"--model_name_or_path", "m", "--output_dir", "o", "--test_file", "v", "--do_train"},
-                     Command::Predict),
+                     Command::kPredict),
             "--do_train: not available in `cpuft predict`; use `cpuft train`");
   EXPECT_EQ(error_of(base({"--max_seq_length", "128", "--doc_stride", "128"})),
             "--doc_stride: found 128, expected less than --max_seq_length (128)");
@@ -268,14 +268,14 @@ TEST(Args, EnvironmentSetsAndFlagsOverride) {
     return it == env.end() ? nullptr : it->second.c_str();
   };
   Flags f = {"--model_name_or_path", "m", "--train_file", "t"};
-  auto r = cpuft::parse_train_args(Command::Train, f, lookup);
+  auto r = cpuft::parse_train_args(Command::kTrain, f, lookup);
   EXPECT_EQ(r.args.threads, 12);
   EXPECT_EQ(r.args.output_dir, "/env/out");
   f.insert(f.end(), {"--threads", "3"});
-  EXPECT_EQ(cpuft::parse_train_args(Command::Train, f, lookup).args.threads, 3);
+  EXPECT_EQ(cpuft::parse_train_args(Command::kTrain, f, lookup).args.threads, 3);
   env["CPUFT_THREADS"] = "many";
   try {
-    cpuft::parse_train_args(Command::Train, f, lookup);
+    cpuft::parse_train_args(Command::kTrain, f, lookup);
     FAIL();
   } catch (const cpuft::Error& e) {
     EXPECT_STREQ(e.what(), "CPUFT_THREADS: found 'many', expected an integer in [0, 1024]");
@@ -285,7 +285,7 @@ TEST(Args, EnvironmentSetsAndFlagsOverride) {
 TEST(Args, HelpListsEveryFlagByGroupWithDefaults) {
   auto r = parse({"--help"});
   EXPECT_TRUE(r.help);  // no required-flag errors when asking for help
-  const std::string help = cpuft::train_args_help(Command::Train);
+  const std::string help = cpuft::train_args_help(Command::kTrain);
   for (const auto& name : cpuft::train_flag_names())
     EXPECT_NE(help.find("  --" + name + " "), std::string::npos) << name;
   for (const auto& name : cpuft::ignored_flag_names()) EXPECT_NE(help.find(" --" + name), std::string::npos) << name;
@@ -301,18 +301,18 @@ TEST(Args, HelpListsEveryFlagByGroupWithDefaults) {
 }
 
 TEST(Args, ParseCommand) {
-  EXPECT_EQ(cpuft::parse_command("evaluate"), Command::Evaluate);
+  EXPECT_EQ(cpuft::parse_command("evaluate"), Command::kEvaluate);
   EXPECT_THROW(cpuft::parse_command("fit"), cpuft::Error);
 }
 
 TEST(Args, EvaluationDuringTrainingFollowsTrainingArguments) {
   const Flags dev = {"--validation_file", "d.json"};
   auto r = parse(base({"--eval_strategy", "steps", "--validation_file", "d.json"}));
-  EXPECT_EQ(r.args.eval_strategy, cpuft::EvalStrategy::Steps);
+  EXPECT_EQ(r.args.eval_strategy, cpuft::EvalStrategy::kSteps);
   EXPECT_TRUE(r.args.do_eval);  // as TrainingArguments sets it, so run_qa also evaluates at the end
   EXPECT_EQ(r.args.eval_steps, 0);  // 0: --logging_steps (step_plan)
   EXPECT_EQ(parse(base({"--evaluation_strategy", "epoch", "--validation_file", "d"})).args.eval_strategy,
-            cpuft::EvalStrategy::Epoch);  // the older spelling
+            cpuft::EvalStrategy::kEpoch);  // the older spelling
   EXPECT_FALSE(parse(base()).args.do_eval);
   EXPECT_EQ(parse(base({"--eval_steps", "0.25"})).args.eval_steps, 0.25);
   EXPECT_EQ(parse(base({"--eval_steps", "40"})).args.eval_steps, 40);
@@ -324,7 +324,7 @@ TEST(Args, EvaluationDuringTrainingFollowsTrainingArguments) {
   // evaluate and predict take train's flags with a notice.
   auto ev = parse({"--model_name_or_path", "m", "--output_dir", "o", "--validation_file", "v", "--eval_strategy",
                    "steps"},
-                  Command::Evaluate);
+                  Command::kEvaluate);
   ASSERT_EQ(ev.notices.size(), 1u);
   EXPECT_EQ(ev.notices[0].rfind("--eval_strategy has no effect in cpuft evaluate", 0), 0u) << ev.notices[0];
 }
@@ -388,5 +388,5 @@ TEST(Args, ReportToTakesTheTrainersIntegrations) {
   auto env = [](const char* name) -> const char* {
     return std::string(name) == "TENSORBOARD_LOGGING_DIR" ? "/env/tb" : nullptr;
   };
-  EXPECT_EQ(cpuft::parse_train_args(Command::Train, base(), env).args.logging_dir, "/env/tb");
+  EXPECT_EQ(cpuft::parse_train_args(Command::kTrain, base(), env).args.logging_dir, "/env/tb");
 }

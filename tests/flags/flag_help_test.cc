@@ -32,7 +32,7 @@ TEST(FlagHelp, EveryFlagWithItsRangeAndDefault) {
   const cpuft::FlagTable t = toy::table(a);
   const std::string help = cpuft::flag_help(t);
   for (const cpuft::Flag& f : t.flags()) {
-    if (f.role != cpuft::FlagRole::Used) continue;
+    if (f.role != cpuft::FlagRole::kUsed) continue;
     const std::string line = line_of(help, f.name);
     ASSERT_FALSE(line.empty()) << f.name << " missing from\n" << help;
     EXPECT_NE(line.find(f.help), std::string::npos) << line;

@@ -48,7 +48,7 @@ TEST(FlagParser, DefaultsStayWhenNothingIsGiven) {
   EXPECT_FALSE(a.cap.has_value());
   EXPECT_FALSE(a.note.has_value());
   EXPECT_TRUE(a.tidy);
-  EXPECT_EQ(a.mode, toy::Mode::Fast);
+  EXPECT_EQ(a.mode, toy::Mode::kFast);
 }
 
 TEST(FlagParser, EveryKindInBothForms) {
@@ -64,7 +64,7 @@ TEST(FlagParser, EveryKindInBothForms) {
   EXPECT_EQ(a.extras, (std::vector<std::string>{"x", "y"}));
   EXPECT_TRUE(a.verbose);
   EXPECT_FALSE(a.tidy);
-  EXPECT_EQ(a.mode, toy::Mode::Exact);
+  EXPECT_EQ(a.mode, toy::Mode::kExact);
   EXPECT_FALSE(parse(with_path({"--no_tidy"})).tidy);
   EXPECT_TRUE(parse(with_path({"--verbose=yes"})).verbose);
 }

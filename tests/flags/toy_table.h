@@ -10,7 +10,7 @@
 
 namespace toy {
 
-enum class Mode { Fast, Exact };
+enum class Mode { kFast, kExact };
 
 struct Args {
   int64_t count = 3;
@@ -22,7 +22,7 @@ struct Args {
   std::vector<std::string> extras;
   bool verbose = false;
   bool tidy = true;
-  Mode mode = Mode::Fast;
+  Mode mode = Mode::kFast;
 };
 
 inline cpuft::FlagTable table(Args& a) {
@@ -38,9 +38,9 @@ inline cpuft::FlagTable table(Args& a) {
   t.text_list("extra", "ARG", &a.extras, "passed on").with_raw_value();
   t.boolean("verbose", &a.verbose, "say more");
   t.boolean("tidy", &a.tidy, "clean up");
-  t.choice<Mode>("mode", &a.mode, {{"fast", Mode::Fast}, {"exact", Mode::Exact}}, "how");
-  t.no_effect("use_gpu", cpuft::FlagArity::Bool, "toys run on CPUs");
-  t.no_effect("report_to", cpuft::FlagArity::Many, "toys report nothing");
+  t.choice<Mode>("mode", &a.mode, {{"fast", Mode::kFast}, {"exact", Mode::kExact}}, "how");
+  t.no_effect("use_gpu", cpuft::FlagArity::kBool, "toys run on CPUs");
+  t.no_effect("report_to", cpuft::FlagArity::kMany, "toys report nothing");
   return t;
 }
 

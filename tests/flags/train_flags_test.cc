@@ -21,7 +21,7 @@ std::set<std::string> used_flags(Command c) {
   const cpuft::FlagTable t = cpuft::train_flags(c, a);
   std::set<std::string> names;
   for (const cpuft::Flag& f : t.flags())
-    if (f.role == cpuft::FlagRole::Used) names.insert(f.name);
+    if (f.role == cpuft::FlagRole::kUsed) names.insert(f.name);
   return names;
 }
 
@@ -54,19 +54,19 @@ Flags evaluate_with(Flags extra) {
 }  // namespace
 
 TEST(TrainFlags, EvaluateAndPredictListTheirOwnFlagsFirst) {
-  const Flags evaluate = flags_in_help(cpuft::train_args_help(Command::Evaluate));
+  const Flags evaluate = flags_in_help(cpuft::train_args_help(Command::kEvaluate));
   ASSERT_GE(evaluate.size(), 3u);
   EXPECT_EQ(Flags(evaluate.begin(), evaluate.begin() + 3),
             (Flags{"model_name_or_path", "validation_file", "output_dir"}));
-  const Flags predict = flags_in_help(cpuft::train_args_help(Command::Predict));
+  const Flags predict = flags_in_help(cpuft::train_args_help(Command::kPredict));
   ASSERT_GE(predict.size(), 6u);
   EXPECT_EQ(Flags(predict.begin(), predict.begin() + 6),
             (Flags{"question", "context", "input", "test_file", "output_dir", "model_name_or_path"}));
 }
 
 TEST(TrainFlags, EvaluateAndPredictListNoTrainingFlag) {
-  const std::set<std::string> train = used_flags(Command::Train);
-  for (Command c : {Command::Evaluate, Command::Predict}) {
+  const std::set<std::string> train = used_flags(Command::kTrain);
+  for (Command c : {Command::kEvaluate, Command::kPredict}) {
     const std::string help = cpuft::train_args_help(c);
     const std::set<std::string> own = used_flags(c);
     EXPECT_EQ(flags_in_help(help).size(), own.size()) << help;
@@ -82,7 +82,7 @@ TEST(TrainFlags, EvaluateAndPredictListNoTrainingFlag) {
       EXPECT_FALSE(own.count(training)) << training;
   }
   // train lists everything, and none of predict's question flags.
-  const Flags all = flags_in_help(cpuft::train_args_help(Command::Train));
+  const Flags all = flags_in_help(cpuft::train_args_help(Command::kTrain));
   EXPECT_EQ(all.size(), train.size());
   EXPECT_FALSE(train.count("question"));
 }
@@ -90,14 +90,14 @@ TEST(TrainFlags, EvaluateAndPredictListNoTrainingFlag) {
 // People paste run_qa command lines: a training flag runs evaluate as before, with one notice.
 TEST(TrainFlags, TrainingFlagsInEvaluateGiveANotice) {
   const cpuft::ParsedArgs r = cpuft::parse_train_args(
-      Command::Evaluate, evaluate_with({"--learning_rate", "3e-5", "--save_steps", "10", "--learning_rate=1e-4"}),
+      Command::kEvaluate, evaluate_with({"--learning_rate", "3e-5", "--save_steps", "10", "--learning_rate=1e-4"}),
       no_env);
   ASSERT_EQ(r.notices.size(), 2u);
   EXPECT_EQ(r.notices[0], "--learning_rate has no effect in cpuft evaluate: it only scores --validation_file");
   EXPECT_EQ(r.notices[1], "--save_steps has no effect in cpuft evaluate: it only scores --validation_file");
   EXPECT_EQ(r.args.validation_file, "dev.json");
   const cpuft::ParsedArgs p = cpuft::parse_train_args(
-      Command::Predict, {"--model_name_or_path", "m", "--question", "q", "--context", "c", "--warmup_ratio", "0.1"},
+      Command::kPredict, {"--model_name_or_path", "m", "--question", "q", "--context", "c", "--warmup_ratio", "0.1"},
       no_env);
   ASSERT_EQ(p.notices.size(), 1u);
   EXPECT_EQ(p.notices[0], "--warmup_ratio has no effect in cpuft predict: it only answers questions");
@@ -105,21 +105,21 @@ TEST(TrainFlags, TrainingFlagsInEvaluateGiveANotice) {
 
 // ... and fails exactly as before where it failed before.
 TEST(TrainFlags, TrainingFlagsInEvaluateFailAsBefore) {
-  EXPECT_EQ(error_of(Command::Evaluate, evaluate_with({"--learning_rate", "0x10"})),
+  EXPECT_EQ(error_of(Command::kEvaluate, evaluate_with({"--learning_rate", "0x10"})),
             "--learning_rate: found '0x10', expected a number in (0, 10]");
-  EXPECT_EQ(error_of(Command::Evaluate, evaluate_with({"--bucket_size_mb", "1e-9"})),
+  EXPECT_EQ(error_of(Command::kEvaluate, evaluate_with({"--bucket_size_mb", "1e-9"})),
             "--bucket_size_mb: found '1e-9', expected a number in [1, 4096]");
-  EXPECT_EQ(error_of(Command::Evaluate, evaluate_with({"--do_train"})),
+  EXPECT_EQ(error_of(Command::kEvaluate, evaluate_with({"--do_train"})),
             "--do_train: not available in `cpuft evaluate`; use `cpuft train`");
-  EXPECT_EQ(error_of(Command::Evaluate, evaluate_with({"--lerning_rate", "1"})),
+  EXPECT_EQ(error_of(Command::kEvaluate, evaluate_with({"--lerning_rate", "1"})),
             "unknown flag --lerning_rate; did you mean --learning_rate? (`cpuft evaluate --help` lists every flag)");
-  EXPECT_EQ(error_of(Command::Predict, {"--model_name_or_path", "m", "--do_eval"}),
+  EXPECT_EQ(error_of(Command::kPredict, {"--model_name_or_path", "m", "--do_eval"}),
             "--validation_file: missing; evaluation (--do_eval) needs a SQuAD JSON file");
 }
 
 TEST(TrainFlags, PredictQuestionsAreFreeText) {
   const cpuft::TrainArgs a =
-      cpuft::parse_train_args(Command::Predict,
+      cpuft::parse_train_args(Command::kPredict,
                               {"--model_name_or_path", "m", "--question", "--what is it?", "--context=", "--input=-"},
                               no_env)
           .args;
@@ -127,16 +127,16 @@ TEST(TrainFlags, PredictQuestionsAreFreeText) {
   ASSERT_TRUE(a.context.has_value());
   EXPECT_EQ(*a.context, "");
   EXPECT_EQ(*a.input, "-");
-  EXPECT_EQ(error_of(Command::Predict, {"--model_name_or_path", "m", "--question"}),
+  EXPECT_EQ(error_of(Command::kPredict, {"--model_name_or_path", "m", "--question"}),
             "--question: missing its value (Q)");
-  EXPECT_EQ(error_of(Command::Evaluate, evaluate_with({"--question", "q"})),
+  EXPECT_EQ(error_of(Command::kEvaluate, evaluate_with({"--question", "q"})),
             "unknown flag --question (`cpuft evaluate --help` lists every flag)");
 }
 
 // The flags resume checks compare are shown as --help shows them, from the table.
 TEST(TrainFlags, ShowGivesTheBoundValue) {
   cpuft::TrainArgs a;
-  const cpuft::FlagTable t = cpuft::train_flags(Command::Train, a);
+  const cpuft::FlagTable t = cpuft::train_flags(Command::kTrain, a);
   a.learning_rate = 2e-5;
   a.save_total_limit = 3;
   EXPECT_EQ(t.find("learning_rate")->show(), "2e-05");

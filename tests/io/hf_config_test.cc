@@ -25,7 +25,7 @@ ModelConfig load_text(const std::string& text) { return cpuft::load_model_config
 
 TEST(HfConfig, ReadsTransformersDistilBert) {
   ModelConfig c = cpuft::load_model_config(fixture("distilbert_qa/config.json"));
-  EXPECT_EQ(c.family, ModelFamily::distilbert);
+  EXPECT_EQ(c.family, ModelFamily::kDistilBert);
   EXPECT_EQ(c.vocab_size, 58);
   EXPECT_EQ(c.max_position_embeddings, 64);
   EXPECT_EQ(c.hidden, 32);
@@ -42,7 +42,7 @@ TEST(HfConfig, ReadsTransformersDistilBert) {
 
 TEST(HfConfig, ReadsTransformersBert) {
   ModelConfig c = cpuft::load_model_config(fixture("bert_qa/config.json"));
-  EXPECT_EQ(c.family, ModelFamily::bert);
+  EXPECT_EQ(c.family, ModelFamily::kBert);
   EXPECT_EQ(c.hidden, 32);
   EXPECT_EQ(c.layers, 2);
   EXPECT_EQ(c.intermediate, 48);
@@ -192,12 +192,12 @@ TEST(HfConfig, SaveSetsQaArchitectureAndKeepsTheRest) {
 
 TEST(HfConfig, SaveConfigBuiltInCode) {
   ModelConfig c;
-  c.family = ModelFamily::bert;
+  c.family = ModelFamily::kBert;
   c.hidden = 64, c.heads = 4, c.layers = 3, c.intermediate = 100, c.type_vocab_size = 2, c.vocab_size = 99;
   std::string out = cpuft_test::temp_dir_until_exit() + "/config.json";
   cpuft::save_model_config(c, out);
   ModelConfig back = cpuft::load_model_config(out);
-  EXPECT_EQ(back.family, ModelFamily::bert);
+  EXPECT_EQ(back.family, ModelFamily::kBert);
   EXPECT_EQ(back.hidden, 64);
   EXPECT_EQ(back.heads, 4);
   EXPECT_EQ(back.layers, 3);

@@ -130,8 +130,8 @@ TEST(ModelDir, FindsWeightFiles) {
 }
 
 TEST(ModelDir, CanonicalParamNames) {
-  const auto D = ModelFamily::distilbert;
-  const auto B = ModelFamily::bert;
+  const auto D = ModelFamily::kDistilBert;
+  const auto B = ModelFamily::kBert;
   struct Case {
     const char* key;
     ModelFamily family;
@@ -170,14 +170,14 @@ TEST(ModelDir, CanonicalParamNames) {
 }
 
 TEST(ModelDir, WeightFilesOfTransformersDirectories) {
-  WeightFiles d(fixture("distilbert_qa"), ModelFamily::distilbert);
+  WeightFiles d(fixture("distilbert_qa"), ModelFamily::kDistilBert);
   EXPECT_EQ(d.tensors().size(), 38u);
   EXPECT_TRUE(d.ignored_keys().empty());
   ASSERT_NE(d.find("qa_outputs.weight"), nullptr);
   EXPECT_EQ(d.find("qa_outputs.weight")->info->shape, (std::vector<int64_t>{2, 32}));
 
-  WeightFiles qa(fixture("bert_qa"), ModelFamily::bert);
-  WeightFiles legacy(fixture("bert_legacy"), ModelFamily::bert);
+  WeightFiles qa(fixture("bert_qa"), ModelFamily::kBert);
+  WeightFiles legacy(fixture("bert_legacy"), ModelFamily::kBert);
   EXPECT_EQ(legacy.tensors().size(), 39u);
   for (const auto& [name, t] : qa.tensors()) {
     const cpuft::WeightTensor* l = legacy.find(name);
@@ -186,7 +186,7 @@ TEST(ModelDir, WeightFilesOfTransformersDirectories) {
   }
   EXPECT_EQ(legacy.find("bert.embeddings.LayerNorm.weight")->info->name, "bert.embeddings.LayerNorm.gamma");
 
-  WeightFiles bare(fixture("bert_bare"), ModelFamily::bert);
+  WeightFiles bare(fixture("bert_bare"), ModelFamily::kBert);
   EXPECT_EQ(bare.tensors().size(), 39u);  // no qa_outputs; the pooler's two tensors
   EXPECT_EQ(bare.find("qa_outputs.weight"), nullptr);
   ASSERT_NE(bare.find("bert.encoder.layer.1.output.dense.weight"), nullptr);
@@ -200,7 +200,7 @@ TEST(ModelDir, WeightFilesRejectTwoKeysForOneParameter) {
   float x[2] = {1, 2};
   cpuft::write_safetensors(dir + "/model.safetensors",
                            {{"bert.embeddings.LayerNorm.weight", {2}, x}, {"embeddings.LayerNorm.gamma", {2}, x}});
-  expect_error([&] { WeightFiles c(dir, ModelFamily::bert); },
+  expect_error([&] { WeightFiles c(dir, ModelFamily::kBert); },
                {dir, "keys 'bert.embeddings.LayerNorm.weight'", "and 'embeddings.LayerNorm.gamma'",
                 "both map to parameter 'bert.embeddings.LayerNorm.weight'"});
 }
@@ -223,7 +223,7 @@ TEST(ModelDir, ShardedWeightFiles) {
   cpuft::write_safetensors(dir + "/" + names[1], shard[1]);
   cpuft::write_file_atomic(dir + "/model.safetensors.index.json", index.dump());
   EXPECT_EQ(cpuft::find_weight_files(dir), (std::vector<std::string>{dir + "/" + names[0], dir + "/" + names[1]}));
-  WeightFiles c(dir, ModelFamily::bert);
+  WeightFiles c(dir, ModelFamily::kBert);
   EXPECT_EQ(c.tensors().size(), 39u);
   EXPECT_EQ(c.files().size(), 2u);
   EXPECT_EQ(c.find("qa_outputs.bias")->reader->path(), dir + "/" + names[1]);
@@ -232,7 +232,7 @@ TEST(ModelDir, ShardedWeightFiles) {
   const std::string index_path = dir + "/model.safetensors.index.json";
   index["weight_map"]["qa_outputs.bias"] = names[0];
   cpuft::write_file_atomic(index_path, index.dump());
-  expect_error([&] { WeightFiles bad(dir, ModelFamily::bert); },
+  expect_error([&] { WeightFiles bad(dir, ModelFamily::kBert); },
                {index_path, "weight_map puts 'qa_outputs.bias' in " + names[0] + ", which holds no such tensor"});
   index["weight_map"]["qa_outputs.bias"] = "model-00003-of-00002.safetensors";
   cpuft::write_file_atomic(index_path, index.dump());

@@ -30,11 +30,11 @@ std::string rewrite(const SafetensorsReader& src, const std::string& out) {
     StTensorOut o{t.name, t.shape};
     size_t n = static_cast<size_t>(t.numel());
     size_t room = std::max<size_t>(n, 1);  // a non-null pointer also for empty tensors: it carries the dtype
-    if (t.dtype == StDtype::F32) {
+    if (t.dtype == StDtype::kF32) {
       f32.emplace_back(room);
       src.read_f32(t, f32.back().data());
       o.f32 = f32.back().data();
-    } else if (t.dtype == StDtype::BF16) {
+    } else if (t.dtype == StDtype::kBf16) {
       bf16.emplace_back(room);
       std::memcpy(bf16.back().data(), src.data(t), n * 2);
       o.bf16 = bf16.back().data();
@@ -74,7 +74,7 @@ TEST(Safetensors, RoundTripF32Bf16I64ScalarAndEmpty) {
   EXPECT_EQ(r.find("s")->numel(), 1);
   const auto* t = r.find("ids");
   ASSERT_NE(t, nullptr);
-  EXPECT_EQ(t->dtype, StDtype::I64);
+  EXPECT_EQ(t->dtype, StDtype::kI64);
   int64_t got[3];
   std::memcpy(got, r.data(*t), sizeof got);
   EXPECT_EQ(std::vector<int64_t>(got, got + 3), ids);
@@ -104,7 +104,7 @@ TEST(Safetensors, WritesI8) {
   SafetensorsReader r(dir + "/q.safetensors");
   const auto* t = r.find("w");
   ASSERT_NE(t, nullptr);
-  EXPECT_EQ(t->dtype, StDtype::I8);
+  EXPECT_EQ(t->dtype, StDtype::kI8);
   EXPECT_EQ(t->dtype_name, "I8");
   EXPECT_EQ(t->shape, (std::vector<int64_t>{2, 3}));
   EXPECT_EQ(std::vector<int8_t>(reinterpret_cast<const int8_t*>(r.data(*t)),

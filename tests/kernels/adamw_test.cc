@@ -41,7 +41,7 @@ TEST(AdamW, MatchesTorchFixture) {
   std::ifstream in(CPUFT_FIXTURES "/kernels/adamw_torch.json");
   ASSERT_TRUE(in) << "missing fixture";
   nlohmann::json fx = nlohmann::json::parse(in);
-  for (Isa isa : {Isa::ref, Isa::avx2, Isa::avx512}) {
+  for (Isa isa : {Isa::kRef, Isa::kAvx2, Isa::kAvx512}) {
     const KernelTable* k;
     try {
       k = &kernel_table(isa);

@@ -31,7 +31,7 @@ struct Buf {
   Buf(DType t, int64_t n, uint32_t seed) : dtype(t) {
     std::mt19937 rng(seed);
     std::uniform_real_distribution<float> u(-1.0f, 1.0f);
-    if (t == DType::f32) {
+    if (t == DType::kF32) {
       f.resize(n);
       for (float& x : f) x = u(rng);
     } else {
@@ -39,12 +39,12 @@ struct Buf {
       for (uint16_t& x : h) x = f32_to_bf16(u(rng));
     }
   }
-  void* data() { return dtype == DType::f32 ? static_cast<void*>(f.data()) : h.data(); }
-  double at(int64_t i) const { return dtype == DType::f32 ? f[i] : bf16_to_f32(h[i]); }
+  void* data() { return dtype == DType::kF32 ? static_cast<void*>(f.data()) : h.data(); }
+  double at(int64_t i) const { return dtype == DType::kF32 ? f[i] : bf16_to_f32(h[i]); }
 };
 
 double read(const void* p, DType t, int64_t i) {
-  return t == DType::f32 ? static_cast<const float*>(p)[i] : bf16_to_f32(static_cast<const uint16_t*>(p)[i]);
+  return t == DType::kF32 ? static_cast<const float*>(p)[i] : bf16_to_f32(static_cast<const uint16_t*>(p)[i]);
 }
 
 int64_t in_offset(const MatIn& m, int64_t b, int64_t h, int64_t i, int64_t j) {
@@ -68,7 +68,7 @@ constexpr double kBf16OutTol = 1.0 / 128;
 void check_matmul(int64_t B, int64_t H, int64_t M, int64_t N, int64_t K, const MatIn& a,
                   const MatIn& b, Buf& c, const MatOut& cd, const MatmulOptions& opt,
                   const std::string& what) {
-  const int64_t cn = static_cast<int64_t>(c.dtype == DType::f32 ? c.f.size() : c.h.size());
+  const int64_t cn = static_cast<int64_t>(c.dtype == DType::kF32 ? c.f.size() : c.h.size());
   std::vector<double> before(cn);
   for (int64_t i = 0; i < cn; ++i) before[i] = c.at(i);
   std::vector<bool> covered(cn, false);
@@ -92,7 +92,7 @@ void check_matmul(int64_t B, int64_t H, int64_t M, int64_t N, int64_t K, const M
           double want = opt.alpha * sum + (opt.bias ? opt.bias[j] : 0.0) + (opt.accumulate ? before[o] : 0.0);
           mag = std::fabs(opt.alpha) * mag + (opt.accumulate ? std::fabs(before[o]) : 0.0) +
                 (opt.bias ? std::fabs(opt.bias[j]) : 0.0);
-          double tol = kAccumTol * mag + 1e-6 + (cd.dtype == DType::bf16 ? kBf16OutTol * std::fabs(want) : 0.0);
+          double tol = kAccumTol * mag + 1e-6 + (cd.dtype == DType::kBf16 ? kBf16OutTol * std::fabs(want) : 0.0);
           double err = std::fabs(c.at(o) - want);
           worst = std::max(worst, err / tol);
           ASSERT_LE(err, tol) << what << " at b=" << bb << " h=" << hh << " i=" << i << " j=" << j
@@ -111,7 +111,7 @@ struct Shape {
   int64_t M, N, K;
 };
 const Shape kShapes[] = {{7, 13, 5}, {37, 65, 33}, {1, 1, 1}, {64, 3, 129}};
-const DType kTypes[] = {DType::f32, DType::bf16};
+const DType kTypes[] = {DType::kF32, DType::kBf16};
 
 std::string tag(const char* op, const Shape& s, DType in, DType out, bool flag) {
   return std::string(op) + " " + std::to_string(s.M) + "x" + std::to_string(s.N) + "x" + std::to_string(s.K) +
@@ -125,7 +125,7 @@ TEST(Gemm, LinearForwardWithAndWithoutBias) {
       for (DType out : kTypes)
         for (bool with_bias : {false, true}) {
           Buf x(in, s.M * s.K, ++seed), w(in, s.N * s.K, ++seed), y(out, s.M * s.N, ++seed);
-          Buf bias(DType::f32, s.N, ++seed);
+          Buf bias(DType::kF32, s.N, ++seed);
           MatmulOptions opt;
           opt.bias = with_bias ? bias.f.data() : nullptr;
           // What linear_forward promises, checked through the reference on the same layout.
@@ -160,12 +160,12 @@ TEST(Gemm, LinearBackwardWeightAccumulates) {
   for (const Shape& s : kShapes)
     for (DType in : kTypes)
       for (bool acc : {false, true}) {
-        Buf dy(in, s.M * s.N, ++seed), x(in, s.M * s.K, ++seed), dw(DType::f32, s.N * s.K, ++seed);
+        Buf dy(in, s.M * s.N, ++seed), x(in, s.M * s.K, ++seed), dw(DType::kF32, s.N * s.K, ++seed);
         Buf dw2 = dw;
         MatmulOptions opt;
         opt.accumulate = acc;
         check_matmul(1, 1, s.N, s.K, s.M, MatIn{dy.data(), in, s.N, true}, MatIn{x.data(), in, s.K},
-                     dw, MatOut{dw.data(), DType::f32, s.K}, opt, tag("bwd_weight", s, in, DType::f32, acc));
+                     dw, MatOut{dw.data(), DType::kF32, s.K}, opt, tag("bwd_weight", s, in, DType::kF32, acc));
         linear_backward_weight(s.M, s.N, s.K, dy.data(), x.data(), in, dw2.f.data(), acc);
         for (int64_t i = 0; i < s.N * s.K; ++i) ASSERT_EQ(dw2.at(i), dw.at(i)) << "linear_backward_weight differs";
       }
@@ -173,12 +173,12 @@ TEST(Gemm, LinearBackwardWeightAccumulates) {
 
 TEST(Gemm, MixedInputDtypesAndScaledAccumulate) {
   Shape s{9, 11, 17};
-  Buf a(DType::bf16, s.M * s.K, 1), b(DType::f32, s.K * s.N, 2), c(DType::f32, s.M * s.N, 3);
+  Buf a(DType::kBf16, s.M * s.K, 1), b(DType::kF32, s.K * s.N, 2), c(DType::kF32, s.M * s.N, 3);
   MatmulOptions opt;
   opt.alpha = -0.375f;
   opt.accumulate = true;
-  check_matmul(1, 1, s.M, s.N, s.K, MatIn{a.data(), DType::bf16, s.K}, MatIn{b.data(), DType::f32, s.N}, c,
-               MatOut{c.data(), DType::f32, s.N}, opt, "mixed bf16 x f32, alpha, accumulate");
+  check_matmul(1, 1, s.M, s.N, s.K, MatIn{a.data(), DType::kBf16, s.K}, MatIn{b.data(), DType::kF32, s.N}, c,
+               MatOut{c.data(), DType::kF32, s.N}, opt, "mixed bf16 x f32, alpha, accumulate");
 }
 
 // tile_matmul: the small products of the attention tiles, every transpose combination, tail sizes
@@ -274,16 +274,16 @@ TEST(TileMatmul, Bf16ProductsAreTheProductOfTheBf16Values) {
 }
 
 TEST(Gemm, PrimitivesAreBuiltOncePerShape) {
-  Buf x(DType::f32, 6 * 10, 1), w(DType::f32, 4 * 10, 2), y(DType::f32, 6 * 4, 3);
-  linear_forward(6, 4, 10, x.data(), w.data(), DType::f32, nullptr, y.data());
+  Buf x(DType::kF32, 6 * 10, 1), w(DType::kF32, 4 * 10, 2), y(DType::kF32, 6 * 4, 3);
+  linear_forward(6, 4, 10, x.data(), w.data(), DType::kF32, nullptr, y.data());
   const int64_t built = gemm_primitives_created();
-  for (int i = 0; i < 3; ++i) linear_forward(6, 4, 10, x.data(), w.data(), DType::f32, nullptr, y.data());
+  for (int i = 0; i < 3; ++i) linear_forward(6, 4, 10, x.data(), w.data(), DType::kF32, nullptr, y.data());
   EXPECT_EQ(gemm_primitives_created(), built);
-  linear_forward(6, 4, 10, x.data(), w.data(), DType::f32, nullptr, y.data(), DType::f32);
-  Buf xb(DType::bf16, 6 * 10, 1), wb(DType::bf16, 4 * 10, 2);
-  linear_forward(6, 4, 10, xb.data(), wb.data(), DType::bf16, nullptr, y.data());
+  linear_forward(6, 4, 10, x.data(), w.data(), DType::kF32, nullptr, y.data(), DType::kF32);
+  Buf xb(DType::kBf16, 6 * 10, 1), wb(DType::kBf16, 4 * 10, 2);
+  linear_forward(6, 4, 10, xb.data(), wb.data(), DType::kBf16, nullptr, y.data());
   const int64_t after_bf16 = gemm_primitives_created();
-  linear_forward(6, 4, 10, xb.data(), wb.data(), DType::bf16, nullptr, y.data());
+  linear_forward(6, 4, 10, xb.data(), wb.data(), DType::kBf16, nullptr, y.data());
   EXPECT_EQ(gemm_primitives_created(), after_bf16) << "the emulated bf16 path must reuse its f32 primitive";
 }
 
@@ -291,9 +291,9 @@ TEST(Gemm, PrimitivesAreBuiltOncePerShape) {
 // product after the cache started again is still right.
 TEST(Gemm, PrimitiveCacheStaysBounded) {
   const int64_t rows = 1100;
-  Buf x(DType::f32, rows * 3, 1), w(DType::f32, 2 * 3, 2), y(DType::f32, rows * 2, 3);
+  Buf x(DType::kF32, rows * 3, 1), w(DType::kF32, 2 * 3, 2), y(DType::kF32, rows * 2, 3);
   for (int64_t m = 1; m <= rows; ++m) {
-    linear_forward(m, 2, 3, x.data(), w.data(), DType::f32, nullptr, y.data());
+    linear_forward(m, 2, 3, x.data(), w.data(), DType::kF32, nullptr, y.data());
     ASSERT_LE(gemm_primitives_cached(), 1024) << "after " << m << " shapes";
   }
   for (int64_t i = 0; i < rows; i += 97)
@@ -316,12 +316,12 @@ void expect_error(Fn fn, const std::string& needle) {
 
 TEST(Gemm, BadArgumentsAreRejected) {
   float a[64] = {}, b[64] = {}, c[64] = {}, bias[8] = {};
-  MatIn A{a, DType::f32, 4}, Bm{b, DType::f32, 4};
-  MatOut Cm{c, DType::f32, 4};
+  MatIn A{a, DType::kF32, 4}, Bm{b, DType::kF32, 4};
+  MatOut Cm{c, DType::kF32, 4};
   expect_error([&] { matmul(1, 1, 0, 4, 4, A, Bm, Cm); }, "matmul: M is 0, expected > 0");
-  expect_error([&] { matmul(1, 1, 4, 4, 4, MatIn{nullptr, DType::f32, 4}, Bm, Cm); }, "operand A is a null pointer");
-  expect_error([&] { matmul(1, 1, 4, 4, 4, A, MatIn{b, DType::i32, 4}, Cm); }, "operand B has dtype i32");
-  expect_error([&] { matmul(1, 1, 4, 4, 4, A, Bm, MatOut{c, DType::f32, 3}); }, "operand C has row_stride 3, expected >= 4");
+  expect_error([&] { matmul(1, 1, 4, 4, 4, MatIn{nullptr, DType::kF32, 4}, Bm, Cm); }, "operand A is a null pointer");
+  expect_error([&] { matmul(1, 1, 4, 4, 4, A, MatIn{b, DType::kI32, 4}, Cm); }, "operand B has dtype i32");
+  expect_error([&] { matmul(1, 1, 4, 4, 4, A, Bm, MatOut{c, DType::kF32, 3}); }, "operand C has row_stride 3, expected >= 4");
   expect_error([&] { matmul(1, 1, 4, 4, 5, A, Bm, Cm); }, "operand A has row_stride 4, expected >= 5");
   MatmulOptions with_bias;
   with_bias.bias = bias;
@@ -334,15 +334,15 @@ TEST(Gemm, BadArgumentsAreRejected) {
 // bf16 values, on every CPU: it is called directly, so CPUs with native bf16 products test it too.
 TEST(Gemm, EmulatedBf16EqualsF32OnRoundedInputs) {
   const int64_t M = 37, N = 65, K = 33;
-  Buf x(DType::bf16, M * K, 7), w(DType::bf16, N * K, 8), bias(DType::f32, N, 9);
+  Buf x(DType::kBf16, M * K, 7), w(DType::kBf16, N * K, 8), bias(DType::kF32, N, 9);
   std::vector<float> x32(M * K), w32(N * K), y16(M * N), y32(M * N);
   for (int64_t i = 0; i < M * K; ++i) x32[i] = bf16_to_f32(x.h[i]);
   for (int64_t i = 0; i < N * K; ++i) w32[i] = bf16_to_f32(w.h[i]);
   MatmulOptions opt;
   opt.bias = bias.f.data();
-  gemm_detail::emulate_in_f32(1, 1, M, N, K, MatIn{x.data(), DType::bf16, K}, MatIn{w.data(), DType::bf16, K, true},
-                              MatOut{y16.data(), DType::f32, N}, opt);
-  linear_forward(M, N, K, x32.data(), w32.data(), DType::f32, bias.f.data(), y32.data());
+  gemm_detail::emulate_in_f32(1, 1, M, N, K, MatIn{x.data(), DType::kBf16, K}, MatIn{w.data(), DType::kBf16, K, true},
+                              MatOut{y16.data(), DType::kF32, N}, opt);
+  linear_forward(M, N, K, x32.data(), w32.data(), DType::kF32, bias.f.data(), y32.data());
   for (int64_t i = 0; i < M * N; ++i) ASSERT_EQ(y16[i], y32[i]) << "element " << i;
 }
 
@@ -352,11 +352,11 @@ TEST(Gemm, NativeBf16AgreesWithTheEmulation) {
   if (!gemm_bf16_native()) GTEST_SKIP() << "bf16 products are emulated in f32 here (" << describe_gemm() << ")";
   std::printf("[ bf16     ] native products: %s\n", describe_gemm().c_str());
   const int64_t M = 70, N = 96, K = 300;
-  Buf x(DType::bf16, M * K, 17), w(DType::bf16, N * K, 18);
+  Buf x(DType::kBf16, M * K, 17), w(DType::kBf16, N * K, 18);
   std::vector<float> native(M * N), emulated(M * N);
-  const MatIn a{x.data(), DType::bf16, K}, b{w.data(), DType::bf16, K, true};
-  matmul(1, 1, M, N, K, a, b, MatOut{native.data(), DType::f32, N});
-  gemm_detail::emulate_in_f32(1, 1, M, N, K, a, b, MatOut{emulated.data(), DType::f32, N}, {});
+  const MatIn a{x.data(), DType::kBf16, K}, b{w.data(), DType::kBf16, K, true};
+  matmul(1, 1, M, N, K, a, b, MatOut{native.data(), DType::kF32, N});
+  gemm_detail::emulate_in_f32(1, 1, M, N, K, a, b, MatOut{emulated.data(), DType::kF32, N}, {});
   double worst = 0, scale = 0;
   for (int64_t i = 0; i < M * N; ++i) {
     worst = std::max(worst, std::fabs(double(native[i]) - emulated[i]));

@@ -11,7 +11,7 @@ namespace cpuft {
 namespace {
 
 // Our own kernels use no bf16 instruction: avx512_bf16 runs the avx512 builds.
-const char* own_kernels_build(Isa isa) { return isa == Isa::avx512_bf16 ? "avx512" : isa_name(isa); }
+const char* own_kernels_build(Isa isa) { return isa == Isa::kAvx512Bf16 ? "avx512" : isa_name(isa); }
 
 TEST(IsaChoice, KernelTableIsTheKernelIsas) {
   EXPECT_STREQ(kernels().name, own_kernels_build(kernel_isa()));
@@ -24,7 +24,7 @@ TEST(IsaChoice, QuantizeKernelsAreTheKernelIsas) {
 
 // The bf16 tile product uses vdpbf16ps exactly at the avx512_bf16 level.
 TEST(IsaChoice, TileProductIsNativeBf16OnlyAtTheBf16Level) {
-  EXPECT_EQ(tile_matmul_bf16_native(), kernel_isa() == Isa::avx512_bf16);
+  EXPECT_EQ(tile_matmul_bf16_native(), kernel_isa() == Isa::kAvx512Bf16);
 }
 
 }  // namespace

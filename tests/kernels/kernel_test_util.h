@@ -62,7 +62,7 @@ class IsaTest : public ::testing::TestWithParam<Isa> {
     std::printf("[ ISA      ] running %s kernels\n", table_->name);
   }
   const KernelTable& vec() const { return *table_; }
-  const KernelTable& ref() const { return kernel_table(Isa::ref); }
+  const KernelTable& ref() const { return kernel_table(Isa::kRef); }
 
  private:
   const KernelTable* table_ = nullptr;
@@ -73,7 +73,7 @@ inline std::string isa_param_name(const ::testing::TestParamInfo<Isa>& info) {
 }
 
 #define CPUFT_INSTANTIATE_ISA_TEST(Suite)                                                  \
-  INSTANTIATE_TEST_SUITE_P(Isa, Suite, ::testing::Values(Isa::avx2, Isa::avx512), \
+  INSTANTIATE_TEST_SUITE_P(Isa, Suite, ::testing::Values(Isa::kAvx2, Isa::kAvx512), \
                            ::cpuft::test::isa_param_name)
 
 }  // namespace cpuft::test

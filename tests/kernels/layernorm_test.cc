@@ -87,7 +87,7 @@ double ln_loss(const std::vector<double>& x, const std::vector<double>& w,
 }
 
 TEST(LayerNormRef, GradientsMatchFiniteDifferences) {
-  for (Isa isa : {Isa::ref, kernel_isa()}) {
+  for (Isa isa : {Isa::kRef, kernel_isa()}) {
     const int N = 3, C = 7;
     auto a = randn(N * C, 21, 1.5f), w = randn(C, 22, 0.3f, 1.0f), b = randn(C, 23),
          R = randn(N * C, 24);

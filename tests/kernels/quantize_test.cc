@@ -96,7 +96,7 @@ TEST(Quantize, StaticRangeClips) {
 class QuantizeIsa : public test::IsaTest {};
 
 TEST_P(QuantizeIsa, SameBitsAsTheReference) {
-  const QuantKernels& ref = quant_kernels(Isa::ref);
+  const QuantKernels& ref = quant_kernels(Isa::kRef);
   const QuantKernels& vec = quant_kernels(GetParam());
   for (int cols : test::tail_widths()) {
     SCOPED_TRACE(cols);
@@ -218,7 +218,7 @@ TEST(GemmInt8, LinearLayerCloseToF32) {
   const int64_t M = 48, K = 384, N = 200;
   std::vector<float> x = randn(M * K, 21), w = randn(N * K, 22, 0.04f), bias = randn(N, 23, 0.1f);
   std::vector<float> y32(M * N);
-  linear_forward(M, N, K, x.data(), w.data(), DType::f32, bias.data(), y32.data());
+  linear_forward(M, N, K, x.data(), w.data(), DType::kF32, bias.data(), y32.data());
   const int levels = int8_activation_levels();
   EXPECT_LT(int8_layer_error(x, w, bias, y32, M, N, K, levels), levels == 255 ? 0.015 : 0.03);
   if (levels == 127) {

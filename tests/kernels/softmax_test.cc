@@ -118,7 +118,7 @@ TEST_P(Softmax, RowsOverTheRealKeysMatchTheFullPaddedSoftmax) {
 CPUFT_INSTANTIATE_ISA_TEST(Softmax);
 
 TEST(SoftmaxRef, GradientMatchesFiniteDifferences) {
-  for (Isa isa : {Isa::ref, kernel_isa()}) {
+  for (Isa isa : {Isa::kRef, kernel_isa()}) {
     const int B = 1, H = 2, T = 5;
     const float divisor = 2.5f;
     auto s = randn(size_t(B) * H * T * T, 11, 2.0f), R = randn(s.size(), 12);

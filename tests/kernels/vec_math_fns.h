@@ -19,6 +19,6 @@ const VecMathFns& vec_math_avx2();
 const VecMathFns& vec_math_avx512();
 
 // The functions of a vector ISA: avx2, or avx512 (which avx512_bf16 runs too).
-inline const VecMathFns& vec_math(Isa isa) { return isa == Isa::avx2 ? vec_math_avx2() : vec_math_avx512(); }
+inline const VecMathFns& vec_math(Isa isa) { return isa == Isa::kAvx2 ? vec_math_avx2() : vec_math_avx512(); }
 
 }  // namespace cpuft::test

@@ -24,21 +24,21 @@ cpuft::LaunchOptions two_by_two() {
 }
 
 TEST(Launcher, DetectsFlavours) {
-  EXPECT_EQ(cpuft::detect_mpi_flavour("mpirun (Open MPI) 4.1.4\n"), cpuft::MpiFlavour::open_mpi);
-  EXPECT_EQ(cpuft::detect_mpi_flavour("HYDRA build details:\n    Version: 4.0.2\n"), cpuft::MpiFlavour::mpich);
+  EXPECT_EQ(cpuft::detect_mpi_flavour("mpirun (Open MPI) 4.1.4\n"), cpuft::MpiFlavour::kOpenMpi);
+  EXPECT_EQ(cpuft::detect_mpi_flavour("HYDRA build details:\n    Version: 4.0.2\n"), cpuft::MpiFlavour::kMpich);
   EXPECT_EQ(cpuft::detect_mpi_flavour("Intel(R) MPI Library for Linux* OS, Version 2021.9 Build\n"),
-            cpuft::MpiFlavour::intel_mpi);
-  EXPECT_EQ(cpuft::detect_mpi_flavour("something else"), cpuft::MpiFlavour::unknown);
+            cpuft::MpiFlavour::kIntelMpi);
+  EXPECT_EQ(cpuft::detect_mpi_flavour("something else"), cpuft::MpiFlavour::kUnknown);
 }
 
 TEST(Launcher, OpenMpiCommand) {
-  EXPECT_EQ(cpuft::shell_join(cpuft::build_mpirun_command(cpuft::MpiFlavour::open_mpi, two_by_two())),
+  EXPECT_EQ(cpuft::shell_join(cpuft::build_mpirun_command(cpuft::MpiFlavour::kOpenMpi, two_by_two())),
             "mpirun -np 4 --hostfile hosts --map-by ppr:2:node --bind-to none -x OMP_NUM_THREADS=8 cpuft train "
             "--output_dir 'out dir'");
   cpuft::LaunchOptions bound = two_by_two();
   bound.bind_to_core = true;
   bound.cores_per_rank = 8;
-  EXPECT_EQ(cpuft::shell_join(cpuft::build_mpirun_command(cpuft::MpiFlavour::open_mpi, bound)),
+  EXPECT_EQ(cpuft::shell_join(cpuft::build_mpirun_command(cpuft::MpiFlavour::kOpenMpi, bound)),
             "mpirun -np 4 --hostfile hosts --map-by ppr:2:node:PE=8 --bind-to core -x OMP_NUM_THREADS=8 cpuft train "
             "--output_dir 'out dir'");
 }
@@ -46,25 +46,25 @@ TEST(Launcher, OpenMpiCommand) {
 TEST(Launcher, MpichAndIntelCommands) {
   cpuft::LaunchOptions o = two_by_two();
   o.mpirun = "mpiexec";
-  EXPECT_EQ(cpuft::shell_join(cpuft::build_mpirun_command(cpuft::MpiFlavour::mpich, o)),
+  EXPECT_EQ(cpuft::shell_join(cpuft::build_mpirun_command(cpuft::MpiFlavour::kMpich, o)),
             "mpiexec -n 4 -f hosts -ppn 2 -bind-to none -genv OMP_NUM_THREADS 8 cpuft train --output_dir 'out dir'");
-  EXPECT_EQ(cpuft::shell_join(cpuft::build_mpirun_command(cpuft::MpiFlavour::intel_mpi, o)),
+  EXPECT_EQ(cpuft::shell_join(cpuft::build_mpirun_command(cpuft::MpiFlavour::kIntelMpi, o)),
             "mpiexec -n 4 -f hosts -ppn 2 -genv I_MPI_PIN 0 -genv OMP_NUM_THREADS 8 cpuft train --output_dir "
             "'out dir'");
 }
 
 TEST(Launcher, RejectsBadOptions) {
   cpuft::LaunchOptions o = two_by_two();
-  EXPECT_THROW(cpuft::build_mpirun_command(cpuft::MpiFlavour::unknown, o), cpuft::Error);
+  EXPECT_THROW(cpuft::build_mpirun_command(cpuft::MpiFlavour::kUnknown, o), cpuft::Error);
   o.nproc_per_node = 0;
-  EXPECT_THROW(cpuft::build_mpirun_command(cpuft::MpiFlavour::open_mpi, o), cpuft::Error);
+  EXPECT_THROW(cpuft::build_mpirun_command(cpuft::MpiFlavour::kOpenMpi, o), cpuft::Error);
   o = two_by_two();
   o.program.clear();
-  EXPECT_THROW(cpuft::build_mpirun_command(cpuft::MpiFlavour::open_mpi, o), cpuft::Error);
+  EXPECT_THROW(cpuft::build_mpirun_command(cpuft::MpiFlavour::kOpenMpi, o), cpuft::Error);
   o = two_by_two();
   o.nodes = 100000;
   o.nproc_per_node = 100000;  // 10^10 ranks: more than an int holds
-  EXPECT_THROW(cpuft::build_mpirun_command(cpuft::MpiFlavour::open_mpi, o), cpuft::Error);
+  EXPECT_THROW(cpuft::build_mpirun_command(cpuft::MpiFlavour::kOpenMpi, o), cpuft::Error);
 }
 
 TEST(Launcher, ShellJoinQuotes) {
@@ -111,7 +111,7 @@ TEST(Launcher, FindsTheInstalledMpi) {
   } catch (const cpuft::Error&) {
     GTEST_SKIP() << "no mpirun on PATH";
   }
-  EXPECT_NE(cpuft::detect_mpi_flavour(out), cpuft::MpiFlavour::unknown) << out;
+  EXPECT_NE(cpuft::detect_mpi_flavour(out), cpuft::MpiFlavour::kUnknown) << out;
   EXPECT_THROW(cpuft::mpirun_version_output("/nonexistent/mpirun"), cpuft::Error);
 }
 

@@ -30,7 +30,7 @@ using test::Reference;
 ModelConfig tiny_config(const char* name, float dropout) {
   ModelConfig c = load_model_config(model_fixture_dir(name) + "/config.json");
   c.hidden_dropout = c.attention_dropout = dropout;
-  if (c.family == ModelFamily::distilbert) c.qa_dropout = dropout;
+  if (c.family == ModelFamily::kDistilBert) c.qa_dropout = dropout;
   return c;
 }
 

@@ -29,7 +29,7 @@ using test::rel_max_diff;
 class HeadParity : public ::testing::TestWithParam<const char*> {
  protected:
   void SetUp() override {
-    if (ref.reader.find("labels")->dtype == StDtype::F32) {
+    if (ref.reader.find("labels")->dtype == StDtype::kF32) {
       targets = ref.f32("labels");
     } else {
       labels = ref.ints<int32_t>("labels");
@@ -53,7 +53,7 @@ class HeadParity : public ::testing::TestWithParam<const char*> {
   double logits_diff(QaModel& m, const std::vector<float>& want) {
     std::vector<float> got(want.size());
     m.forward_classes(batch(), got.data());
-    if (m.config().head.task == TaskHead::token_classification) {
+    if (m.config().head.task == TaskHead::kTokenClassification) {
       const size_t L = want.size() / static_cast<size_t>(ref.batch * ref.seq_len);
       for (int b = 0; b < ref.batch; ++b) {
         int len = ref.seq_len;

@@ -143,7 +143,7 @@ void rewrite(const std::string& dir, const std::function<void(std::vector<StTens
       StTensorOut o;
       o.name = t.name;
       o.shape = t.shape;
-      if (t.dtype == StDtype::I8) o.i8 = reinterpret_cast<const int8_t*>(keep.back().data());
+      if (t.dtype == StDtype::kI8) o.i8 = reinterpret_cast<const int8_t*>(keep.back().data());
       else o.f32 = reinterpret_cast<const float*>(keep.back().data());
       out.push_back(o);
     }

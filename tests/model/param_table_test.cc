@@ -18,7 +18,7 @@ TEST(ParamTable, DistilBertBaseQaHas66364418ParametersIn102Tensors) {
 
 TEST(ParamTable, BertBaseQaHas108893186ParametersIn199Tensors) {
   ModelConfig c;
-  c.family = ModelFamily::bert;
+  c.family = ModelFamily::kBert;
   c.type_vocab_size = 2;
   c.layers = 12;
   ParamTable t(c);

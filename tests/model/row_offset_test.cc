@@ -12,7 +12,7 @@ namespace {
 
 cpuft::ModelConfig tiny_bert() {
   cpuft::ModelConfig c;
-  c.family = cpuft::ModelFamily::bert;
+  c.family = cpuft::ModelFamily::kBert;
   c.vocab_size = 100;
   c.max_position_embeddings = 32;
   c.type_vocab_size = 2;

@@ -81,7 +81,7 @@ TEST(Communicator, WorldOfOneWithoutLauncher) {
   comm.broadcast(v, 2, 0);
   EXPECT_EQ(v[1], 2.0f);
   EXPECT_EQ(comm.allgather_bytes("x"), std::vector<std::string>{"x"});
-  cpuft::AllreduceHandle h = comm.iallreduce_sum(v, 2, cpuft::WireType::bf16);
+  cpuft::AllreduceHandle h = comm.iallreduce_sum(v, 2, cpuft::WireType::kBf16);
   EXPECT_TRUE(h.test());
   EXPECT_THROW(comm.abort(3, "bad"), cpuft::Error);
 }

@@ -72,7 +72,7 @@ TEST(GradBuckets, SparseRegionIsLeftOutOfTheBucketsAndSummedByRows) {
   for (size_t i = 16; i < 26; ++i) g[i] = 1.0f;
   const std::vector<int32_t> ids = {5, 2};
   for (int32_t id : ids) g[4 + 2 * id] = g[4 + 2 * id + 1] = 3.0f;
-  cpuft::GradBuckets gb(comm, g.data(), g.size(), 4 * sizeof(float), cpuft::WireType::f32, {}, {4, 6, 2});
+  cpuft::GradBuckets gb(comm, g.data(), g.size(), 4 * sizeof(float), cpuft::WireType::kF32, {}, {4, 6, 2});
   ASSERT_EQ(gb.buckets().size(), 4u);  // [22,26) [18,22) [16,18) [0,4)
   EXPECT_EQ(gb.buckets()[2].begin, 16u);
   EXPECT_EQ(gb.buckets()[2].end, 18u);
@@ -97,7 +97,7 @@ TEST(GradBuckets, SparseRegionIsLeftOutOfTheBucketsAndSummedByRows) {
 TEST(GradBuckets, SparseRegionMustBeFullyMarked) {
   cpuft::Communicator comm;
   std::vector<float> g(20);
-  cpuft::GradBuckets gb(comm, g.data(), g.size(), 64, cpuft::WireType::f32, {}, {0, 5, 2});
+  cpuft::GradBuckets gb(comm, g.data(), g.size(), 64, cpuft::WireType::kF32, {}, {0, 5, 2});
   gb.begin_step();
   gb.mark_ready(3, 20);
   try {
@@ -106,7 +106,7 @@ TEST(GradBuckets, SparseRegionMustBeFullyMarked) {
   } catch (const cpuft::InternalError& e) {
     EXPECT_NE(std::string(e.what()).find("bucket [0, 10) has 7 of 10"), std::string::npos) << e.what();
   }
-  EXPECT_THROW(cpuft::GradBuckets(comm, g.data(), g.size(), 64, cpuft::WireType::f32, {}, {12, 5, 2}), cpuft::InternalError);
+  EXPECT_THROW(cpuft::GradBuckets(comm, g.data(), g.size(), 64, cpuft::WireType::kF32, {}, {12, 5, 2}), cpuft::InternalError);
 }
 
 }  // namespace

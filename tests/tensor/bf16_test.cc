@@ -84,10 +84,10 @@ std::vector<Path> paths() {
   namespace bp = bf16_paths;
   return {
       {"ref", bp::f32_to_bf16_ref, bp::bf16_to_f32_ref, bp::round_bf16_ref, true},
-      {"avx2", bp::f32_to_bf16_avx2, bp::bf16_to_f32_avx2, bp::round_bf16_avx2, isa_supported(Isa::avx2)},
-      {"avx512", bp::f32_to_bf16_avx512, bp::bf16_to_f32_avx512, bp::round_bf16_avx512, isa_supported(Isa::avx512)},
+      {"avx2", bp::f32_to_bf16_avx2, bp::bf16_to_f32_avx2, bp::round_bf16_avx2, isa_supported(Isa::kAvx2)},
+      {"avx512", bp::f32_to_bf16_avx512, bp::bf16_to_f32_avx512, bp::round_bf16_avx512, isa_supported(Isa::kAvx512)},
       {"avx512_bf16", bp::f32_to_bf16_avx512bf16, bp::bf16_to_f32_avx512, bp::round_bf16_avx512,
-       isa_supported(Isa::avx512_bf16)},
+       isa_supported(Isa::kAvx512Bf16)},
       {"dispatched", f32_to_bf16_array, bf16_to_f32_array, round_bf16_array, true},
   };
 }
@@ -132,7 +132,7 @@ TEST(Bf16, ArrayPathsMatchScalarBitForBit) {
     }
   }
   // The ref and dispatched paths always; a vector path too wherever the CPU has AVX2.
-  EXPECT_GE(tested, isa_supported(Isa::avx2) ? 3 : 2);
+  EXPECT_GE(tested, isa_supported(Isa::kAvx2) ? 3 : 2);
 }
 
 // The array conversions run the path of the one ISA choice (CPUFT_ISA under `make test-isa`).

@@ -6,14 +6,14 @@ namespace cpuft {
 namespace {
 
 TEST(DType, SizesAndNames) {
-  EXPECT_EQ(dtype_size(DType::f32), 4u);
-  EXPECT_EQ(dtype_size(DType::bf16), 2u);
-  EXPECT_EQ(dtype_size(DType::i32), 4u);
-  EXPECT_EQ(dtype_size(DType::i64), 8u);
-  EXPECT_STREQ(dtype_name(DType::f32), "f32");
-  EXPECT_STREQ(dtype_name(DType::bf16), "bf16");
-  EXPECT_STREQ(dtype_name(DType::i32), "i32");
-  EXPECT_STREQ(dtype_name(DType::i64), "i64");
+  EXPECT_EQ(dtype_size(DType::kF32), 4u);
+  EXPECT_EQ(dtype_size(DType::kBf16), 2u);
+  EXPECT_EQ(dtype_size(DType::kI32), 4u);
+  EXPECT_EQ(dtype_size(DType::kI64), 8u);
+  EXPECT_STREQ(dtype_name(DType::kF32), "f32");
+  EXPECT_STREQ(dtype_name(DType::kBf16), "bf16");
+  EXPECT_STREQ(dtype_name(DType::kI32), "i32");
+  EXPECT_STREQ(dtype_name(DType::kI64), "i64");
 }
 
 }  // namespace

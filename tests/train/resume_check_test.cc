@@ -153,7 +153,7 @@ TEST(ResumeCheck, CountersThatDoNotFitThePlanAreRefused) {
 // other model); one made from other data or another tokenizer was not noticed either.
 TEST(ResumeCheck, WhatACheckpointWasMadeFromMustBeThisRuns) {
   cpuft::ModelConfig small;
-  small.family = cpuft::ModelFamily::bert;
+  small.family = cpuft::ModelFamily::kBert;
   small.hidden = 32;
   small.heads = 4;
   cpuft::ModelConfig large = small;

@@ -77,12 +77,12 @@ TEST(StepPlan, EvalStepsFallBackToLoggingStepsAsTheTrainers) {
   a.max_steps = 40;
   a.logging_steps = 0.25;  // a ratio: every 10 steps
   EXPECT_EQ(cpuft::plan_steps(a, 100, 1).eval_steps, 500);  // no evaluation: TrainerState's default
-  a.eval_strategy = cpuft::EvalStrategy::Steps;
+  a.eval_strategy = cpuft::EvalStrategy::kSteps;
   EXPECT_EQ(cpuft::plan_steps(a, 100, 1).eval_steps, 10);  // --logging_steps, resolved
   a.eval_steps = 0.1;
   EXPECT_EQ(cpuft::plan_steps(a, 100, 1).eval_steps, 4);
   a.eval_steps = 7;
   EXPECT_EQ(cpuft::plan_steps(a, 100, 1).eval_steps, 7);
-  a.eval_strategy = cpuft::EvalStrategy::Epoch;  // given but not used: trainer_state.json still says it
+  a.eval_strategy = cpuft::EvalStrategy::kEpoch;  // given but not used: trainer_state.json still says it
   EXPECT_EQ(cpuft::plan_steps(a, 100, 1).eval_steps, 7);
 }

@@ -25,51 +25,51 @@ class OpProfileTest : public ::testing::Test {
 };
 
 TEST_F(OpProfileTest, ScopeAddsItsWallTime) {
-  { OpScope s(Op::gelu); sleep_ms(20); }
-  { OpScope s(Op::gelu); sleep_ms(20); }
-  EXPECT_EQ(calls(Op::gelu), 2);
-  EXPECT_GE(seconds(Op::gelu), 0.039);
-  EXPECT_EQ(calls(Op::matmul), 0);
-  EXPECT_EQ(seconds(Op::matmul), 0.0);
+  { OpScope s(Op::kGelu); sleep_ms(20); }
+  { OpScope s(Op::kGelu); sleep_ms(20); }
+  EXPECT_EQ(calls(Op::kGelu), 2);
+  EXPECT_GE(seconds(Op::kGelu), 0.039);
+  EXPECT_EQ(calls(Op::kMatmul), 0);
+  EXPECT_EQ(seconds(Op::kMatmul), 0.0);
 }
 
 TEST_F(OpProfileTest, OnlyTheOutermostScopeCounts) {
   {
-    OpScope outer(Op::attention);
-    { OpScope inner(Op::matmul); sleep_ms(10); }
+    OpScope outer(Op::kAttention);
+    { OpScope inner(Op::kMatmul); sleep_ms(10); }
   }
-  EXPECT_EQ(calls(Op::attention), 1);
-  EXPECT_GE(seconds(Op::attention), 0.009);
-  EXPECT_EQ(calls(Op::matmul), 0);
+  EXPECT_EQ(calls(Op::kAttention), 1);
+  EXPECT_GE(seconds(Op::kAttention), 0.009);
+  EXPECT_EQ(calls(Op::kMatmul), 0);
   // After the outer scope closed, a new scope is outermost again.
-  { OpScope s(Op::matmul); }
-  EXPECT_EQ(calls(Op::matmul), 1);
+  { OpScope s(Op::kMatmul); }
+  EXPECT_EQ(calls(Op::kMatmul), 1);
 }
 
 TEST_F(OpProfileTest, NothingCountsWhileOffEvenIfTurnedOnInside) {
   op_profile_enable(false);
   {
-    OpScope s(Op::loss);
+    OpScope s(Op::kLoss);
     op_profile_enable(true);
-    { OpScope inner(Op::dropout); }  // outermost of the scopes opened while on: counts
+    { OpScope inner(Op::kDropout); }  // outermost of the scopes opened while on: counts
   }
-  EXPECT_EQ(calls(Op::loss), 0);
-  EXPECT_EQ(calls(Op::dropout), 1);
-  { OpScope s(Op::loss); }  // and the depth came back to 0
-  EXPECT_EQ(calls(Op::loss), 1);
+  EXPECT_EQ(calls(Op::kLoss), 0);
+  EXPECT_EQ(calls(Op::kDropout), 1);
+  { OpScope s(Op::kLoss); }  // and the depth came back to 0
+  EXPECT_EQ(calls(Op::kLoss), 1);
 }
 
 TEST_F(OpProfileTest, ScopesInsideParallelRegionsDoNotCount) {
 #pragma omp parallel num_threads(2)
-  { OpScope s(Op::layernorm); }
-  EXPECT_EQ(calls(Op::layernorm), 0);
+  { OpScope s(Op::kLayernorm); }
+  EXPECT_EQ(calls(Op::kLayernorm), 0);
   op_profile_reset();
-  EXPECT_EQ(op_profile_totals().calls[static_cast<int>(Op::gelu)], 0);
+  EXPECT_EQ(op_profile_totals().calls[static_cast<int>(Op::kGelu)], 0);
 }
 
 TEST(OpProfileNames, EveryOpHasAName) {
   for (int i = 0; i < static_cast<int>(Op::kCount); ++i) EXPECT_STRNE(op_name(static_cast<Op>(i)), "?") << i;
-  EXPECT_STREQ(op_name(Op::matmul), "matmul");
+  EXPECT_STREQ(op_name(Op::kMatmul), "matmul");
 }
 
 }  // namespace

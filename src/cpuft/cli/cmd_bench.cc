@@ -56,7 +56,7 @@ struct BenchArgs {
   ModelConfig model;
   int batch = 8, seq = 384, steps = 5, warmup = 2, threads = 0;
   bool bf16 = false, eval = false, json = false, profile = false;
-  WireType wire = WireType::f32;
+  WireType wire = WireType::kF32;
   double bucket_mb = 25;
 };
 
@@ -67,7 +67,7 @@ bool parse(const Argv& argv, BenchArgs& a, std::string* help) {
   t.group("Model");
   t.text("config", "FILE", &a.config, "a config.json; the shape flags below are then not used");
   t.choice<ModelFamily>("model_type", &a.model.family,
-                        {{"distilbert", ModelFamily::distilbert}, {"bert", ModelFamily::bert}}, "the encoder family");
+                        {{"distilbert", ModelFamily::kDistilBert}, {"bert", ModelFamily::kBert}}, "the encoder family");
   t.integer("hidden", &a.model.hidden, 1, kMaxCount, "hidden size");
   t.integer("layers", &a.model.layers, 1, kMaxCount, "encoder layers");
   t.integer("heads", &a.model.heads, 1, kMaxCount, "attention heads (--hidden must be a multiple)");
@@ -84,7 +84,7 @@ bool parse(const Argv& argv, BenchArgs& a, std::string* help) {
   t.boolean("profile", &a.profile, "also print the share of the step each kind of operation takes");
   t.boolean("json", &a.json, "print one JSON object instead of the text report");
   t.group("Under mpirun");
-  t.choice<WireType>("allreduce_dtype", &a.wire, {{"f32", WireType::f32}, {"bf16", WireType::bf16}},
+  t.choice<WireType>("allreduce_dtype", &a.wire, {{"f32", WireType::kF32}, {"bf16", WireType::kBf16}},
                      "element type of gradients on the wire");
   // Unlike cpuft train (at least 1 MiB), buckets below 1 MiB are allowed: they are how a tiny model is timed
   // with several buckets. The largest is train's: above 4 GiB there is no overlap left to measure.
@@ -96,7 +96,7 @@ bool parse(const Argv& argv, BenchArgs& a, std::string* help) {
   if (!a.config.empty()) {
     a.model = load_model_config(a.config);
   } else {
-    if (a.model.family == ModelFamily::bert) {
+    if (a.model.family == ModelFamily::kBert) {
       a.model.type_vocab_size = 2;
       a.model.qa_dropout = 0.f;
     }

@@ -46,7 +46,7 @@ int check_reachable_then_restart(const ClusterCheckArgs& c, const std::vector<st
   o.nproc_per_node = 1;
   o.mpi_args = c.mpi_args;
   const MpiFlavour flavour = detect_mpi_flavour(mpirun_version_output(c.mpirun));
-  if (flavour == MpiFlavour::open_mpi && !c.rsh_agent.empty())
+  if (flavour == MpiFlavour::kOpenMpi && !c.rsh_agent.empty())
     o.mpi_args.insert(o.mpi_args.begin(), {"--mca", "plm_rsh_agent", c.rsh_agent});
   o.program = {self_executable(), "cluster-check", "--hostfile", c.hostfile};
   o.nodes = static_cast<int>(hosts.size());

@@ -14,9 +14,9 @@
 namespace cpuft {
 
 int cmd_evaluate(const Argv& argv, Communicator& comm, const StartComm& start) {
-  ParsedArgs parsed = parse_train_args(Command::Evaluate, argv);
+  ParsedArgs parsed = parse_train_args(Command::kEvaluate, argv);
   if (parsed.help) {
-    std::fputs(train_args_help(Command::Evaluate).c_str(), stdout);
+    std::fputs(train_args_help(Command::kEvaluate).c_str(), stdout);
     return 0;
   }
   if (parsed.args.output_dir.empty())

@@ -45,7 +45,7 @@ int cmd_init_model(const Argv& argv) {
   model.save_pretrained(output_dir);
   copy_tokenizer_files(tok, output_dir);
   std::printf("cpuft: wrote a random %s model (%zu parameters) to %s\n",
-              cfg.family == ModelFamily::bert ? "BERT" : "DistilBERT", model.num_params(), output_dir.c_str());
+              cfg.family == ModelFamily::kBert ? "BERT" : "DistilBERT", model.num_params(), output_dir.c_str());
   return 0;
 }
 

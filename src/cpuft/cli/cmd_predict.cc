@@ -59,9 +59,9 @@ void write_answers(const std::vector<ExamplePrediction>& predictions, const std:
 }  // namespace
 
 int cmd_predict(const Argv& argv, Communicator& comm, const StartComm& start) {
-  ParsedArgs parsed = parse_train_args(Command::Predict, argv);
+  ParsedArgs parsed = parse_train_args(Command::kPredict, argv);
   if (parsed.help) {
-    std::fputs(train_args_help(Command::Predict).c_str(), stdout);
+    std::fputs(train_args_help(Command::kPredict).c_str(), stdout);
     return 0;
   }
   const TrainArgs& args = parsed.args;

@@ -19,7 +19,7 @@ bool parse(Command command, const Argv& argv, const StartComm& start, TrainArgs&
     std::fputs(train_args_help(command).c_str(), stdout);
     return false;
   }
-  if (command == Command::Train && !parsed.args.do_train && !parsed.args.do_eval)
+  if (command == Command::kTrain && !parsed.args.do_train && !parsed.args.do_eval)
     fail("cpuft train: nothing to do, expected --do_train and/or --do_eval (as run_qa.py)");
   start(comm_options(parsed.args));
   for (const std::string& n : parsed.notices) log_notice(n);
@@ -31,7 +31,7 @@ bool parse(Command command, const Argv& argv, const StartComm& start, TrainArgs&
 
 int cmd_train(const Argv& argv, Communicator& comm, const StartComm& start) {
   TrainArgs args;
-  if (!parse(Command::Train, argv, start, args)) return 0;
+  if (!parse(Command::kTrain, argv, start, args)) return 0;
   return run_train(args, comm);
 }
 

@@ -9,16 +9,16 @@
 namespace cpuft {
 namespace {
 
-constexpr Isa kLevels[] = {Isa::ref, Isa::avx2, Isa::avx512, Isa::avx512_bf16};
+constexpr Isa kLevels[] = {Isa::kRef, Isa::kAvx2, Isa::kAvx512, Isa::kAvx512Bf16};
 
 // What this CPU lacks for `isa`, nullptr when it has everything.
 const char* missing(Isa isa) {
   const CpuFeatures& f = cpu_features();
   switch (isa) {
-    case Isa::ref: return nullptr;
-    case Isa::avx2: return f.avx2 && f.fma ? nullptr : "AVX2+FMA";
-    case Isa::avx512: return f.has_avx512_kernels() ? nullptr : "AVX-512 (F, BW, VL, DQ)";
-    case Isa::avx512_bf16:
+    case Isa::kRef: return nullptr;
+    case Isa::kAvx2: return f.avx2 && f.fma ? nullptr : "AVX2+FMA";
+    case Isa::kAvx512: return f.has_avx512_kernels() ? nullptr : "AVX-512 (F, BW, VL, DQ)";
+    case Isa::kAvx512Bf16:
       if (!f.has_avx512_kernels()) return "AVX-512 (F, BW, VL, DQ)";
       return f.avx512_bf16 ? nullptr : "AVX512_BF16";
   }
@@ -41,10 +41,10 @@ Isa choose_isa() {
 
 const char* isa_name(Isa isa) {
   switch (isa) {
-    case Isa::ref: return "ref";
-    case Isa::avx2: return "avx2";
-    case Isa::avx512: return "avx512";
-    case Isa::avx512_bf16: return "avx512_bf16";
+    case Isa::kRef: return "ref";
+    case Isa::kAvx2: return "avx2";
+    case Isa::kAvx512: return "avx512";
+    case Isa::kAvx512Bf16: return "avx512_bf16";
   }
   return "?";
 }
@@ -52,7 +52,7 @@ const char* isa_name(Isa isa) {
 bool isa_supported(Isa isa) { return missing(isa) == nullptr; }
 
 Isa best_isa() {
-  Isa best = Isa::ref;
+  Isa best = Isa::kRef;
   for (Isa isa : kLevels)
     if (isa_supported(isa)) best = isa;
   return best;

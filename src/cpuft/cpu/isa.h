@@ -11,7 +11,7 @@ namespace cpuft {
 //   avx2         AVX2 + FMA (the *_avx2.cc builds);
 //   avx512       AVX-512 F/BW/VL/DQ (the *_avx512.cc builds), bf16 rounded with integer instructions;
 //   avx512_bf16  avx512 plus the AVX512_BF16 instructions (vcvtne2ps2bf16, vdpbf16ps).
-enum class Isa { ref, avx2, avx512, avx512_bf16 };
+enum class Isa { kRef, kAvx2, kAvx512, kAvx512Bf16 };
 
 // "ref", "avx2", "avx512", "avx512_bf16": the names CPUFT_ISA takes.
 const char* isa_name(Isa isa);
@@ -35,10 +35,10 @@ template <typename T>
 T isa_pick(Isa isa, T ref, T avx2, T avx512, T avx512_bf16) {
   require_isa(isa);
   switch (isa) {
-    case Isa::ref: return ref;
-    case Isa::avx2: return avx2;
-    case Isa::avx512: return avx512;
-    case Isa::avx512_bf16: return avx512_bf16;
+    case Isa::kRef: return ref;
+    case Isa::kAvx2: return avx2;
+    case Isa::kAvx512: return avx512;
+    case Isa::kAvx512Bf16: return avx512_bf16;
   }
   return ref;
 }

@@ -38,7 +38,7 @@ void keep_first(std::vector<T>& v, std::optional<int64_t> n) {
 HeadSpec TaskLabels::head() const {
   HeadSpec h;
   h.task = task;
-  if (task == TaskHead::sequence_classification) {
+  if (task == TaskHead::kSequenceClassification) {
     h.num_labels = labels.num_labels();
     h.regression = labels.regression();
     h.id2label = config_id2label(labels);
@@ -58,7 +58,7 @@ HeadSpec TaskLabels::head() const {
 TaskLabels labels_of_training_file(const std::string& path, const TaskOptions& options) {
   TaskLabels out;
   out.task = options.task;
-  if (options.task == TaskHead::token_classification) {
+  if (options.task == TaskHead::kTokenClassification) {
     const TokenFile file = read_token_file(path);
     out.tags = read_tag_set(file, choose_token_columns(file, options.token_columns));
   } else {
@@ -70,14 +70,14 @@ TaskLabels labels_of_training_file(const std::string& path, const TaskOptions& o
 TaskLabels labels_of_model(const HeadSpec& head, TaskHead task, const std::string& config_path) {
   if (head.task != task)
     fail(config_path, ": the model has a ", task_name(head.task), " head, expected a ", task_name(task),
-         " model (architectures ...For", task == TaskHead::token_classification ? "Token" : "Sequence",
+         " model (architectures ...For", task == TaskHead::kTokenClassification ? "Token" : "Sequence",
          "Classification)");
   TaskLabels out;
   out.task = task;
   std::vector<json> values;
   for (int64_t i = 0; i < head.num_labels; ++i)
     values.push_back(head.id2label.is_object() ? head.id2label.at(std::to_string(i)) : json("LABEL_" + std::to_string(i)));
-  if (task == TaskHead::token_classification) {
+  if (task == TaskHead::kTokenClassification) {
     for (const json& v : values) {
       out.tags.integer = v.is_number_integer();
       out.tags.names.push_back(python_str(v));
@@ -112,7 +112,7 @@ TaskData load_task_data(const std::string& path, Split split, const TaskLabels& 
   TaskData out;
   out.path = path;
   out.has_labels = split != Split::kTest;
-  if (options.task == TaskHead::token_classification) {
+  if (options.task == TaskHead::kTokenClassification) {
     const TokenFile file = read_token_file(path);
     std::vector<TaggedSentence> sentences =
         tagged_sentences(file, token_columns_of(file, options.token_columns, split), labels.tags, split);

@@ -19,7 +19,7 @@
 namespace cpuft {
 
 struct TaskOptions {
-  TaskHead task = TaskHead::sequence_classification;
+  TaskHead task = TaskHead::kSequenceClassification;
   int max_seq_length = 128;
   bool pad_to_max_length = true;
   bool label_all_tokens = false;   // run_ner's --label_all_tokens
@@ -29,12 +29,12 @@ struct TaskOptions {
 // The label list of a run: the training file's (run_glue's sorted label_list, run_ner's sorted tags), or,
 // to evaluate or predict with a fine-tuned model, its config.json's id2label.
 struct TaskLabels {
-  TaskHead task = TaskHead::sequence_classification;
+  TaskHead task = TaskHead::kSequenceClassification;
   LabelSet labels;  // text classification
   TagSet tags;      // token classification
   // The name of each label id (what the prediction files and seqeval read).
-  const std::vector<std::string>& names() const { return task == TaskHead::token_classification ? tags.names : labels.names; }
-  bool regression() const { return task == TaskHead::sequence_classification && labels.regression(); }
+  const std::vector<std::string>& names() const { return task == TaskHead::kTokenClassification ? tags.names : labels.names; }
+  bool regression() const { return task == TaskHead::kSequenceClassification && labels.regression(); }
   // The head these labels make: num_labels, problem_type, id2label and label2id as the scripts set them.
   HeadSpec head() const;
 };

@@ -21,7 +21,7 @@ void check_best_model_flags(const TrainArgs& a) {
   if (std::string(eval) != save)
     fail("--load_best_model_at_end: needs --save_strategy and --eval_strategy to match, found --eval_strategy ", eval,
          " and --save_strategy ", save);
-  if (a.eval_strategy != EvalStrategy::Steps) return;
+  if (a.eval_strategy != EvalStrategy::kSteps) return;
   const double every = a.eval_steps == 0 ? a.logging_steps : a.eval_steps;
   const std::string found = str_cat("found --save_steps ", show_number(a.save_steps), " and --eval_steps ",
                                     show_number(every), a.eval_steps == 0 ? " (--logging_steps)" : "");
@@ -37,7 +37,7 @@ void check_best_model_flags(const TrainArgs& a) {
 // Checks that need every flag: required files for the command, window geometry, dataset hubs.
 void check_combination(const TrainArgs& a, const std::set<std::string>& given) {
   const char* cmd = command_name(a.command);
-  if (a.command != Command::Train && given.count("do_train") && a.do_train)
+  if (a.command != Command::kTrain && given.count("do_train") && a.do_train)
     fail("--do_train: not available in `cpuft ", cmd, "`; use `cpuft train`");
   const bool any_file = !a.train_file.empty() || !a.validation_file.empty() || !a.test_file.empty();
   for (const char* hub : {"dataset_name", "dataset_config_name"})
@@ -47,26 +47,26 @@ void check_combination(const TrainArgs& a, const std::set<std::string>& given) {
   if (a.model_name_or_path.empty())
     fail("--model_name_or_path: missing; `cpuft ", cmd, "` needs a Hugging Face model directory");
   // evaluate and predict check their --output_dir themselves, with what they would write there.
-  if (a.output_dir.empty() && a.command == Command::Train)
+  if (a.output_dir.empty() && a.command == Command::kTrain)
     fail("--output_dir: missing; `cpuft ", cmd, "` needs a directory for its results");
   if (a.do_train && a.train_file.empty())
     fail("--train_file: missing; training needs a SQuAD JSON file");
-  if (a.command == Command::Train && a.eval_strategy != EvalStrategy::No && a.validation_file.empty())
+  if (a.command == Command::kTrain && a.eval_strategy != EvalStrategy::kNo && a.validation_file.empty())
     fail("--eval_strategy ", eval_strategy_name(a.eval_strategy),
          ": needs --validation_file (a SQuAD JSON file) to evaluate on");
   if (a.do_eval && a.validation_file.empty())
     fail("--validation_file: missing; evaluation (--do_eval) needs a SQuAD JSON file");
   // `cpuft predict` also answers --question/--context or JSON lines (checked by the command).
-  if (a.do_predict && a.test_file.empty() && a.command != Command::Predict)
+  if (a.do_predict && a.test_file.empty() && a.command != Command::kPredict)
     fail("--test_file: missing; prediction (--do_predict) needs a SQuAD JSON file");
   if (a.doc_stride >= a.max_seq_length)
     fail("--doc_stride: found ", a.doc_stride, ", expected less than --max_seq_length (", a.max_seq_length, ")");
-  if (a.command == Command::Train && a.load_best_model_at_end) check_best_model_flags(a);
+  if (a.command == Command::kTrain && a.load_best_model_at_end) check_best_model_flags(a);
 }
 
 std::vector<std::string> names_of(FlagRole role) {
   TrainArgs unused;
-  const FlagTable table = train_flags(Command::Train, unused);
+  const FlagTable table = train_flags(Command::kTrain, unused);
   std::vector<std::string> names;
   for (const Flag& f : table.flags())
     if (f.role == role) names.push_back(f.name);
@@ -76,7 +76,7 @@ std::vector<std::string> names_of(FlagRole role) {
 }  // namespace
 
 Command parse_command(const std::string& word) {
-  for (Command c : {Command::Train, Command::Evaluate, Command::Predict})
+  for (Command c : {Command::kTrain, Command::kEvaluate, Command::kPredict})
     if (word == command_name(c)) return c;
   fail("command: found '", text_preview(word), "', expected one of train evaluate predict");
 }
@@ -84,18 +84,18 @@ Command parse_command(const std::string& word) {
 ParsedArgs parse_train_args(Command command, const std::vector<std::string>& flags, const EnvLookup& env) {
   ParsedArgs r;
   r.args.command = command;
-  r.args.do_train = command == Command::Train;
-  r.args.do_eval = command == Command::Evaluate;
-  r.args.do_predict = command == Command::Predict;
+  r.args.do_train = command == Command::kTrain;
+  r.args.do_eval = command == Command::kEvaluate;
+  r.args.do_predict = command == Command::kPredict;
   const FlagTable table = train_flags(command, r.args);
   ParsedFlags parsed = parse_flags(table, flags, env);
   r.help = parsed.help;
   r.notices = std::move(parsed.notices);
   if (r.help) return r;
   // TrainingArguments: evaluating during training means evaluating (run_qa then also evaluates at the end).
-  if (command == Command::Train && r.args.eval_strategy != EvalStrategy::No) r.args.do_eval = true;
+  if (command == Command::kTrain && r.args.eval_strategy != EvalStrategy::kNo) r.args.do_eval = true;
   check_combination(r.args, parsed.given);
-  if (command == Command::Train)
+  if (command == Command::kTrain)
     for (const std::string& name : r.args.report_to)
       if (name != "none" && name != "all" && name != "tensorboard")
         r.notices.push_back("--report_to " + name + " has no effect in cpuft: it reports to tensorboard only");
@@ -107,7 +107,7 @@ std::string train_args_help(Command command) {
   return flag_help(train_flags(command, defaults));
 }
 
-std::vector<std::string> train_flag_names() { return names_of(FlagRole::Used); }
-std::vector<std::string> ignored_flag_names() { return names_of(FlagRole::NoEffect); }
+std::vector<std::string> train_flag_names() { return names_of(FlagRole::kUsed); }
+std::vector<std::string> ignored_flag_names() { return names_of(FlagRole::kNoEffect); }
 
 }  // namespace cpuft

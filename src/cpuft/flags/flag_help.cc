@@ -27,9 +27,9 @@ std::string flag_help(const FlagTable& table) {
   size_t width = 0;
   std::vector<std::string> groups;
   for (const Flag& f : table.flags()) {
-    if (f.role != FlagRole::Used) continue;
+    if (f.role != FlagRole::kUsed) continue;
     if (f.required) out += " --" + f.name + " " + f.placeholder;
-    any_boolean |= f.arity == FlagArity::Bool;
+    any_boolean |= f.arity == FlagArity::kBool;
     width = std::max(width, left_column(f).size() + 2);
     if (std::find(groups.begin(), groups.end(), f.group) == groups.end()) groups.push_back(f.group);
   }
@@ -44,7 +44,7 @@ std::string flag_help(const FlagTable& table) {
   for (const std::string& group : groups) {
     out += "\n" + (group.empty() ? std::string("Flags") : group) + ":\n";
     for (const Flag& f : table.flags()) {
-      if (f.role != FlagRole::Used || f.group != group) continue;
+      if (f.role != FlagRole::kUsed || f.group != group) continue;
       std::string left = left_column(f);
       if (left.size() < width) left.resize(width, ' ');
       else left += "\n" + std::string(width, ' ');
@@ -53,7 +53,7 @@ std::string flag_help(const FlagTable& table) {
   }
   std::string line;
   for (const Flag& f : table.flags()) {
-    if (f.role != FlagRole::NoEffect) continue;
+    if (f.role != FlagRole::kNoEffect) continue;
     if (line.empty()) out += "\nAccepted for compatibility, with no effect:\n", line = " ";
     if (line.size() + f.name.size() + 3 > 100) out += line + "\n", line = " ";
     line += " --" + f.name;

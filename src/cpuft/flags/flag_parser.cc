@@ -31,11 +31,11 @@ std::string closest_flag(const FlagTable& table, const std::string& name) {
 
 void apply_environment(const FlagTable& table, const EnvLookup& env, std::set<std::string>* set_by_env) {
   for (const Flag& f : table.flags()) {
-    if (f.env.empty() || f.role != FlagRole::Used) continue;
+    if (f.env.empty() || f.role != FlagRole::kUsed) continue;
     const char* v = env ? env(f.env.c_str()) : std::getenv(f.env.c_str());
     if (!v) continue;
     std::string value = v;
-    if (f.arity == FlagArity::Bool) {
+    if (f.arity == FlagArity::kBool) {
       bool b = false;
       if (!parse_bool_word(value, &b)) fail(f.env, ": found '", text_preview(value), "', expected true or false");
       value = b ? "true" : "false";
@@ -49,7 +49,7 @@ void apply_environment(const FlagTable& table, const EnvLookup& env, std::set<st
 // words it takes.
 std::string take_value(const Flag& f, bool negated, const std::optional<std::string>& inline_value,
                        const std::vector<std::string>& argv, size_t* i, const std::string& who) {
-  if (f.arity == FlagArity::Bool) {
+  if (f.arity == FlagArity::kBool) {
     bool b = !negated;
     if (inline_value) {
       if (!parse_bool_word(*inline_value, &b))
@@ -63,7 +63,7 @@ std::string take_value(const Flag& f, bool negated, const std::optional<std::str
   if (*i + 1 >= argv.size() || (!f.raw_value && is_flag_token(argv[*i + 1])))
     fail(who, ": missing its value (", f.placeholder, ")");
   std::string value = argv[++*i];
-  while (f.arity == FlagArity::Many && *i + 1 < argv.size() && !is_flag_token(argv[*i + 1]))
+  while (f.arity == FlagArity::kMany && *i + 1 < argv.size() && !is_flag_token(argv[*i + 1]))
     value += " " + argv[++*i];
   return value;
 }
@@ -112,7 +112,7 @@ ParsedFlags parse_flags(const FlagTable& table, const std::vector<std::string>& 
     bool negated = false;
     if (!flag && name.compare(0, 3, "no_") == 0) {  // --no_pad_to_max_length, as HfArgumentParser
       flag = table.find(name.substr(3));
-      negated = flag && flag->arity == FlagArity::Bool && flag->role != FlagRole::NoEffect && !inline_value;
+      negated = flag && flag->arity == FlagArity::kBool && flag->role != FlagRole::kNoEffect && !inline_value;
       if (!negated) flag = nullptr;
     }
     if (!flag) {
@@ -123,9 +123,9 @@ ParsedFlags parse_flags(const FlagTable& table, const std::vector<std::string>& 
     const std::string value = take_value(*flag, negated, inline_value, argv, &i, who);
     r.given.insert(flag->name);
     if (flag->set) flag->set(value, who);
-    if (flag->role == FlagRole::Used) continue;
+    if (flag->role == FlagRole::kUsed) continue;
     const std::string notice = who + " has no effect in " +
-                               (flag->role == FlagRole::NoEffect ? std::string("cpuft") : command) + ": " + flag->why;
+                               (flag->role == FlagRole::kNoEffect ? std::string("cpuft") : command) + ": " + flag->why;
     if (std::find(r.notices.begin(), r.notices.end(), notice) == r.notices.end()) r.notices.push_back(notice);
   }
   for (const Flag& f : table.flags())

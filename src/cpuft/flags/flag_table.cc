@@ -141,7 +141,7 @@ Flag& FlagTable::text_list(const char* name, const char* placeholder, std::vecto
 
 Flag& FlagTable::boolean(const char* name, bool* field, const char* help) {
   Flag f = named_flag(name, "", help);
-  f.arity = FlagArity::Bool;
+  f.arity = FlagArity::kBool;
   f.set = [=](const std::string& v, const std::string&) { *field = v == "true"; };
   f.show = [=] { return std::string(*field ? "true" : "false"); };
   return add(std::move(f));
@@ -179,9 +179,9 @@ Flag& FlagTable::custom(const char* name, const char* placeholder, const char* h
 Flag& FlagTable::no_effect(const char* name, FlagArity arity, const char* why) {
   Flag f;
   f.name = name;
-  f.placeholder = arity == FlagArity::Bool ? "" : "VALUE";
+  f.placeholder = arity == FlagArity::kBool ? "" : "VALUE";
   f.arity = arity;
-  f.role = FlagRole::NoEffect;
+  f.role = FlagRole::kNoEffect;
   f.why = why;
   return add(std::move(f));
 }
@@ -192,7 +192,7 @@ void FlagTable::keep_only(const FlagLayout& layout, const std::string& sibling, 
   for (const auto& [group, names] : layout)
     for (const std::string& name : names) {
       const Flag* f = find(name);
-      if (!f || f->role != FlagRole::Used)
+      if (!f || f->role != FlagRole::kUsed)
         throw std::logic_error("cpuft " + command_ + " keeps --" + name + ", which is not a flag of its table");
       kept.push_back(*f);
       kept.back().group = group;
@@ -202,8 +202,8 @@ void FlagTable::keep_only(const FlagLayout& layout, const std::string& sibling, 
     for (const Flag& k : kept) in_layout |= k.name == f.name;
     if (in_layout) continue;
     kept.push_back(f);
-    if (f.role == FlagRole::Used) {
-      kept.back().role = FlagRole::OtherCommand;
+    if (f.role == FlagRole::kUsed) {
+      kept.back().role = FlagRole::kOtherCommand;
       kept.back().why = why;
     }
   }

@@ -23,16 +23,16 @@
 namespace cpuft {
 
 enum class FlagArity {
-  Bool,  // "--x", "--x true|false|1|0|yes|no", "--x=false", "--no_x"
-  One,   // "--x VALUE" or "--x=VALUE"
-  Many,  // "--x A B C": the words up to the next flag (reference flags such as --report_to)
+  kBool,  // "--x", "--x true|false|1|0|yes|no", "--x=false", "--no_x"
+  kOne,   // "--x VALUE" or "--x=VALUE"
+  kMany,  // "--x A B C": the words up to the next flag (reference flags such as --report_to)
 };
 
 // What giving a flag does in this command.
 enum class FlagRole {
-  Used,          // its value is checked and stored; --help shows it in full
-  NoEffect,      // a run_qa.py / TrainingArguments flag that means nothing in cpuft: a notice; --help lists it
-  OtherCommand,  // a flag of a sibling command (train's --learning_rate given to evaluate): its value is
+  kUsed,          // its value is checked and stored; --help shows it in full
+  kNoEffect,      // a run_qa.py / TrainingArguments flag that means nothing in cpuft: a notice; --help lists it
+  kOtherCommand,  // a flag of a sibling command (train's --learning_rate given to evaluate): its value is
                  // checked as there, so a command line fails as it did, then a notice; --help leaves it out
 };
 
@@ -45,8 +45,8 @@ struct Flag {
   std::string range;         // the values accepted as --help shows them ("[1, 4096]"); empty: any
   std::string default_text;  // the default as --help shows it
   std::string env;           // CPUFT_* variable that sets the flag, or empty
-  FlagArity arity = FlagArity::One;
-  FlagRole role = FlagRole::Used;
+  FlagArity arity = FlagArity::kOne;
+  FlagRole role = FlagRole::kUsed;
   std::string why;          // NoEffect / OtherCommand: completes "--NAME has no effect in cpuft...: WHY"
   bool required = false;    // the command cannot run without it
   bool repeatable = false;  // each use adds a value
@@ -116,7 +116,7 @@ class FlagTable {
   // A flag with its own rule: `set` checks and stores, `show` gives the value; `range` as --help says it.
   Flag& custom(const char* name, const char* placeholder, const char* help, std::string range,
                decltype(Flag::set) set, decltype(Flag::show) show);
-  // A flag accepted for compatibility that sets nothing (FlagRole::NoEffect).
+  // A flag accepted for compatibility that sets nothing (FlagRole::kNoEffect).
   Flag& no_effect(const char* name, FlagArity arity, const char* why);
 
   // For a command that shares its arguments struct with a sibling (evaluate and predict with train):

@@ -6,37 +6,37 @@ namespace cpuft {
 
 const char* command_name(Command c) {
   switch (c) {
-    case Command::Train: return "train";
-    case Command::Evaluate: return "evaluate";
-    case Command::Predict: return "predict";
+    case Command::kTrain: return "train";
+    case Command::kEvaluate: return "evaluate";
+    case Command::kPredict: return "predict";
   }
   return "?";
 }
 
 const char* lr_scheduler_name(LrSchedulerType t) {
   switch (t) {
-    case LrSchedulerType::Linear: return "linear";
-    case LrSchedulerType::Constant: return "constant";
-    case LrSchedulerType::ConstantWithWarmup: return "constant_with_warmup";
-    case LrSchedulerType::Cosine: return "cosine";
+    case LrSchedulerType::kLinear: return "linear";
+    case LrSchedulerType::kConstant: return "constant";
+    case LrSchedulerType::kConstantWithWarmup: return "constant_with_warmup";
+    case LrSchedulerType::kCosine: return "cosine";
   }
   return "?";
 }
 
 const char* save_strategy_name(SaveStrategy s) {
   switch (s) {
-    case SaveStrategy::Steps: return "steps";
-    case SaveStrategy::Epoch: return "epoch";
-    case SaveStrategy::No: return "no";
+    case SaveStrategy::kSteps: return "steps";
+    case SaveStrategy::kEpoch: return "epoch";
+    case SaveStrategy::kNo: return "no";
   }
   return "?";
 }
 
 const char* eval_strategy_name(EvalStrategy s) {
   switch (s) {
-    case EvalStrategy::No: return "no";
-    case EvalStrategy::Steps: return "steps";
-    case EvalStrategy::Epoch: return "epoch";
+    case EvalStrategy::kNo: return "no";
+    case EvalStrategy::kSteps: return "steps";
+    case EvalStrategy::kEpoch: return "epoch";
   }
   return "?";
 }

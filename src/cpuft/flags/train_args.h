@@ -14,13 +14,13 @@
 
 namespace cpuft {
 
-enum class Command { Train, Evaluate, Predict };
-enum class LrSchedulerType { Linear, Constant, ConstantWithWarmup, Cosine };
-enum class SaveStrategy { Steps, Epoch, No };
-enum class EvalStrategy { No, Steps, Epoch };  // TrainingArguments' IntervalStrategy
+enum class Command { kTrain, kEvaluate, kPredict };
+enum class LrSchedulerType { kLinear, kConstant, kConstantWithWarmup, kCosine };
+enum class SaveStrategy { kSteps, kEpoch, kNo };
+enum class EvalStrategy { kNo, kSteps, kEpoch };  // TrainingArguments' IntervalStrategy
 
 struct TrainArgs {
-  Command command = Command::Train;
+  Command command = Command::kTrain;
 
   // Model
   std::string model_name_or_path;
@@ -35,7 +35,7 @@ struct TrainArgs {
   bool version_2_with_negative = false;
   // The job (docs/tasks.md): question answering (run_qa), text classification (run_glue with local
   // files) or token classification (run_ner), and the flags of the latter two.
-  TaskHead task = TaskHead::question_answering;
+  TaskHead task = TaskHead::kQuestionAnswering;
   bool label_all_tokens = false;             // run_ner: label every sub-token of a word
   bool return_entity_level_metrics = false;  // run_ner: per entity type metrics
   std::string text_column_name, label_column_name;  // run_ner's columns ("" = its rules)
@@ -53,7 +53,7 @@ struct TrainArgs {
   int64_t max_steps = -1;  // > 0 overrides num_train_epochs
   double warmup_ratio = 0.0;
   double warmup_steps = 0;  // >= 1: a step count; in (0, 1): a ratio of the total (transformers v5)
-  LrSchedulerType lr_scheduler_type = LrSchedulerType::Linear;
+  LrSchedulerType lr_scheduler_type = LrSchedulerType::kLinear;
   int64_t seed = 42;
   std::optional<int64_t> data_seed;  // none: seed
   bool bf16 = false;
@@ -65,7 +65,7 @@ struct TrainArgs {
   int64_t max_answer_length = 30;
   double null_score_diff_threshold = 0.0;
   // Evaluation during training (implies do_eval, as TrainingArguments sets it)
-  EvalStrategy eval_strategy = EvalStrategy::No;
+  EvalStrategy eval_strategy = EvalStrategy::kNo;
   double eval_steps = 0;  // 0: --logging_steps; otherwise as logging_steps
   // The best model: tracked when metric_for_best_model is set (or "loss" with load_best_model_at_end)
   bool load_best_model_at_end = false;
@@ -79,7 +79,7 @@ struct TrainArgs {
   bool logging_first_step = false;
   double save_steps = 500;  // as logging_steps
   std::optional<int64_t> save_total_limit;
-  SaveStrategy save_strategy = SaveStrategy::Steps;
+  SaveStrategy save_strategy = SaveStrategy::kSteps;
   std::string resume_from_checkpoint;  // empty: start afresh; "last": newest in output_dir; else a path
   // Reporting: the integrations of --report_to as given ("none", "all", "tensorboard", "wandb", ...)
   // and where TensorBoard event files go (empty: output_dir/runs/<date>_<host>, as the Trainer names it)
@@ -88,7 +88,7 @@ struct TrainArgs {
 
   // Distributed
   double bucket_size_mb = 25.0;  // gradient bucket size for the overlapped allreduce (DDP default)
-  WireType allreduce_dtype = WireType::f32;
+  WireType allreduce_dtype = WireType::kF32;
   double collective_timeout = 300;  // seconds a collective may wait with none completing; 0: no watchdog
 
   // Questions (cpuft predict); unset when not given (an empty --context is a context)

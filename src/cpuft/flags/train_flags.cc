@@ -91,9 +91,9 @@ const char* kPredictAbout =
 
 const char* about(Command c) {
   switch (c) {
-    case Command::Train: return kTrainAbout;
-    case Command::Evaluate: return kEvaluateAbout;
-    case Command::Predict: return kPredictAbout;
+    case Command::kTrain: return kTrainAbout;
+    case Command::kEvaluate: return kEvaluateAbout;
+    case Command::kPredict: return kPredictAbout;
   }
   return "";
 }
@@ -106,9 +106,9 @@ void model_and_data(FlagTable& t, TrainArgs& a) {
   t.text("tokenizer_name", "PATH", &a.tokenizer_name, "directory with the tokenizer files, if not the model directory");
   t.group("Data");
   t.choice<TaskHead>("task", &a.task,
-                     {{"question-answering", TaskHead::question_answering},
-                      {"text-classification", TaskHead::sequence_classification},
-                      {"token-classification", TaskHead::token_classification}},
+                     {{"question-answering", TaskHead::kQuestionAnswering},
+                      {"text-classification", TaskHead::kSequenceClassification},
+                      {"token-classification", TaskHead::kTokenClassification}},
                      "the job: run_qa (SQuAD JSON files), run_glue (CSV or JSON lines: sentence1[, sentence2], label) "
                      "or run_ner (JSON lines: tokens, ner_tags)");
   t.boolean("label_all_tokens", &a.label_all_tokens,
@@ -118,8 +118,8 @@ void model_and_data(FlagTable& t, TrainArgs& a) {
   t.text("text_column_name", "NAME", &a.text_column_name, "token classification: the words column (default tokens)");
   t.text("label_column_name", "NAME", &a.label_column_name, "token classification: the tags column (default ner_tags)");
   t.text("train_file", "FILE", &a.train_file, "file to train on: SQuAD JSON, or for --task text-/token-classification CSV / JSON lines");
-  t.text("validation_file", "FILE", &a.validation_file, "file to evaluate on (as --train_file)");
-  t.text("test_file", "FILE", &a.test_file, "file to predict on (as --train_file): predict_* files (predict_results_None.txt / predictions.txt) into --output_dir");
+  t.text("validation_file", "FILE", &a.validation_file, "file to evaluate on: SQuAD JSON, or for --task text-/token-classification CSV / JSON lines");
+  t.text("test_file", "FILE", &a.test_file, "file to predict on (SQuAD JSON, or CSV / JSON lines): predict_* files (predict_results_None.txt / predictions.txt) into --output_dir");
   t.integer("max_seq_length", &a.max_seq_length, 4, 8192, "tokens per window (question + context + special tokens)");
   t.integer("doc_stride", &a.doc_stride, 0, 8191, "tokens of overlap between consecutive windows of a long context");
   t.boolean("pad_to_max_length", &a.pad_to_max_length,
@@ -178,10 +178,10 @@ void training(FlagTable& t, TrainArgs& a) {
   steps(t, "warmup_steps", &a.warmup_steps, warmup_rule, "0, " + kStepsRange, "0, " + kStepsExpected,
         "linear warmup steps (a value in (0, 1) is a ratio of the total)");
   t.choice<LrSchedulerType>("lr_scheduler_type", &a.lr_scheduler_type,
-                            {{"linear", LrSchedulerType::Linear},
-                             {"constant", LrSchedulerType::Constant},
-                             {"constant_with_warmup", LrSchedulerType::ConstantWithWarmup},
-                             {"cosine", LrSchedulerType::Cosine}},
+                            {{"linear", LrSchedulerType::kLinear},
+                             {"constant", LrSchedulerType::kConstant},
+                             {"constant_with_warmup", LrSchedulerType::kConstantWithWarmup},
+                             {"cosine", LrSchedulerType::kCosine}},
                             "learning-rate schedule after warmup");
   t.integer("seed", &a.seed, 0, 4294967295,
             "seed of what is random: weights the model directory lacks (a new QA head), dropout, data order");
@@ -205,7 +205,7 @@ void evaluation_and_output(FlagTable& t, TrainArgs& a) {
   t.number("null_score_diff_threshold", &a.null_score_diff_threshold, closed(-1e6, 1e6),
            "SQuAD v2: predict no answer when null score - best > this");
   t.choice<EvalStrategy>("eval_strategy", &a.eval_strategy,
-                         {{"no", EvalStrategy::No}, {"steps", EvalStrategy::Steps}, {"epoch", EvalStrategy::Epoch}},
+                         {{"no", EvalStrategy::kNo}, {"steps", EvalStrategy::kSteps}, {"epoch", EvalStrategy::kEpoch}},
                          "evaluate on --validation_file during training: every --eval_steps, or at each epoch's end "
                          "(implies --do_eval)")
       .with_alias("evaluation_strategy");
@@ -222,7 +222,7 @@ void evaluation_and_output(FlagTable& t, TrainArgs& a) {
       "greater_is_better", "", "a higher --metric_for_best_model is better", "",
       [&a](const std::string& v, const std::string&) { a.greater_is_better = v == "true"; },
       [&a] { return a.greater_is_better ? std::string(*a.greater_is_better ? "true" : "false") : std::string(); });
-  greater.arity = FlagArity::Bool;
+  greater.arity = FlagArity::kBool;
   greater.with_default_text("false for a metric ending in loss, else true");
   t.group("Output");
   t.text("output_dir", "DIR", &a.output_dir,
@@ -238,7 +238,7 @@ void evaluation_and_output(FlagTable& t, TrainArgs& a) {
   t.optional_integer("save_total_limit", &a.save_total_limit, 1, 1000000,
                      "keep at most N checkpoints, deleting the oldest (never the best model's, nor the newest)");
   t.choice<SaveStrategy>("save_strategy", &a.save_strategy,
-                         {{"steps", SaveStrategy::Steps}, {"epoch", SaveStrategy::Epoch}, {"no", SaveStrategy::No}},
+                         {{"steps", SaveStrategy::kSteps}, {"epoch", SaveStrategy::kEpoch}, {"no", SaveStrategy::kNo}},
                          "when to write checkpoints");
   t.text("resume_from_checkpoint", "PATH|last", &a.resume_from_checkpoint,
          "resume from a checkpoint directory, or the newest one in --output_dir");
@@ -248,7 +248,7 @@ void evaluation_and_output(FlagTable& t, TrainArgs& a) {
       "the Trainer's other integrations are accepted with a notice",
       "", [&a](const std::string& v, const std::string& who) { a.report_to = read_report_to(v, who); },
       [&a] { return join_words(a.report_to); });
-  report.arity = FlagArity::Many;
+  report.arity = FlagArity::kMany;
   t.text("logging_dir", "DIR", &a.logging_dir, "directory of the TensorBoard event files (--report_to tensorboard)")
       .with_default_text("OUTPUT_DIR/runs/<date>_<host>")
       .with_env("TENSORBOARD_LOGGING_DIR");
@@ -261,7 +261,7 @@ void distributed(FlagTable& t, TrainArgs& a) {
   // overlap left to gain.
   t.number("bucket_size_mb", &a.bucket_size_mb, closed(1, 4096),
            "gradient bucket size in MiB for the allreduce overlapped with backward");
-  t.choice<WireType>("allreduce_dtype", &a.allreduce_dtype, {{"f32", WireType::f32}, {"bf16", WireType::bf16}},
+  t.choice<WireType>("allreduce_dtype", &a.allreduce_dtype, {{"f32", WireType::kF32}, {"bf16", WireType::kBf16}},
                      "element type of gradients on the wire");
   t.number("collective_timeout", &a.collective_timeout, closed(0, 86400),
            "seconds an MPI collective may wait with none completing before the job is stopped (a rank died or "
@@ -283,22 +283,22 @@ void reference_stack(FlagTable& t) {
   const char* cpu_only = "cpuft runs on CPUs only";
   const char* mpi = "cpuft communicates through MPI (run it under mpirun)";
   const char* data = "the data comes from --train_file / --validation_file";
-  t.no_effect("no_cuda", FlagArity::Bool, cpu_only);
-  t.no_effect("use_cpu", FlagArity::Bool, cpu_only);
-  t.no_effect("use_ipex", FlagArity::Bool, "cpuft has its own CPU kernels");
-  t.no_effect("xpu_backend", FlagArity::One, mpi);
-  t.no_effect("ddp_backend", FlagArity::One, mpi);
-  t.no_effect("ddp_find_unused_parameters", FlagArity::Bool, "every parameter of a QA model gets a gradient");
-  t.no_effect("dataloader_num_workers", FlagArity::One, "features are built before training; batches need no workers");
-  t.no_effect("overwrite_cache", FlagArity::Bool, "cpuft keeps no dataset cache");
-  t.no_effect("preprocessing_num_workers", FlagArity::One, "feature building uses --threads");
-  t.no_effect("local_rank", FlagArity::One, "the rank comes from MPI");
-  t.no_effect("jit_mode_eval", FlagArity::Bool, "cpuft's kernels are compiled ahead of time");
-  t.no_effect("cache_dir", FlagArity::One, "cpuft reads models from local directories only");
-  t.no_effect("dataset_name", FlagArity::One, data);
-  t.no_effect("dataset_config_name", FlagArity::One, data);
+  t.no_effect("no_cuda", FlagArity::kBool, cpu_only);
+  t.no_effect("use_cpu", FlagArity::kBool, cpu_only);
+  t.no_effect("use_ipex", FlagArity::kBool, "cpuft has its own CPU kernels");
+  t.no_effect("xpu_backend", FlagArity::kOne, mpi);
+  t.no_effect("ddp_backend", FlagArity::kOne, mpi);
+  t.no_effect("ddp_find_unused_parameters", FlagArity::kBool, "every parameter of a QA model gets a gradient");
+  t.no_effect("dataloader_num_workers", FlagArity::kOne, "features are built before training; batches need no workers");
+  t.no_effect("overwrite_cache", FlagArity::kBool, "cpuft keeps no dataset cache");
+  t.no_effect("preprocessing_num_workers", FlagArity::kOne, "feature building uses --threads");
+  t.no_effect("local_rank", FlagArity::kOne, "the rank comes from MPI");
+  t.no_effect("jit_mode_eval", FlagArity::kBool, "cpuft's kernels are compiled ahead of time");
+  t.no_effect("cache_dir", FlagArity::kOne, "cpuft reads models from local directories only");
+  t.no_effect("dataset_name", FlagArity::kOne, data);
+  t.no_effect("dataset_config_name", FlagArity::kOne, data);
   // --fp16 false is harmless; --fp16 asks for something cpuft cannot do.
-  Flag& fp16 = t.no_effect("fp16", FlagArity::Bool, "fp16 is for GPUs; use --bf16 on CPUs");
+  Flag& fp16 = t.no_effect("fp16", FlagArity::kBool, "fp16 is for GPUs; use --bf16 on CPUs");
   fp16.set = [why = fp16.why](const std::string& v, const std::string& who) {
     if (v == "true") fail(who, ": ", why);
   };
@@ -319,9 +319,9 @@ FlagTable train_flags(Command command, TrainArgs& a) {
   training(t, a);
   evaluation_and_output(t, a);
   distributed(t, a);
-  if (command == Command::Predict) questions(t, a);
+  if (command == Command::kPredict) questions(t, a);
   reference_stack(t);
-  if (command == Command::Evaluate)
+  if (command == Command::kEvaluate)
     t.keep_only({{"What to evaluate", {"model_name_or_path", "validation_file", "output_dir"}},
                  {"Model", {"tokenizer_name", "bf16", "seed"}},
                  {"Data", {"task", "max_seq_length", "doc_stride", "pad_to_max_length", "max_eval_samples",
@@ -331,7 +331,7 @@ FlagTable train_flags(Command command, TrainArgs& a) {
                                  "null_score_diff_threshold"}},
                  {"Running", {"threads", "collective_timeout"}}},
                 "train", "it only scores --validation_file");
-  if (command == Command::Predict)
+  if (command == Command::kPredict)
     t.keep_only({{"What to answer", {"question", "context", "input", "test_file", "output_dir"}},
                  {"Model", {"model_name_or_path", "tokenizer_name", "bf16", "seed"}},
                  {"Data", {"task", "max_seq_length", "doc_stride", "pad_to_max_length", "max_predict_samples",

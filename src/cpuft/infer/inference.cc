@@ -23,7 +23,7 @@ void write_results(const std::string& out_dir, const std::string& split, const E
 
 int run_evaluate(const TrainArgs& args, Communicator& comm) {
   configure_threads(static_cast<int>(args.threads), comm);
-  const bool predict = args.command == Command::Predict;
+  const bool predict = args.command == Command::kPredict;
   const std::string& file = predict ? args.test_file : args.validation_file;
   if (file.empty()) fail(predict ? "--test_file" : "--validation_file", ": missing, expected a SQuAD JSON file");
   PhaseTimes phases;
@@ -42,7 +42,7 @@ int run_evaluate(const TrainArgs& args, Communicator& comm) {
   const std::string split = predict ? "predict" : "eval";
   // A classification model (its config.json's head) runs its job whatever --task says.
   const HeadSpec& head = loaded.model->config().head;
-  if (head.task != TaskHead::question_answering) {
+  if (head.task != TaskHead::kQuestionAnswering) {
     TrainArgs task_args = args;
     task_args.task = head.task;
     const TaskOptions to = task_options(task_args);
@@ -64,7 +64,7 @@ int run_evaluate(const TrainArgs& args, Communicator& comm) {
     if (comm.is_root()) log_info("results written to ", out_dir, "; ", phases.line());
     return 0;
   }
-  if (args.task != TaskHead::question_answering)
+  if (args.task != TaskHead::kQuestionAnswering)
     fail(loaded.model_dir, "/config.json: the model has a question-answering head (architectures ",
          qa_architecture_name(loaded.model->config().family), "), not a ", task_name(args.task), " one");
   QaData data;

@@ -68,7 +68,7 @@ double eval_loss(const std::vector<float>& logits, const TaskData& data, const T
     const size_t e = std::min(n, b + static_cast<size_t>(batch_size));
     const int64_t rows = static_cast<int64_t>(e - b);
     float loss = 0;
-    if (labels.task == TaskHead::token_classification) {
+    if (labels.task == TaskHead::kTokenClassification) {
       std::vector<int32_t> y;
       for (size_t i = b; i < e; ++i) {
         const std::vector<int32_t> p = padded_labels(data.features[i], seq_len);
@@ -113,7 +113,7 @@ nlohmann::json metrics_json(const std::vector<NamedMetric>& metrics, const std::
 // The metrics of predictions `logits` (null: the references themselves, for the keys only).
 nlohmann::json scores(const std::vector<float>* logits, const TaskData& data, const TaskLabels& labels,
                       bool entity_level, int seq_len, int64_t width, const std::string& split) {
-  if (labels.task == TaskHead::token_classification) {
+  if (labels.task == TaskHead::kTokenClassification) {
     const auto refs = tag_sentences(data, labels, nullptr, seq_len, width);
     const auto preds = logits ? tag_sentences(data, labels, logits, seq_len, width) : refs;
     return metrics_json(run_ner_metrics(seqeval_scores(preds, refs), entity_level), split);
@@ -140,7 +140,7 @@ TaskOutcome evaluate_task(QaModel& model, const TaskData& data, const TaskLabels
                           PhaseTimes* phases) {
   const double t0 = now_s();
   const int64_t width = model.table().head().width;
-  const bool token = labels.task == TaskHead::token_classification;
+  const bool token = labels.task == TaskHead::kTokenClassification;
   const size_t per = static_cast<size_t>(token ? seq_len * width : width);
   std::vector<float> logits;
   {

@@ -143,7 +143,7 @@ const FamilyKeys& keys_of(ModelFamily family) {
       {{&ModelConfig::hidden_dropout, "hidden_dropout_prob", 0.1f},
        {&ModelConfig::attention_dropout, "attention_probs_dropout_prob", 0.1f}},
       "hidden_act"};
-  return family == ModelFamily::distilbert ? distilbert : bert;
+  return family == ModelFamily::kDistilBert ? distilbert : bert;
 }
 
 void read_family(const std::string& path, const Fields& f, ModelConfig* c) {
@@ -154,7 +154,7 @@ void read_family(const std::string& path, const Fields& f, ModelConfig* c) {
   c->activation = f.string(keys.activation, "gelu");
   if (c->activation != "gelu")
     fail(path, ": \"", keys.activation, "\" is ", json_preview(c->activation), "; cpuft supports only \"gelu\"");
-  if (c->family == ModelFamily::distilbert) {
+  if (c->family == ModelFamily::kDistilBert) {
     c->layer_norm_eps = 1e-12f;  // hard-coded in modeling_distilbert.py
     c->type_vocab_size = 0;
     // Fixed sinusoidal position embeddings (not trained) are a model cpuft does not build.
@@ -185,7 +185,7 @@ json fields_of(const ModelConfig& c) {
   for (const SizeKey& k : keys.sizes) j[k.name] = c.*k.field;
   for (const RateKey& k : keys.rates) j[k.name] = c.*k.field;
   j[keys.activation] = c.activation;
-  if (c.family == ModelFamily::distilbert) {
+  if (c.family == ModelFamily::kDistilBert) {
     j["sinusoidal_pos_embds"] = false;
   } else {
     j["layer_norm_eps"] = c.layer_norm_eps;
@@ -209,9 +209,9 @@ HeadSpec read_head(const std::string& path, const json& root) {
   if (arch == root.end() || !arch->is_array() || arch->empty() || !(*arch)[0].is_string()) return h;
   const std::string name = (*arch)[0].get<std::string>();
   if (ends_with(name, "ForSequenceClassification"))
-    h.task = TaskHead::sequence_classification;
+    h.task = TaskHead::kSequenceClassification;
   else if (ends_with(name, "ForTokenClassification"))
-    h.task = TaskHead::token_classification;
+    h.task = TaskHead::kTokenClassification;
   else
     return h;
   const Fields f(path, root);
@@ -228,7 +228,7 @@ HeadSpec read_head(const std::string& path, const json& root) {
     const auto label2id = root.find("label2id");
     h.label2id = label2id != root.end() && label2id->is_object() ? *label2id : json::object();
   }
-  if (h.task == TaskHead::sequence_classification) {
+  if (h.task == TaskHead::kSequenceClassification) {
     const std::string problem = f.is_null("problem_type") ? "" : f.string("problem_type", "");
     if (problem == "regression")
       h.regression = true;
@@ -245,39 +245,39 @@ HeadSpec read_head(const std::string& path, const json& root) {
 
 }  // namespace
 
-const char* model_type_name(ModelFamily family) { return family == ModelFamily::distilbert ? "distilbert" : "bert"; }
+const char* model_type_name(ModelFamily family) { return family == ModelFamily::kDistilBert ? "distilbert" : "bert"; }
 
 const char* qa_architecture_name(ModelFamily family) {
-  return family == ModelFamily::distilbert ? "DistilBertForQuestionAnswering" : "BertForQuestionAnswering";
+  return family == ModelFamily::kDistilBert ? "DistilBertForQuestionAnswering" : "BertForQuestionAnswering";
 }
 
 std::string architecture_name(ModelFamily family, TaskHead head) {
-  const std::string base = family == ModelFamily::distilbert ? "DistilBert" : "Bert";
+  const std::string base = family == ModelFamily::kDistilBert ? "DistilBert" : "Bert";
   switch (head) {
-    case TaskHead::sequence_classification: return base + "ForSequenceClassification";
-    case TaskHead::token_classification: return base + "ForTokenClassification";
-    case TaskHead::question_answering: break;
+    case TaskHead::kSequenceClassification: return base + "ForSequenceClassification";
+    case TaskHead::kTokenClassification: return base + "ForTokenClassification";
+    case TaskHead::kQuestionAnswering: break;
   }
   return qa_architecture_name(family);
 }
 
 const char* task_name(TaskHead head) {
   switch (head) {
-    case TaskHead::sequence_classification: return "text-classification";
-    case TaskHead::token_classification: return "token-classification";
-    case TaskHead::question_answering: break;
+    case TaskHead::kSequenceClassification: return "text-classification";
+    case TaskHead::kTokenClassification: return "token-classification";
+    case TaskHead::kQuestionAnswering: break;
   }
   return "question-answering";
 }
 
 float ModelConfig::head_dropout() const {
-  const bool distil = family == ModelFamily::distilbert;
+  const bool distil = family == ModelFamily::kDistilBert;
   switch (head.task) {
-    case TaskHead::question_answering: return distil ? qa_dropout : 0.f;
-    case TaskHead::sequence_classification:
+    case TaskHead::kQuestionAnswering: return distil ? qa_dropout : 0.f;
+    case TaskHead::kSequenceClassification:
       if (distil) return seq_classif_dropout;
       break;
-    case TaskHead::token_classification:
+    case TaskHead::kTokenClassification:
       if (distil) return hidden_dropout;
       break;
   }
@@ -298,10 +298,10 @@ ModelConfig parse_model_config(std::string_view text, const std::string& path) {
   std::string model_type = type->get<std::string>();
 
   Fields f(path, c.raw);
-  if (model_type == model_type_name(ModelFamily::distilbert)) {
-    c.family = ModelFamily::distilbert;
-  } else if (model_type == model_type_name(ModelFamily::bert)) {
-    c.family = ModelFamily::bert;
+  if (model_type == model_type_name(ModelFamily::kDistilBert)) {
+    c.family = ModelFamily::kDistilBert;
+  } else if (model_type == model_type_name(ModelFamily::kBert)) {
+    c.family = ModelFamily::kBert;
   } else {
     fail(path, ": model_type ", json_preview(model_type), " is not supported; supported: \"distilbert\", \"bert\"");
   }
@@ -321,7 +321,7 @@ void save_model_config(const ModelConfig& config, const std::string& path) {
   json out = config.raw.is_object() ? config.raw : fields_of(config);
   out["model_type"] = model_type_name(config.family);
   out["architectures"] = json::array({architecture_name(config.family, config.head.task)});
-  if (config.head.task != TaskHead::question_answering) {
+  if (config.head.task != TaskHead::kQuestionAnswering) {
     json id2label = config.head.id2label, label2id = config.head.label2id;
     if (!id2label.is_object()) {  // transformers' default names
       id2label = json::object();
@@ -335,7 +335,7 @@ void save_model_config(const ModelConfig& config, const std::string& path) {
     out["label2id"] = label2id;
     out.erase("num_labels");  // transformers derives it from id2label
   }
-  if (config.head.task == TaskHead::sequence_classification)
+  if (config.head.task == TaskHead::kSequenceClassification)
     out["problem_type"] = config.head.regression ? "regression" : "single_label_classification";
   out["torch_dtype"] = "float32";
   // transformers 5 names the entry "dtype"; keep the two consistent when the input had it.

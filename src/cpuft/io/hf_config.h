@@ -10,23 +10,23 @@
 
 namespace cpuft {
 
-enum class ModelFamily { distilbert, bert };
+enum class ModelFamily { kDistilBert, kBert };
 
 // The task head on the encoder (docs/tasks.md): transformers' *ForQuestionAnswering,
 // *ForSequenceClassification or *ForTokenClassification.
-enum class TaskHead { question_answering, sequence_classification, token_classification };
+enum class TaskHead { kQuestionAnswering, kSequenceClassification, kTokenClassification };
 
 // What config.json says of the head: read from "architectures", "id2label" / "label2id" and
 // "problem_type"; set by the task when a run builds a new head.
 struct HeadSpec {
-  TaskHead task = TaskHead::question_answering;
+  TaskHead task = TaskHead::kQuestionAnswering;
   int64_t num_labels = 2;            // classes of a classification head (1: regression)
   bool regression = false;           // sequence classification with problem_type "regression" (MSE loss)
   nlohmann::json id2label, label2id;  // as config.json holds them (null for question answering)
 };
 
 struct ModelConfig {
-  ModelFamily family = ModelFamily::distilbert;
+  ModelFamily family = ModelFamily::kDistilBert;
   int64_t vocab_size = 30522;
   int64_t max_position_embeddings = 512;
   int64_t type_vocab_size = 0;  // 0 for DistilBERT (no token-type embeddings), 2 for BERT
@@ -47,7 +47,7 @@ struct ModelConfig {
   nlohmann::json raw;               // the file as read, written back on save with our changes
 
   int64_t head_dim() const { return hidden / heads; }
-  const char* prefix() const { return family == ModelFamily::distilbert ? "distilbert." : "bert."; }
+  const char* prefix() const { return family == ModelFamily::kDistilBert ? "distilbert." : "bert."; }
   // The dropout probability before the head's last Linear (qa_outputs / classifier), as each
   // transformers class sets it (docs/tasks.md).
   float head_dropout() const;

@@ -171,7 +171,7 @@ std::string canonical_param_name(const std::string& key, ModelFamily family) {
     if (starts_with(name, head) && (ends_with(name, ".weight") || ends_with(name, ".bias")) &&
         name.find('.', std::char_traits<char>::length(head)) == std::string::npos)
       return name;
-  const bool distil = family == ModelFamily::distilbert;
+  const bool distil = family == ModelFamily::kDistilBert;
   const std::string prefix = distil ? "distilbert." : "bert.";
   const std::string body = starts_with(name, prefix) ? name.substr(prefix.size()) : name;
   if (body == "embeddings.position_ids") return "";  // a buffer, not a parameter

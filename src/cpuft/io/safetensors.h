@@ -11,11 +11,11 @@
 
 namespace cpuft {
 
-enum class StDtype { F32, BF16, F16, I64, I32, F64, U8, I8, I16, U16, U32, U64, BOOL, OTHER };
+enum class StDtype { kF32, kBf16, kF16, kI64, kI32, kF64, kU8, kI8, kI16, kU16, kU32, kU64, kBool, kOther };
 
 struct StTensorInfo {
   std::string name;
-  StDtype dtype = StDtype::F32;
+  StDtype dtype = StDtype::kF32;
   std::string dtype_name;       // as written in the header
   std::vector<int64_t> shape;
   uint64_t begin = 0, end = 0;  // offsets into the data buffer

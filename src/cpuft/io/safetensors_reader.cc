@@ -233,18 +233,18 @@ void SafetensorsReader::read_f32(const StTensorInfo& t, float* out) const {
   const uint8_t* src = data(t);
   const int64_t n = t.numel();
   switch (t.dtype) {
-    case StDtype::F32:
+    case StDtype::kF32:
       if (n > 0) std::memcpy(out, src, static_cast<size_t>(n) * 4);  // `out` may be null when empty
       return;
-    case StDtype::BF16:
-    case StDtype::F16:
+    case StDtype::kBf16:
+    case StDtype::kF16:
       for (int64_t i = 0; i < n; ++i) {
         uint16_t h;
         std::memcpy(&h, src + 2 * i, 2);
-        out[i] = t.dtype == StDtype::BF16 ? bf16_to_f32(h) : f16_to_f32(h);
+        out[i] = t.dtype == StDtype::kBf16 ? bf16_to_f32(h) : f16_to_f32(h);
       }
       return;
-    case StDtype::F64:
+    case StDtype::kF64:
       for (int64_t i = 0; i < n; ++i) {
         double d;
         std::memcpy(&d, src + 8 * i, 8);

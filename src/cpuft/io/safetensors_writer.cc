@@ -28,14 +28,14 @@ Planned plan(const std::string& path, const StTensorOut& t) {
   }
   int set = (t.f32 != nullptr) + (t.bf16 != nullptr) + (t.i64 != nullptr) + (t.i8 != nullptr);
   if (set != 1) fail(path, ": tensor '", t.name, "': ", set, " data pointers set; expected exactly one");
-  Planned p{&t, StDtype::F32, 0, 0, t.f32};
+  Planned p{&t, StDtype::kF32, 0, 0, t.f32};
   int item = 4;
   if (t.bf16) {
-    p.dtype = StDtype::BF16, p.data = t.bf16, item = 2;
+    p.dtype = StDtype::kBf16, p.data = t.bf16, item = 2;
   } else if (t.i64) {
-    p.dtype = StDtype::I64, p.data = t.i64, item = 8;
+    p.dtype = StDtype::kI64, p.data = t.i64, item = 8;
   } else if (t.i8) {
-    p.dtype = StDtype::I8, p.data = t.i8, item = 1;
+    p.dtype = StDtype::kI8, p.data = t.i8, item = 1;
   }
   StDtypeInfo info;
   lookup_st_dtype(st_dtype_name(p.dtype), &info);

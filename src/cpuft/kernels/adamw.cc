@@ -11,13 +11,13 @@ namespace cpuft {
 
 void adamw_step(float* w, float* m, float* v, uint16_t* w_bf16, const float* g, int64_t n,
                 const AdamWParams& p, int64_t step) {
-  OpScope scope(Op::optimizer);
+  OpScope scope(Op::kOptimizer);
   kernels().adamw_step(w, m, v, w_bf16, g, n, p, step);
 }
 
 double sum_squares(const float* x, int64_t n) {
   if (n <= 0) return 0.0;
-  OpScope scope(Op::grad_norm);
+  OpScope scope(Op::kGradNorm);
   std::vector<double> blocks(static_cast<size_t>((n + kSumSquaresBlock - 1) / kSumSquaresBlock));
   kernels().block_sum_squares(blocks.data(), x, n);
   double total = 0.0;
@@ -26,7 +26,7 @@ double sum_squares(const float* x, int64_t n) {
 }
 
 void scale_inplace(float* x, int64_t n, float s) {
-  OpScope scope(Op::grad_norm);
+  OpScope scope(Op::kGradNorm);
   kernels().scale_inplace(x, n, s);
 }
 

@@ -12,7 +12,7 @@ namespace cpuft {
 
 ClassLoss class_cross_entropy(float* dlogits, const float* logits, const int32_t* labels, int64_t rows, int64_t classes,
                               float grad_scale) {
-  OpScope scope(Op::loss);
+  OpScope scope(Op::kLoss);
   double total = 0;
   int64_t counted = 0;
   for (int64_t r = 0; r < rows; ++r) {
@@ -44,7 +44,7 @@ ClassLoss class_cross_entropy(float* dlogits, const float* logits, const int32_t
 }
 
 float mse_loss(float* dlogits, const float* logits, const float* targets, int64_t rows, float grad_scale) {
-  OpScope scope(Op::loss);
+  OpScope scope(Op::kLoss);
   double total = 0;
   for (int64_t r = 0; r < rows; ++r) {
     const float d = logits[r] - targets[r];

@@ -47,7 +47,7 @@ void scale_head(float* dlogits, int B, int T, int ch, float factor) {
 
 QaLoss qa_cross_entropy(float* dlogits, const float* logits, const int32_t* start_pos,
                         const int32_t* end_pos, int B, int T, float grad_scale) {
-  OpScope scope(Op::loss);
+  OpScope scope(Op::kLoss);
   QaLoss r{};
   const double s = head_loss(dlogits, logits, start_pos, B, T, 0, &r.n_start);
   const double e = head_loss(dlogits, logits, end_pos, B, T, 1, &r.n_end);

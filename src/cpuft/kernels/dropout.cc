@@ -26,7 +26,7 @@ void dropout_run(float* out, uint16_t* out_bf16, const float* in, int64_t n, flo
   }
   // p == 0: the identity (torch skips the mask); p == 1: zeros. Both through the same kernel:
   // a threshold of 0 keeps everything and a scale of 0 drops everything.
-  OpScope scope(Op::dropout);
+  OpScope scope(Op::kDropout);
   const float scale = p >= 1.0f ? 0.0f : 1.0f / (1.0f - p);
   const uint32_t threshold = p >= 1.0f ? 0u : dropout_threshold24(p);
   if (p == 0.0f && out == in && !out_bf16) return;

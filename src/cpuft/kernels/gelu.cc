@@ -8,12 +8,12 @@ namespace cpuft {
 
 void gelu_fwd(float* out, uint16_t* out_bf16, float* pre, const float* bias, int64_t M,
               int64_t N) {
-  OpScope scope(Op::gelu);
+  OpScope scope(Op::kGelu);
   kernels().gelu_fwd(out, out_bf16, pre, bias, M, N);
 }
 
 void gelu_bwd(float* dpre, const float* dout, const float* pre, int64_t n) {
-  OpScope scope(Op::gelu);
+  OpScope scope(Op::kGelu);
   kernels().gelu_bwd(dpre, dout, pre, n);
 }
 

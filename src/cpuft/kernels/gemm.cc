@@ -12,7 +12,7 @@ namespace {
 
 using gemm_detail::ProductShape;
 
-bool is_float(DType t) { return t == DType::f32 || t == DType::bf16; }
+bool is_float(DType t) { return t == DType::kF32 || t == DType::kBf16; }
 
 void check_operand(const char* what, const void* data, DType type, int64_t row_stride,
                    int64_t row_len) {
@@ -56,7 +56,7 @@ void gather_f32(int64_t B, int64_t H, int64_t rows, int64_t cols, const void* sr
     const int64_t r = l % rows, bh = l / rows, h = bh % H, b = bh / H;
     const int64_t off = b * batch + h * head + r * row;
     float* out = dst + l * cols;
-    if (type == DType::bf16) {
+    if (type == DType::kBf16) {
       bf16_to_f32_array(static_cast<const uint16_t*>(src) + off, out, cols);
     } else {
       const float* in = static_cast<const float*>(src) + off;
@@ -78,14 +78,14 @@ void scatter_bf16(int64_t B, int64_t H, int64_t rows, int64_t cols, const float*
 
 // An input operand as contiguous f32: itself when already f32, else converted into scratch slot.
 MatIn as_f32(int64_t B, int64_t H, int64_t rows, int64_t cols, const MatIn& m, int slot) {
-  if (m.dtype == DType::f32) return m;
+  if (m.dtype == DType::kF32) return m;
   // The stored matrix is [cols, rows] when read transposed.
   const int64_t sr = m.trans ? cols : rows, sc = m.trans ? rows : cols;
   float* buf = scratch(slot, B * H * sr * sc);
   gather_f32(B, H, sr, sc, m.data, m.dtype, m.row_stride, m.batch_stride, m.head_stride, buf);
   MatIn out;
   out.data = buf;
-  out.dtype = DType::f32;
+  out.dtype = DType::kF32;
   out.row_stride = sc;
   out.trans = m.trans;
   out.batch_stride = H * sr * sc;
@@ -101,7 +101,7 @@ void emulate_in_f32(int64_t B, int64_t H, int64_t M, int64_t N, int64_t K, const
                     const MatIn& b, const MatOut& c, const MatmulOptions& opt) {
   const MatIn a32 = as_f32(B, H, M, K, a, 0);
   const MatIn b32 = as_f32(B, H, K, N, b, 1);
-  if (c.dtype == DType::f32) {
+  if (c.dtype == DType::kF32) {
     matmul(B, H, M, N, K, a32, b32, c, opt);
     return;
   }
@@ -109,7 +109,7 @@ void emulate_in_f32(int64_t B, int64_t H, int64_t M, int64_t N, int64_t K, const
   if (opt.accumulate) gather_f32(B, H, M, N, c.data, c.dtype, c.row_stride, c.batch_stride, c.head_stride, buf);
   MatOut c32;
   c32.data = buf;
-  c32.dtype = DType::f32;
+  c32.dtype = DType::kF32;
   c32.row_stride = N;
   c32.batch_stride = H * M * N;
   c32.head_stride = M * N;
@@ -135,7 +135,7 @@ void matmul(int64_t B, int64_t H, int64_t M, int64_t N, int64_t K, const MatIn& 
     gemm_detail::execute(*p, a.data, b.data, c.data, opt.bias);
     return;
   }
-  if (a.dtype == DType::f32 && b.dtype == DType::f32 && c.dtype == DType::f32)
+  if (a.dtype == DType::kF32 && b.dtype == DType::kF32 && c.dtype == DType::kF32)
     fail("matmul: oneDNN cannot build an f32 product for B=", B, " H=", H, " M=", M, " N=", N, " K=", K);
   gemm_detail::emulate_in_f32(B, H, M, N, K, a, b, c, opt);
 }
@@ -166,7 +166,7 @@ void linear_backward_weight(int64_t M, int64_t N, int64_t K, const void* dy, con
                             float* dw, bool accumulate) {
   MatmulOptions opt;
   opt.accumulate = accumulate;
-  matmul(1, 1, N, K, M, MatIn{dy, in, N, /*trans=*/true}, MatIn{x, in, K}, MatOut{dw, DType::f32, K}, opt);
+  matmul(1, 1, N, K, M, MatIn{dy, in, N, /*trans=*/true}, MatIn{x, in, K}, MatOut{dw, DType::kF32, K}, opt);
 }
 
 const std::string& gemm_bf16_impl() {
@@ -174,7 +174,7 @@ const std::string& gemm_bf16_impl() {
     // A layer-sized product, so that oneDNN picks what it picks for the model's shapes.
     ProductShape s;
     s.M = 128, s.N = 256, s.K = 256;
-    s.a_type = s.b_type = DType::bf16;
+    s.a_type = s.b_type = DType::kBf16;
     s.a_row = s.K, s.b_row = s.N, s.c_row = s.N;
     const gemm_detail::Primitive* p = gemm_detail::find_primitive(s);
     return p ? std::string(gemm_detail::impl_name(*p)) : std::string();

@@ -32,7 +32,7 @@ namespace cpuft {
 // i.e. `trans` reads a row-major matrix as its transpose (e.g. W[N,K] read as W^T[K,N]).
 struct MatIn {
   const void* data = nullptr;
-  DType dtype = DType::f32;  // f32 or bf16
+  DType dtype = DType::kF32;  // f32 or bf16
   int64_t row_stride = 0;    // distance between consecutive rows of the stored matrix
   bool trans = false;
   int64_t batch_stride = 0;  // distance between consecutive b (unused when B == 1)
@@ -43,7 +43,7 @@ struct MatIn {
 //   data[b * batch_stride + h * head_stride + i * row_stride + j].
 struct MatOut {
   void* data = nullptr;
-  DType dtype = DType::f32;  // f32 or bf16
+  DType dtype = DType::kF32;  // f32 or bf16
   int64_t row_stride = 0;
   int64_t batch_stride = 0;
   int64_t head_stride = 0;
@@ -68,7 +68,7 @@ void matmul(int64_t B, int64_t H, int64_t M, int64_t N, int64_t K, const MatIn& 
 
 // y[M,N] = x[M,K] · W[N,K]^T (+ bias[N], may be null).
 void linear_forward(int64_t M, int64_t N, int64_t K, const void* x, const void* w, DType in,
-                    const float* bias, void* y, DType out = DType::f32);
+                    const float* bias, void* y, DType out = DType::kF32);
 // y[M,N] = gelu(x[M,K] · W[N,K]^T + bias[N]): a linear layer and its exact GELU in one product (the
 // GELU applied to the f32 result before it is rounded to `out`), where the pre-activation is not kept.
 void linear_forward_gelu(int64_t M, int64_t N, int64_t K, const void* x, const void* w, DType in,
@@ -76,7 +76,7 @@ void linear_forward_gelu(int64_t M, int64_t N, int64_t K, const void* x, const v
 
 // dx[M,K] (+)= dy[M,N] · W[N,K].
 void linear_backward_data(int64_t M, int64_t N, int64_t K, const void* dy, const void* w, DType in,
-                          void* dx, DType out = DType::f32, bool accumulate = false);
+                          void* dx, DType out = DType::kF32, bool accumulate = false);
 
 // dW[N,K] (+)= dy[M,N]^T · x[M,K]   (f32 result; accumulate adds to the existing dW, for gradient
 // accumulation over micro-batches).

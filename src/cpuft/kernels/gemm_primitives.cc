@@ -44,7 +44,7 @@ Runtime& runtime() {
   return *r;
 }
 
-dt to_dnnl(DType t) { return t == DType::bf16 ? dt::bf16 : dt::f32; }
+dt to_dnnl(DType t) { return t == DType::kBf16 ? dt::bf16 : dt::f32; }
 
 // A [rows, cols] matrix per (b, h) as a oneDNN descriptor with one batch dimension per B or H
 // above 1 (a size-1 dimension would need a made-up stride). `trans` means the stored matrix is
@@ -105,7 +105,7 @@ std::unique_ptr<Primitive> build(const ProductShape& s) {
     dnnl::matmul::primitive_desc pd(*desc, attr, runtime().engine);
     // The reference implementation is orders of magnitude slower than converting bf16 operands
     // to f32; an all-f32 product has no faster alternative, so it keeps whatever oneDNN offers.
-    const bool all_f32 = s.a_type == DType::f32 && s.b_type == DType::f32 && s.c_type == DType::f32;
+    const bool all_f32 = s.a_type == DType::kF32 && s.b_type == DType::kF32 && s.c_type == DType::kF32;
     if (!all_f32 && std::strncmp(pd.impl_info_str(), "ref", 3) == 0) return nullptr;
     p->impl = pd.impl_info_str();
     p->scratchpad = pd.scratchpad_desc();

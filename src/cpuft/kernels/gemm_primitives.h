@@ -11,7 +11,7 @@ namespace cpuft::gemm_detail {
 // Everything matmul() needs to build a primitive; the data pointers are not part of it.
 struct ProductShape {
   int64_t B = 1, H = 1, M = 0, N = 0, K = 0;
-  DType a_type = DType::f32, b_type = DType::f32, c_type = DType::f32;
+  DType a_type = DType::kF32, b_type = DType::kF32, c_type = DType::kF32;
   int64_t a_row = 0, a_batch = 0, a_head = 0;
   int64_t b_row = 0, b_batch = 0, b_head = 0;
   int64_t c_row = 0, c_batch = 0, c_head = 0;

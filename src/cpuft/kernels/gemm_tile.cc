@@ -51,7 +51,7 @@ void bf16_reference(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k,
 }  // namespace gemm_tile
 
 bool tile_matmul_bf16_native() {
-  static const bool native = kernel_isa() == Isa::avx512_bf16;
+  static const bool native = kernel_isa() == Isa::kAvx512Bf16;
   return native;
 }
 

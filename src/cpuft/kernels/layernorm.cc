@@ -9,13 +9,13 @@ namespace cpuft {
 void layernorm_fwd(float* out, uint16_t* out_bf16, float* mean, float* rstd, float* x_sum,
                    const float* a, const float* r, const float* w, const float* b, int N, int C,
                    float eps) {
-  OpScope scope(Op::layernorm);
+  OpScope scope(Op::kLayernorm);
   kernels().layernorm_fwd(out, out_bf16, mean, rstd, x_sum, a, r, w, b, N, C, eps);
 }
 
 void layernorm_bwd(float* dx, float* dw, float* db, const float* dout, const float* x,
                    const float* mean, const float* rstd, const float* w, int N, int C) {
-  OpScope scope(Op::layernorm);
+  OpScope scope(Op::kLayernorm);
   kernels().layernorm_bwd(dx, dw, db, dout, x, mean, rstd, w, N, C);
 }
 

@@ -19,10 +19,10 @@ namespace cpuft {
 
 const char* mpi_flavour_name(MpiFlavour f) {
   switch (f) {
-    case MpiFlavour::open_mpi: return "Open MPI";
-    case MpiFlavour::mpich: return "MPICH";
-    case MpiFlavour::intel_mpi: return "Intel MPI";
-    case MpiFlavour::unknown: break;
+    case MpiFlavour::kOpenMpi: return "Open MPI";
+    case MpiFlavour::kMpich: return "MPICH";
+    case MpiFlavour::kIntelMpi: return "Intel MPI";
+    case MpiFlavour::kUnknown: break;
   }
   return "unknown MPI";
 }
@@ -30,11 +30,11 @@ const char* mpi_flavour_name(MpiFlavour f) {
 MpiFlavour detect_mpi_flavour(const std::string& out) {
   // Intel MPI's mpirun is Hydra too, so it is tested before MPICH.
   if (out.find("Intel(R) MPI") != std::string::npos || out.find("Intel MPI") != std::string::npos)
-    return MpiFlavour::intel_mpi;
+    return MpiFlavour::kIntelMpi;
   if (out.find("Open MPI") != std::string::npos || out.find("OpenRTE") != std::string::npos)
-    return MpiFlavour::open_mpi;
-  if (out.find("HYDRA") != std::string::npos || out.find("MPICH") != std::string::npos) return MpiFlavour::mpich;
-  return MpiFlavour::unknown;
+    return MpiFlavour::kOpenMpi;
+  if (out.find("HYDRA") != std::string::npos || out.find("MPICH") != std::string::npos) return MpiFlavour::kMpich;
+  return MpiFlavour::kUnknown;
 }
 
 std::string mpirun_version_output(const std::string& mpirun) {
@@ -90,7 +90,7 @@ std::vector<std::string> build_mpirun_command(MpiFlavour flavour, const LaunchOp
   std::vector<std::string> cmd{o.mpirun};
   auto add = [&](std::initializer_list<std::string> args) { cmd.insert(cmd.end(), args); };
   switch (flavour) {
-    case MpiFlavour::open_mpi:
+    case MpiFlavour::kOpenMpi:
       add({"-np", np});
       if (!o.hostfile.empty()) add({"--hostfile", o.hostfile});
       if (o.bind_to_core && o.cores_per_rank > 0)
@@ -99,13 +99,13 @@ std::vector<std::string> build_mpirun_command(MpiFlavour flavour, const LaunchOp
         add({"--map-by", "ppr:" + k + ":node", "--bind-to", o.bind_to_core ? "core" : "none"});
       if (o.threads_per_rank > 0) add({"-x", "OMP_NUM_THREADS=" + threads});
       break;
-    case MpiFlavour::mpich:
+    case MpiFlavour::kMpich:
       add({"-n", np});
       if (!o.hostfile.empty()) add({"-f", o.hostfile});
       add({"-ppn", k, "-bind-to", o.bind_to_core ? "core:" + std::to_string(std::max(1, o.cores_per_rank)) : "none"});
       if (o.threads_per_rank > 0) add({"-genv", "OMP_NUM_THREADS", threads});
       break;
-    case MpiFlavour::intel_mpi:
+    case MpiFlavour::kIntelMpi:
       add({"-n", np});
       if (!o.hostfile.empty()) add({"-f", o.hostfile});
       add({"-ppn", k});
@@ -116,7 +116,7 @@ std::vector<std::string> build_mpirun_command(MpiFlavour flavour, const LaunchOp
         add({"-genv", "I_MPI_PIN", "0"});
       if (o.threads_per_rank > 0) add({"-genv", "OMP_NUM_THREADS", threads});
       break;
-    case MpiFlavour::unknown:
+    case MpiFlavour::kUnknown:
       fail("launch: '", o.mpirun, "' is not Open MPI, MPICH or Intel MPI; run mpirun yourself with -np ", np);
   }
   cmd.insert(cmd.end(), o.mpi_args.begin(), o.mpi_args.end());

@@ -8,7 +8,7 @@
 
 namespace cpuft {
 
-enum class MpiFlavour { open_mpi, mpich, intel_mpi, unknown };
+enum class MpiFlavour { kOpenMpi, kMpich, kIntelMpi, kUnknown };
 
 const char* mpi_flavour_name(MpiFlavour f);
 

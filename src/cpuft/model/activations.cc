@@ -80,8 +80,8 @@ void QaModel::Acts::plan(Acts& a, const ModelConfig& c, bool bf16, int64_t rows,
     input = l.h2;
     a.layers.push_back(l);
   }
-  const size_t width = static_cast<size_t>(c.head.task == TaskHead::question_answering ? 2 : c.head.num_labels);
-  const bool sequence = c.head.task == TaskHead::sequence_classification;
+  const size_t width = static_cast<size_t>(c.head.task == TaskHead::kQuestionAnswering ? 2 : c.head.num_labels);
+  const bool sequence = c.head.task == TaskHead::kSequenceClassification;
   const size_t head_rows = sequence ? static_cast<size_t>(batch) : n;
   a.head_in = bf16 ? nullptr : take(head_rows * h);
   a.head_inb = bf16 ? take_bf16(head_rows * h) : nullptr;

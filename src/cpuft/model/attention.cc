@@ -71,7 +71,7 @@ void zero_rows(float* x, int64_t L, int64_t T, int64_t HD, int64_t ld) {
 
 void attention_fwd(float* ctx, float* tiles, const float* qkv, const int8_t* key_mask, const AttentionShape& s,
                    float score_scale, const AttentionDropout& drop, bool bf16) {
-  OpScope scope(Op::attention);
+  OpScope scope(Op::kAttention);
   const int64_t H = s.hidden, H3 = 3 * H, NH = s.heads, HD = s.head_dim(), TT = s.seq * s.seq;
   if (s.cu_seqlens && drop.p > 0.f) fail_internal("attention_fwd: dropout needs a padded batch, got a packed one");
 #pragma omp parallel for schedule(dynamic)
@@ -91,7 +91,7 @@ void attention_fwd(float* ctx, float* tiles, const float* qkv, const int8_t* key
 
 void attention_bwd(float* dqkv, float* tiles, const float* dctx, const float* qkv, const int8_t* key_mask,
                    const AttentionShape& s, float score_scale, float dq_scale, const AttentionDropout& drop, bool bf16) {
-  OpScope scope(Op::attention);
+  OpScope scope(Op::kAttention);
   const int64_t H = s.hidden, H3 = 3 * H, NH = s.heads, HD = s.head_dim(), TT = s.seq * s.seq;
   if (s.cu_seqlens) fail_internal("attention_bwd: backward needs a padded batch, got a packed one");
 #pragma omp parallel for schedule(dynamic)

@@ -24,7 +24,7 @@ void copy(float* dst, const float* src, int64_t n) { std::memcpy(dst, src, stati
 
 void QaModel::backward_pass(const Batch& b, const Acts& a, uint64_t seed) {
   const ModelConfig& c = config_;
-  const bool distil = c.family == ModelFamily::distilbert;
+  const bool distil = c.family == ModelFamily::kDistilBert;
   const int64_t B = b.batch, T = b.seq_len, N = a.rows, H = c.hidden, I = c.intermediate, NH = c.heads;
   const int64_t HD = c.head_dim();
   const float* P = params_.data();
@@ -87,7 +87,7 @@ void QaModel::backward_pass(const Batch& b, const Acts& a, uint64_t seed) {
   layernorm_bwd(a.da, G + eo.ln.w, G + eo.ln.b, a.dres, a.emb_sum, a.emb_mean, a.emb_rstd, P + eo.ln.w, static_cast<int>(N),
                   static_cast<int>(H));
   {
-    OpScope scope(Op::embedding);
+    OpScope scope(Op::kEmbedding);
     const bool types = !distil && c.type_vocab_size > 0;
     embedding_bwd(G + eo.word, G + eo.position, types ? G + eo.token_type : nullptr, a.da, b.input_ids,
                   types ? b.token_type_ids : nullptr, a.positions, N, static_cast<int>(H),

@@ -18,7 +18,7 @@ namespace cpuft {
 
 void QaModel::forward_pass(const Batch& b, const Acts& a, bool train, uint64_t seed) {
   const ModelConfig& c = config_;
-  const bool distil = c.family == ModelFamily::distilbert;
+  const bool distil = c.family == ModelFamily::kDistilBert;
   // Token rows: B windows of T (padded), or of their own lengths back to back (packed, b.cu_seqlens).
   const int64_t B = b.batch, T = b.seq_len, N = a.rows, H = c.hidden, I = c.intermediate, NH = c.heads;
   const int64_t M = a.product_rows;  // the rows the matrix products run over (activations.h)
@@ -40,7 +40,7 @@ void QaModel::forward_pass(const Batch& b, const Acts& a, bool train, uint64_t s
     for (int64_t r = 0; r < N; ++r) a.positions[r] = static_cast<int32_t>(r % T);
   }
   {
-    OpScope scope(Op::embedding);
+    OpScope scope(Op::kEmbedding);
     const bool types = !distil && c.type_vocab_size > 0;
     embedding_fwd(a.emb_sum, b.input_ids, types ? b.token_type_ids : nullptr, a.positions, P + eo.word,
                   P + eo.position, types ? P + eo.token_type : nullptr, N, static_cast<int>(H),

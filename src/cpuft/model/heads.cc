@@ -42,7 +42,7 @@ void QaModel::head_forward(const Batch& b, const Acts& a, const float* x, bool t
   }
   for (int64_t w = 0; w < B; ++w) std::copy_n(x + first_row(b, w) * H, H, a.cls + w * H);
   linear_fwd(a.pooled, gemm_operand(a.cls, a.clsb, B * H), gemm_weight(h.dense.w), P + h.dense.b, B, H, H);
-  if (c.family == ModelFamily::distilbert) {
+  if (c.family == ModelFamily::kDistilBert) {
     for (int64_t i = 0; i < B * H; ++i) a.pooled[i] = std::max(a.pooled[i], 0.f);
     round_bf16_in_place(a.pooled, B * H, bf16_);
   } else {
@@ -75,7 +75,7 @@ void QaModel::head_backward(const Batch& b, const Acts& a, uint64_t seed) {
   dropout_bwd(a.da, a.da, B * H, p, seed, dropout_site::kClassifierInput,
               static_cast<uint64_t>(b.row_offset) * static_cast<uint64_t>(H));
   round_bf16_in_place(a.da, B * H, bf16_);
-  if (c.family == ModelFamily::distilbert) {
+  if (c.family == ModelFamily::kDistilBert) {
     for (int64_t i = 0; i < B * H; ++i) a.da[i] = a.pooled[i] > 0.f ? a.da[i] : 0.f;
   } else {
     for (int64_t i = 0; i < B * H; ++i) a.da[i] *= 1.f - a.pooled[i] * a.pooled[i];
@@ -92,18 +92,18 @@ float QaModel::head_loss(const Batch& b, const Acts& a, float loss_scale) const 
   const HeadSpec& spec = config_.head;
   const int64_t W = table_.head().width;
   switch (spec.task) {
-    case TaskHead::question_answering:
+    case TaskHead::kQuestionAnswering:
       if (!b.start_positions || !b.end_positions) fail_internal("forward_backward: the batch has no start/end positions");
       return qa_cross_entropy(a.dlogits, a.logits, b.start_positions, b.end_positions, b.batch, b.seq_len, loss_scale)
           .loss;
-    case TaskHead::sequence_classification:
+    case TaskHead::kSequenceClassification:
       if (spec.regression) {
         if (!b.targets) fail_internal("forward_backward: the regression batch has no targets");
         return mse_loss(a.dlogits, a.logits, b.targets, b.batch, loss_scale);
       }
       if (!b.labels) fail_internal("forward_backward: the batch has no labels");
       return class_cross_entropy(a.dlogits, a.logits, b.labels, b.batch, W, loss_scale).loss;
-    case TaskHead::token_classification:
+    case TaskHead::kTokenClassification:
       if (!b.labels) fail_internal("forward_backward: the batch has no labels");
       return class_cross_entropy(a.dlogits, a.logits, b.labels, a.rows, W, loss_scale).loss;
   }

@@ -28,7 +28,7 @@ Scratch& scratch(int64_t rows, int64_t cols) {
 }  // namespace
 
 void int8_linear_fwd(float* y, const float* x, const Int8Linear& l, const float* bias, int64_t rows) {
-  OpScope op(Op::matmul);
+  OpScope op(Op::kMatmul);
   const int levels = int8_activation_levels();
   Scratch& s = scratch(rows, l.in);
   if (l.has_range) {

@@ -146,13 +146,13 @@ QaModel QaModel::from_int8(const std::string& dir, const NoticeSink& notices) {
     Int8Linear l;
     l.out = out;
     l.in = in;
-    const WeightTensor& w = expect_tensor(stored, dir, e.name, StDtype::I8, "I8", e.shape, "an int8 weight");
+    const WeightTensor& w = expect_tensor(stored, dir, e.name, StDtype::kI8, "I8", e.shape, "an int8 weight");
     l.w.resize(static_cast<size_t>(out * in));
     std::memcpy(l.w.data(), w.reader->data(*w.info), l.w.size());
     const std::string scale_name = weight_scale_name(e.name);
     used.insert(scale_name);
     const WeightTensor& s =
-        expect_tensor(stored, dir, scale_name, StDtype::F32, "F32", {out}, "the per-output-channel weight scales");
+        expect_tensor(stored, dir, scale_name, StDtype::kF32, "F32", {out}, "the per-output-channel weight scales");
     l.w_scale = read_floats(s);
     for (int64_t n = 0; n < out; ++n) {
       const float v = l.w_scale[static_cast<size_t>(n)];
@@ -177,7 +177,7 @@ QaModel QaModel::from_int8(const std::string& dir, const NoticeSink& notices) {
     }
     if (qc.static_activations) {
       const WeightTensor& r =
-          expect_tensor(stored, dir, range_name, StDtype::F32, "F32", {2}, "the calibrated input range [min, max]");
+          expect_tensor(stored, dir, range_name, StDtype::kF32, "F32", {2}, "the calibrated input range [min, max]");
       const std::vector<float> v = read_floats(r);
       if (!std::isfinite(v[0]) || !std::isfinite(v[1]) || v[0] > v[1])
         fail(r.reader->path(), ": tensor ", r.info->name, " is [", v[0], ", ", v[1],
@@ -193,7 +193,7 @@ QaModel QaModel::from_int8(const std::string& dir, const NoticeSink& notices) {
   for (const auto& [name, t] : stored.tensors())
     if (!used.count(name)) extra.push_back(t.info->name);
   if (!extra.empty())
-    notices(LogLevel::Notice, str_cat("ignored ", extra.size(), " stored tensor(s) the QA model does not use (first: ",
+    notices(LogLevel::kNotice, str_cat("ignored ", extra.size(), " stored tensor(s) the QA model does not use (first: ",
                                       extra.front(), ")"));
   model.int8_ = std::move(weights);
   return model;

@@ -17,36 +17,36 @@ void check_same_dtype(const char* what, GemmIn a, GemmIn b) {
 }  // namespace
 
 GemmIn gemm_operand(const float* x, uint16_t* b16, int64_t n) {
-  if (!b16) return {x, DType::f32};
-  OpScope scope(Op::bf16_round);
+  if (!b16) return {x, DType::kF32};
+  OpScope scope(Op::kBf16Round);
   f32_to_bf16_array(x, b16, n);
-  return {b16, DType::bf16};
+  return {b16, DType::kBf16};
 }
 
 void round_bf16_in_place(float* x, int64_t n, bool bf16) {
   if (!bf16) return;
-  OpScope scope(Op::bf16_round);
+  OpScope scope(Op::kBf16Round);
   round_bf16_array(x, x, n);
 }
 
 void linear_fwd(float* y, GemmIn x, GemmIn w, const float* bias, int64_t rows, int64_t in, int64_t out) {
-  OpScope scope(Op::matmul);
+  OpScope scope(Op::kMatmul);
   check_same_dtype("linear_fwd", x, w);
   linear_forward(rows, out, in, x.data, w.data, x.dtype, bias, y);
 }
 
 void linear_gelu_fwd(uint16_t* y, GemmIn x, GemmIn w, const float* bias, int64_t rows, int64_t in, int64_t out) {
-  OpScope scope(Op::matmul);
+  OpScope scope(Op::kMatmul);
   check_same_dtype("linear_gelu_fwd", x, w);
-  linear_forward_gelu(rows, out, in, x.data, w.data, x.dtype, bias, y, DType::bf16);
+  linear_forward_gelu(rows, out, in, x.data, w.data, x.dtype, bias, y, DType::kBf16);
 }
 
 void linear_bwd(float* dx, float* dw, float* dbias, const float* dy32, GemmIn dy, GemmIn x, GemmIn w, int64_t rows,
                 int64_t in, int64_t out, bool accumulate_dx) {
-  OpScope scope(Op::matmul);
+  OpScope scope(Op::kMatmul);
   check_same_dtype("linear_bwd", dy, w);
   check_same_dtype("linear_bwd", dy, x);
-  if (dx) linear_backward_data(rows, out, in, dy.data, w.data, dy.dtype, dx, DType::f32, accumulate_dx);
+  if (dx) linear_backward_data(rows, out, in, dy.data, w.data, dy.dtype, dx, DType::kF32, accumulate_dx);
   linear_backward_weight(rows, out, in, dy.data, x.data, dy.dtype, dw, /*accumulate=*/true);
   bias_grad(dbias, dy32, rows, out);
 }

@@ -13,7 +13,7 @@ namespace cpuft {
 // An operand of a linear-layer product: `data` holds f32 values or bf16 (uint16_t) values.
 struct GemmIn {
   const void* data = nullptr;
-  DType dtype = DType::f32;
+  DType dtype = DType::kF32;
 };
 
 // The operand a product reads from the f32 tensor x (n elements): x itself when b16 is null (f32
@@ -24,7 +24,7 @@ GemmIn gemm_operand(const float* x, uint16_t* b16, int64_t n);
 void round_bf16_in_place(float* x, int64_t n, bool bf16);
 // A saved operand: b16 when it is set (bf16 mode), else x.
 inline GemmIn saved_operand(const float* x, const uint16_t* b16) {
-  return b16 ? GemmIn{b16, DType::bf16} : GemmIn{x, DType::f32};
+  return b16 ? GemmIn{b16, DType::kBf16} : GemmIn{x, DType::kF32};
 }
 
 // y[rows, out] = x[rows, in] W[out, in]^T + bias[out]  (x and W of one dtype).

@@ -12,7 +12,7 @@ AdamW::AdamW(const QaModel& model, AdamWConfig config)
     : config_(config), m_(model.num_params(), 0.f), v_(model.num_params(), 0.f) {}
 
 void AdamW::step(QaModel& model, double lr) {
-  OpScope scope(Op::optimizer);
+  OpScope scope(Op::kOptimizer);
   ++step_;
   for (const ParamEntry& e : model.table().entries()) {
     const AdamWParams p{lr, config_.beta1, config_.beta2, config_.eps, e.decay ? config_.weight_decay : 0.0};
@@ -23,7 +23,7 @@ void AdamW::step(QaModel& model, double lr) {
 }
 
 double clip_grad_norm(QaModel& model, double max_norm) {
-  OpScope scope(Op::grad_norm);
+  OpScope scope(Op::kGradNorm);
   double total_sq = 0.0;  // sum over tensors of norm_i^2 = sum_squares(g_i)
   for (const ParamEntry& e : model.table().entries())
     total_sq += sum_squares(model.grads() + e.offset, static_cast<int64_t>(e.numel));

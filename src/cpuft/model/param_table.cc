@@ -55,7 +55,7 @@ NormOffsets ParamTable::add_norm(const std::string& name, int64_t n) {
 }
 
 ParamTable::ParamTable(const ModelConfig& c) {
-  const bool distil = c.family == ModelFamily::distilbert;
+  const bool distil = c.family == ModelFamily::kDistilBert;
   const std::string p = c.prefix();
   const int64_t h = c.hidden;
   emb_.begin = total_;
@@ -90,19 +90,19 @@ ParamTable::ParamTable(const ModelConfig& c) {
   }
   head_.begin = total_;
   switch (c.head.task) {
-    case TaskHead::question_answering:
+    case TaskHead::kQuestionAnswering:
       head_.out = add_linear("qa_outputs", 2, h);
       break;
-    case TaskHead::sequence_classification:
+    case TaskHead::kSequenceClassification:
       head_.has_dense = true;
       head_.dense = add_linear(distil ? "pre_classifier" : p + "pooler.dense", h, h);
       head_.out = add_linear("classifier", c.head.num_labels, h);
       break;
-    case TaskHead::token_classification:
+    case TaskHead::kTokenClassification:
       head_.out = add_linear("classifier", c.head.num_labels, h);
       break;
   }
-  head_.width = c.head.task == TaskHead::question_answering ? 2 : c.head.num_labels;
+  head_.width = c.head.task == TaskHead::kQuestionAnswering ? 2 : c.head.num_labels;
   head_.end = total_;
 }
 

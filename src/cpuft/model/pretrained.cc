@@ -57,7 +57,7 @@ QaModel QaModel::from_pretrained(const std::string& dir, bool bf16, uint64_t see
     t->reader->read_f32(*t->info, p);
     const size_t bad = static_cast<size_t>(std::count_if(p, p + e.numel, [](float x) { return !std::isfinite(x); }));
     if (bad > 0)
-      notices(LogLevel::Warn, str_cat(t->reader->path(), ": tensor ", t->info->name, " holds ", bad,
+      notices(LogLevel::kWarn, str_cat(t->reader->path(), ": tensor ", t->info->name, " holds ", bad,
                                       " NaN or infinite value(s) of ", e.numel,
                                       "; training and answers will not be meaningful"));
   }
@@ -66,7 +66,7 @@ QaModel QaModel::from_pretrained(const std::string& dir, bool bf16, uint64_t see
   for (const auto& [name, t] : weights.tensors())
     if (!table.find(name)) extra.push_back(t.info->name);
   if (!extra.empty())
-    notices(LogLevel::Notice, str_cat("ignored ", extra.size(), " stored tensor(s) the ", task_name(config.head.task),
+    notices(LogLevel::kNotice, str_cat("ignored ", extra.size(), " stored tensor(s) the ", task_name(config.head.task),
                                       " model does not use (first: ",
                                       text_preview(extra.front(), 80), ")"));
   if (!missing_head.empty()) {
@@ -78,7 +78,7 @@ QaModel QaModel::from_pretrained(const std::string& dir, bool bf16, uint64_t see
       float* p = model.params() + e->offset;
       for (size_t i = 0; i < e->numel; ++i) p[i] = e->decay ? normal(rng) : 0.f;
     }
-    notices(LogLevel::Notice, str_cat(dir, " has no ", module_names(missing_head), "; initialised the weight",
+    notices(LogLevel::kNotice, str_cat(dir, " has no ", module_names(missing_head), "; initialised the weight",
                                       missing_head.size() > 2 ? "s" : "", " ~ N(0, ", config.initializer_range,
                                       ") with seed ", seed, " and the bias", missing_head.size() > 2 ? "es" : "",
                                       " to 0"));

@@ -75,8 +75,8 @@ uint16_t* QaModel::bf16_copy(size_t offset) {
 }
 
 GemmIn QaModel::gemm_weight(size_t offset) const {
-  if (!bf16_) return {params_.data() + offset, DType::f32};
-  return {bf16_weights_.data() + bf16_offset_.at(offset), DType::bf16};
+  if (!bf16_) return {params_.data() + offset, DType::kF32};
+  return {bf16_weights_.data() + bf16_offset_.at(offset), DType::kBf16};
 }
 
 size_t QaModel::activation_bytes(const ModelConfig& config, bool bf16, int batch, int seq_len, bool training) {
@@ -135,7 +135,7 @@ void QaModel::check_batch(const Batch& b) const {
   for (int64_t i = 0; i < n; ++i) {
     if (b.input_ids[i] < 0 || b.input_ids[i] >= config_.vocab_size)
       fail("batch: input_ids", at(i), " = ", b.input_ids[i], ", expected 0 .. ", config_.vocab_size - 1);
-    if (config_.family == ModelFamily::bert && b.token_type_ids &&
+    if (config_.family == ModelFamily::kBert && b.token_type_ids &&
         (b.token_type_ids[i] < 0 || b.token_type_ids[i] >= std::max<int64_t>(1, config_.type_vocab_size)))
       fail("batch: token_type_ids", at(i), " = ", int(b.token_type_ids[i]), ", expected 0 .. ",
            config_.type_vocab_size - 1);
@@ -206,7 +206,7 @@ QaModel::Batch QaModel::forward_packed(const Batch& b) {
 }
 
 void QaModel::forward(const Batch& b, float* start_logits, float* end_logits) {
-  if (config_.head.task != TaskHead::question_answering)
+  if (config_.head.task != TaskHead::kQuestionAnswering)
     fail_internal("forward: the model has a ", task_name(config_.head.task), " head; use forward_classes");
   forward_packed(b);
   const Acts& a = *view_;
@@ -225,11 +225,11 @@ void QaModel::forward(const Batch& b, float* start_logits, float* end_logits) {
 
 void QaModel::forward_classes(const Batch& b, float* logits) {
   const TaskHead task = config_.head.task;
-  if (task == TaskHead::question_answering) fail_internal("forward_classes: the model has a question-answering head");
+  if (task == TaskHead::kQuestionAnswering) fail_internal("forward_classes: the model has a question-answering head");
   forward_packed(b);
   const Acts& a = *view_;
   const int64_t W = table_.head().width;
-  if (task == TaskHead::sequence_classification) {
+  if (task == TaskHead::kSequenceClassification) {
     std::copy_n(a.logits, b.batch * W, logits);
     return;
   }

@@ -43,7 +43,7 @@ struct AllreduceHandle::Pending {
   Communicator* comm = nullptr;
   float* data = nullptr;
   size_t n = 0;
-  WireType wire = WireType::f32;
+  WireType wire = WireType::kF32;
   std::vector<uint16_t> bf16;
 #ifdef CPUFT_WITH_MPI
   MPI_Request request = MPI_REQUEST_NULL;
@@ -80,7 +80,7 @@ AllreduceHandle::~AllreduceHandle() {
 bool AllreduceHandle::active() const { return p_ != nullptr; }
 
 void AllreduceHandle::finish() {
-  if (p_->wire == WireType::bf16) bf16_to_f32_array(p_->bf16.data(), p_->data, static_cast<int64_t>(p_->n));
+  if (p_->wire == WireType::kBf16) bf16_to_f32_array(p_->bf16.data(), p_->data, static_cast<int64_t>(p_->n));
   if (CollectiveWatchdog* dog = p_->comm->watchdog()) dog->end();
   p_.reset();
 }
@@ -269,14 +269,14 @@ AllreduceHandle Communicator::iallreduce_sum(float* data, size_t n, WireType wir
   p.data = data;
   p.n = n;
   p.wire = wire;
-  if (wire == WireType::bf16) {
+  if (wire == WireType::kBf16) {
     p.bf16.resize(n);
     f32_to_bf16_array(data, p.bf16.data(), static_cast<int64_t>(n));
   }
   std::lock_guard<std::mutex> lock(mpi_mu_);
   if (watchdog_) watchdog_->begin("MPI_Iallreduce");
   int rc;
-  if (wire == WireType::bf16) {
+  if (wire == WireType::kBf16) {
     rc = MPI_Iallreduce(MPI_IN_PLACE, p.bf16.data(), static_cast<int>(n), MPI_UINT16_T, mpi_->bf16_sum,
                         MPI_COMM_WORLD, &p.request);
   } else {

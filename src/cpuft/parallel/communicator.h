@@ -87,7 +87,7 @@ class Communicator {
   void allreduce_sum(double* data, size_t n);
   void allreduce_max(double* data, size_t n);
   // Starts an in-place sum over all ranks. n must be below 2^31 (a bucket, not a whole model).
-  AllreduceHandle iallreduce_sum(float* data, size_t n, WireType wire = WireType::f32);
+  AllreduceHandle iallreduce_sum(float* data, size_t n, WireType wire = WireType::kF32);
   // Starts an in-place element-wise maximum of n bytes over all ranks (e.g. flags: 1 where any rank
   // set one). n must be below 2^31.
   AllreduceHandle iallreduce_max(uint8_t* data, size_t n);

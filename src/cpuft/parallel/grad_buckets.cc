@@ -173,7 +173,7 @@ void GradBuckets::wait_all() {
   s.allreduce_s = union_length(spans);
   s.buckets = static_cast<int>(started_.size());
   const size_t dense = n_ - (rows_ ? region_.end() - region_.begin : 0);
-  s.bytes = comm_.size() > 1 ? (dense + region_rows_ * region_.width) * (wire_ == WireType::bf16 ? 2 : 4) : 0;
+  s.bytes = comm_.size() > 1 ? (dense + region_rows_ * region_.width) * (wire_ == WireType::kBf16 ? 2 : 4) : 0;
   last_ = s;
 }
 

@@ -47,7 +47,7 @@ class GradBuckets {
   // Plans buckets of bucket_bytes (rounded down to whole floats, at least one) over grads[0, n),
   // without the sparse region. progress_cpus: the CPUs of a progress thread (the rank's spare CPUs);
   // empty, or a world of one: no thread.
-  GradBuckets(Communicator& comm, float* grads, size_t n, size_t bucket_bytes, WireType wire = WireType::f32,
+  GradBuckets(Communicator& comm, float* grads, size_t n, size_t bucket_bytes, WireType wire = WireType::kF32,
               std::vector<int> progress_cpus = {}, SparseRegion sparse = {});
   ~GradBuckets();
 

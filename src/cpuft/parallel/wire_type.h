@@ -5,11 +5,11 @@
 namespace cpuft {
 
 enum class WireType {
-  f32,   // exact f32 sums (default)
-  bf16,  // half the bytes; sums carry bf16 precision (see bf16_wire.h)
+  kF32,   // exact f32 sums (default)
+  kBf16,  // half the bytes; sums carry bf16 precision (see bf16_wire.h)
 };
 
 // "f32" / "bf16", the flag's spelling.
-inline const char* wire_type_name(WireType w) { return w == WireType::bf16 ? "bf16" : "f32"; }
+inline const char* wire_type_name(WireType w) { return w == WireType::kBf16 ? "bf16" : "f32"; }
 
 }  // namespace cpuft

@@ -19,7 +19,7 @@ double step_flops(const ModelConfig& c, int batch, int seq, bool train) {
 
 double gemm_peak_gflops(bool bf16) {
   const int64_t n = 2048;
-  const DType dt = bf16 ? DType::bf16 : DType::f32;
+  const DType dt = bf16 ? DType::kBf16 : DType::kF32;
   // Zero operands: the time of a product does not depend on the values.
   std::vector<float> x(n * n), w(n * n), y(n * n);
   std::vector<double> runs;

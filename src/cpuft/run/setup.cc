@@ -27,7 +27,7 @@ RankPlacement configure_threads(int threads, Communicator& comm) {
   LocalPlacement place = place_this_rank(comm, po, /*pin=*/true);
   for (const std::string& w : place.plan.warnings) log_warn(w);
   const std::vector<int>& cpus = place.mine().thread_cpus;
-  log_message(LogLevel::Info, comm.size() > 1,
+  log_message(LogLevel::kInfo, comm.size() > 1,
               str_cat(comm.size() > 1 ? str_cat("rank ", comm.rank(), " on ", comm.hostname(), ": ") : std::string(),
                       cpus.size(), " threads on cpus ", format_cpu_list(cpus)));
   return place.mine();

@@ -6,7 +6,7 @@
 
 namespace cpuft {
 
-enum class DType : uint8_t { f32, bf16, i32, i64 };
+enum class DType : uint8_t { kF32, kBf16, kI32, kI64 };
 
 // Bytes per element: 4, 2, 4, 8.
 size_t dtype_size(DType t);

@@ -157,7 +157,7 @@ void read_optimizer(const std::string& path, const NamedArrays& m, const NamedAr
       const std::string name = prefix + a.name;
       const StTensorInfo* t = st.find(name);
       if (!t) fail(path, ": tensor '", name, "': missing, expected shape ", shape_text(a.shape));
-      if (t->dtype != StDtype::F32) fail(path, ": tensor '", name, "': dtype ", t->dtype_name, ", expected F32");
+      if (t->dtype != StDtype::kF32) fail(path, ": tensor '", name, "': dtype ", t->dtype_name, ", expected F32");
       if (t->shape != a.shape)
         fail(path, ": tensor '", name, "': shape ", shape_text(t->shape), ", expected ", shape_text(a.shape));
       st.read_f32(*t, a.data);
@@ -165,7 +165,7 @@ void read_optimizer(const std::string& path, const NamedArrays& m, const NamedAr
     }
   }
   const StTensorInfo* step = st.find("step");
-  if (!step || step->dtype != StDtype::I64 || step->shape != std::vector<int64_t>{1})
+  if (!step || step->dtype != StDtype::kI64 || step->shape != std::vector<int64_t>{1})
     fail(path, ": tensor 'step': missing or not I64 [1]");
   int64_t stored = 0;
   std::memcpy(&stored, st.data(*step), sizeof stored);

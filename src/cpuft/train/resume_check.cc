@@ -36,7 +36,7 @@ std::string value_of(const std::map<std::string, std::string>& flags, const std:
 std::map<std::string, std::string> training_flags(const TrainArgs& args) {
   std::map<std::string, std::string> out;
   TrainArgs shown = args;  // the table binds to the struct it reads; `args` stays untouched
-  const FlagTable table = train_flags(Command::Train, shown);
+  const FlagTable table = train_flags(Command::kTrain, shown);
   for (const char* name : kTrajectoryFlags) out[name] = table.find(name)->show();
   out["data_seed"] = std::to_string(args.effective_data_seed());  // shown as "--seed" when not given
   return out;

@@ -45,7 +45,7 @@ StepPlan plan_steps(const TrainArgs& args, int64_t num_features, int64_t world_s
   p.logging_steps = resolve_interval(args.logging_steps, p.max_steps);
   p.save_steps = resolve_interval(args.save_steps, p.max_steps);
   if (args.eval_steps > 0) p.eval_steps = resolve_interval(args.eval_steps, p.max_steps);
-  else p.eval_steps = args.eval_strategy == EvalStrategy::Steps ? p.logging_steps : 500;
+  else p.eval_steps = args.eval_strategy == EvalStrategy::kSteps ? p.logging_steps : 500;
   return p;
 }
 

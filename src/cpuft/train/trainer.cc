@@ -107,7 +107,7 @@ class Trainer {
   // The evaluation's metrics (eval_*), QA or classification, on every rank.
   nlohmann::json evaluation_metrics(PhaseTimes* phases);
   // A text- or token-classification run (docs/tasks.md) rather than question answering.
-  bool classification() const { return args_.task != TaskHead::question_answering; }
+  bool classification() const { return args_.task != TaskHead::kQuestionAnswering; }
   const std::vector<Feature>& train_features() const { return classification() ? task_train_.features : train_.features; }
   // The loss items of features[indices]: labelled tokens for token classification, else one per feature.
   double loss_items(const std::vector<int64_t>& indices) const;
@@ -162,7 +162,7 @@ NamedArrays Trainer::named(std::vector<float>& arena) const {
 
 void Trainer::setup() {
   if (args_.output_dir.empty()) fail("--output_dir: missing, expected the directory to write the model to");
-  const char* kind = classification() ? (args_.task == TaskHead::token_classification ? "a JSON lines file" : "a CSV or JSON lines file")
+  const char* kind = classification() ? (args_.task == TaskHead::kTokenClassification ? "a JSON lines file" : "a CSV or JSON lines file")
                                       : "a SQuAD JSON file";
   if (args_.do_train && args_.train_file.empty()) fail("--do_train: needs --train_file (", kind, ")");
   if (args_.do_eval && args_.validation_file.empty()) fail("--do_eval: needs --validation_file (", kind, ")");
@@ -225,7 +225,7 @@ void Trainer::setup() {
     if (args_.do_eval)
       task_eval_ = load_task_data(args_.validation_file, Split::kValidation, task_labels_, *loaded_.tokenizer, to,
                                   args_.max_eval_samples);
-    if (args_.do_train && args_.eval_strategy != EvalStrategy::No) {
+    if (args_.do_train && args_.eval_strategy != EvalStrategy::kNo) {
       best_ = best_metric_of(args_);
       check_best_metric(best_, args_, eval_metric_keys());
     }
@@ -237,7 +237,7 @@ void Trainer::setup() {
   const FeatureOptions fo = feature_options(args_);
   if (args_.do_eval) eval_ = load_eval_data(args_.validation_file, *loaded_.tokenizer, fo, args_.max_eval_samples);
   if (args_.do_eval) warn_if_v2_without_flag(eval_, args_.version_2_with_negative);
-  if (args_.do_train && args_.eval_strategy != EvalStrategy::No) {
+  if (args_.do_train && args_.eval_strategy != EvalStrategy::kNo) {
     best_ = best_metric_of(args_);
     check_best_metric(best_, args_, eval_metric_keys());
   }
@@ -246,7 +246,7 @@ void Trainer::setup() {
 }
 
 double Trainer::loss_items(const std::vector<int64_t>& indices) const {
-  if (args_.task != TaskHead::token_classification) return static_cast<double>(indices.size());
+  if (args_.task != TaskHead::kTokenClassification) return static_cast<double>(indices.size());
   double n = 0;
   for (int64_t i : indices)
     for (int32_t y : task_train_.features[static_cast<size_t>(i)].token_labels) n += y != kIgnoreLabel;
@@ -425,9 +425,9 @@ void Trainer::log_step(double loss, double grad_norm, double lr) {
 bool Trainer::evaluation_due(bool epoch_done) const {
   const bool last = progress_.global_step >= plan_.max_steps;  // the Trainer evaluates at the end too
   switch (args_.eval_strategy) {
-    case EvalStrategy::Steps: return progress_.global_step % plan_.eval_steps == 0 || last;
-    case EvalStrategy::Epoch: return epoch_done || last;
-    case EvalStrategy::No: return false;
+    case EvalStrategy::kSteps: return progress_.global_step % plan_.eval_steps == 0 || last;
+    case EvalStrategy::kEpoch: return epoch_done || last;
+    case EvalStrategy::kNo: return false;
   }
   return false;
 }
@@ -435,9 +435,9 @@ bool Trainer::evaluation_due(bool epoch_done) const {
 bool Trainer::save_due(bool epoch_done) const {
   const bool last = progress_.global_step >= plan_.max_steps;
   switch (args_.save_strategy) {
-    case SaveStrategy::Steps: return progress_.global_step % plan_.save_steps == 0 || last;
-    case SaveStrategy::Epoch: return epoch_done || last;
-    case SaveStrategy::No: return false;
+    case SaveStrategy::kSteps: return progress_.global_step % plan_.save_steps == 0 || last;
+    case SaveStrategy::kEpoch: return epoch_done || last;
+    case SaveStrategy::kNo: return false;
   }
   return false;
 }
@@ -459,7 +459,7 @@ void Trainer::evaluate_during_training() {
     entry = nlohmann::json::parse(text);
   }
   state_.log_history.push_back(entry);
-  record_evaluation(state_, best_, entry, progress_.global_step, args_.save_strategy != SaveStrategy::No);
+  record_evaluation(state_, best_, entry, progress_.global_step, args_.save_strategy != SaveStrategy::kNo);
   if (comm_.is_root()) log_info(entry.dump());
   if (tensorboard_) to_tensorboard(entry);
 }

@@ -60,8 +60,8 @@ void log_message(LogLevel level, bool all_ranks, const std::string& message) {
   if (s.rank != 0 && !all_ranks) return;
   std::string text = s.live_line ? "\r\033[K" : "";
   text += all_ranks && s.world > 1 ? str_cat("cpuft[rank ", s.rank, "/", s.world, "]: ") : "cpuft: ";
-  if (level == LogLevel::Notice) text += "notice: ";
-  if (level == LogLevel::Warn) text += "warning: ";
+  if (level == LogLevel::kNotice) text += "notice: ";
+  if (level == LogLevel::kWarn) text += "warning: ";
   text += message;
   text += "\n";
   write_locked(s, text);

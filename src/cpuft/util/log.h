@@ -10,7 +10,7 @@
 
 namespace cpuft {
 
-enum class LogLevel { Info, Notice, Warn };
+enum class LogLevel { kInfo, kNotice, kWarn };
 
 // Where a library function sends what it has to tell the user (an ignored tensor, a weight holding
 // NaN) when its caller decides where that goes: commands pass log_notices(), tests collect them.
@@ -40,15 +40,15 @@ void log_message(LogLevel level, bool all_ranks, const std::string& message);
 
 template <typename... Args>
 void log_info(Args&&... args) {
-  log_message(LogLevel::Info, false, str_cat(std::forward<Args>(args)...));
+  log_message(LogLevel::kInfo, false, str_cat(std::forward<Args>(args)...));
 }
 template <typename... Args>
 void log_notice(Args&&... args) {
-  log_message(LogLevel::Notice, false, str_cat(std::forward<Args>(args)...));
+  log_message(LogLevel::kNotice, false, str_cat(std::forward<Args>(args)...));
 }
 template <typename... Args>
 void log_warn(Args&&... args) {
-  log_message(LogLevel::Warn, false, str_cat(std::forward<Args>(args)...));
+  log_message(LogLevel::kWarn, false, str_cat(std::forward<Args>(args)...));
 }
 // The last words of a process that ends the whole job (Communicator::abort): "cpuft: MESSAGE" on
 // whichever rank says it, the message naming the rank and host itself.
@@ -57,7 +57,7 @@ void log_fatal(const std::string& message);
 // Warnings that concern one process (its cores, its memory) come from every rank.
 template <typename... Args>
 void log_warn_all_ranks(Args&&... args) {
-  log_message(LogLevel::Warn, true, str_cat(std::forward<Args>(args)...));
+  log_message(LogLevel::kWarn, true, str_cat(std::forward<Args>(args)...));
 }
 
 }  // namespace cpuft

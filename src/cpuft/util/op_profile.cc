@@ -19,16 +19,16 @@ thread_local int t_depth = 0;
 
 const char* op_name(Op op) {
   switch (op) {
-    case Op::embedding: return "embedding";
-    case Op::matmul: return "matmul";
-    case Op::attention: return "attention";
-    case Op::layernorm: return "layernorm";
-    case Op::gelu: return "gelu";
-    case Op::dropout: return "dropout";
-    case Op::bf16_round: return "bf16_round";
-    case Op::loss: return "loss";
-    case Op::grad_norm: return "grad_norm";
-    case Op::optimizer: return "optimizer";
+    case Op::kEmbedding: return "embedding";
+    case Op::kMatmul: return "matmul";
+    case Op::kAttention: return "attention";
+    case Op::kLayernorm: return "layernorm";
+    case Op::kGelu: return "gelu";
+    case Op::kDropout: return "dropout";
+    case Op::kBf16Round: return "bf16_round";
+    case Op::kLoss: return "loss";
+    case Op::kGradNorm: return "grad_norm";
+    case Op::kOptimizer: return "optimizer";
     case Op::kCount: break;
   }
   return "?";

@@ -11,16 +11,16 @@
 namespace cpuft {
 
 enum class Op : int {
-  embedding,   // token/position/type lookup and its gradient scatter
-  matmul,      // the model's linear layers (forward, backward data and weights, bias gradient)
-  attention,   // scores, masked softmax, attention dropout, probabilities x values, and their backward
-  layernorm,   // residual add + LayerNorm, forward and backward
-  gelu,        // GELU forward and backward
-  dropout,     // hidden-state dropout, forward and backward
-  bf16_round,  // rounding activations and gradients to bf16 for the next product (--bf16)
-  loss,        // QA cross-entropy and its gradient
-  grad_norm,   // global gradient norm and clipping
-  optimizer,   // AdamW and the refresh of bf16 weight copies
+  kEmbedding,   // token/position/type lookup and its gradient scatter
+  kMatmul,      // the model's linear layers (forward, backward data and weights, bias gradient)
+  kAttention,   // scores, masked softmax, attention dropout, probabilities x values, and their backward
+  kLayernorm,   // residual add + LayerNorm, forward and backward
+  kGelu,        // GELU forward and backward
+  kDropout,     // hidden-state dropout, forward and backward
+  kBf16Round,  // rounding activations and gradients to bf16 for the next product (--bf16)
+  kLoss,        // QA cross-entropy and its gradient
+  kGradNorm,   // global gradient norm and clipping
+  kOptimizer,   // AdamW and the refresh of bf16 weight copies
   kCount
 };
 

@@ -81,7 +81,7 @@ void buckets(cpuft::Communicator& comm, size_t n, size_t bucket_bytes, cpuft::Wi
   for (float& g : grads) g = dist(rng);
   std::vector<float> want = grads;
   // The reference: what a rank would get from one blocking allreduce.
-  if (wire == cpuft::WireType::bf16)
+  if (wire == cpuft::WireType::kBf16)
     for (float& w : want) w = cpuft::bf16_to_f32(cpuft::f32_to_bf16(w));
   comm.allreduce_sum(want.data(), n);
 
@@ -103,7 +103,7 @@ void buckets(cpuft::Communicator& comm, size_t n, size_t bucket_bytes, cpuft::Wi
                                                                (std::fabs(want[i]) + 1.0));
     // f32: only the summation order may differ from the blocking allreduce. bf16: every partial sum
     // is rounded to 8 significant bits, so a few bf16 ulps (2^-8 each) of relative error.
-    double tol = wire == cpuft::WireType::bf16 ? 4.0 / 256 : 1e-6;
+    double tol = wire == cpuft::WireType::kBf16 ? 4.0 / 256 : 1e-6;
     expect(worst <= tol, comm, cpuft::str_cat("bucket result differs from blocking allreduce by ", worst));
     expect(gb.started().size() == gb.buckets().size() && gb.started().front() == 0, comm,
            "buckets start last-first");
@@ -137,7 +137,7 @@ void sparse(cpuft::Communicator& comm, size_t rows, size_t width, size_t ids_per
     for (size_t j = 0; j < width; ++j) grads[begin + id * width + j] += contribution(comm.rank(), id * width + j);
   std::vector<float> want = grads;
   comm.allreduce_sum(want.data(), n);
-  cpuft::GradBuckets gb(comm, grads.data(), n, 4096, cpuft::WireType::f32, {}, {begin, rows, width});
+  cpuft::GradBuckets gb(comm, grads.data(), n, 4096, cpuft::WireType::kF32, {}, {begin, rows, width});
   for (int step = 0; step < 2; ++step) {
     std::vector<float> g = grads;
     gb.begin_step();
@@ -178,7 +178,7 @@ int main(int argc, char** argv) {
       collectives(comm);
     } else if (scenario == "buckets" && argc > 4) {
       buckets(comm, std::stoul(argv[2]), std::stoul(argv[3]),
-              std::string(argv[4]) == "bf16" ? cpuft::WireType::bf16 : cpuft::WireType::f32,
+              std::string(argv[4]) == "bf16" ? cpuft::WireType::kBf16 : cpuft::WireType::kF32,
               argc > 5 && std::string(argv[5]) == "thread");
     } else if (scenario == "sparse" && argc > 4) {
       sparse(comm, std::stoul(argv[2]), std::stoul(argv[3]), std::stoul(argv[4]));

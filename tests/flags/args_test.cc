@@ -259,6 +259,8 @@ TEST(Args, CommandsNeedTheirFiles) {
             "--do_train: not available in `cpuft predict`; use `cpuft train`");
   EXPECT_EQ(error_of(base({"--max_seq_length", "128", "--doc_stride", "128"})),
             "--doc_stride: found 128, expected less than --max_seq_length (128)");
+  // Classification (run_glue's --max_seq_length 128) has no overlapping windows.
+  EXPECT_EQ(error_of(base({"--task", "text-classification", "--max_seq_length", "128"})), "(no error)");
 }
 
 TEST(Args, EnvironmentSetsAndFlagsOverride) {

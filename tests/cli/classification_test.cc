@@ -145,6 +145,15 @@ TEST_F(ClassificationTest, HostileInputsAreOneLineErrors) {
     wide << "label\n";
   }
   EXPECT_ONE_LINE_ERROR(run(path("wide.csv"), path("wide.csv")), "wide.csv");
+  // A test file with no text column (only the label) for a trained classifier.
+  ProcessResult r = cpuft(concat(train_flags("text-classification", path("good")),
+                                 {"--train_file", path("train.csv"), "--validation_file", path("train.csv")}));
+  ASSERT_EQ(r.status, 0) << r.err;
+  write_text(path("labels_only.csv"), "label\nx\n");
+  EXPECT_ONE_LINE_ERROR(cpuft(concat({"predict", "--model_name_or_path", path("good"), "--test_file",
+                                      path("labels_only.csv"), "--output_dir", path("pr")},
+                                     tiny_flags())),
+                        "labels_only.csv", "text column");
 }
 
 }  // namespace

@@ -1,5 +1,7 @@
 #include "cpuft/eval/results_files.h"
 
+#include <cmath>
+
 #include "cpuft/util/atomic_file.h"
 #include "cpuft/util/error.h"
 #include "cpuft/util/json_read.h"
@@ -16,6 +18,16 @@ json speed_metrics(const std::string& split, const SpeedInputs& in) {
   if (in.runtime_s == 0) return m;
   m[split + "_samples_per_second"] = py_round(in.num_samples / in.runtime_s, 3);
   m[split + "_steps_per_second"] = py_round(in.num_steps / in.runtime_s, 3);
+  return m;
+}
+
+json evaluation_speed_metrics(const std::string& split, double runtime_s, int64_t num_samples, int64_t global_batch) {
+  SpeedInputs speed;
+  speed.runtime_s = runtime_s;
+  speed.num_samples = static_cast<double>(num_samples);
+  speed.num_steps = std::ceil(speed.num_samples / static_cast<double>(global_batch));
+  json m = speed_metrics(split, speed);
+  m[split + "_samples"] = num_samples;
   return m;
 }
 

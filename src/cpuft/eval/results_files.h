@@ -3,6 +3,7 @@
 // and the speed metrics they carry. Written by training and by inference.
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -19,6 +20,11 @@ struct SpeedInputs {
 // transformers' speed_metrics(split, ...): {split_runtime: round(t, 4), split_samples_per_second:
 // round(n / t, 3), split_steps_per_second: round(s / t, 3)}; only the runtime when t == 0.
 nlohmann::json speed_metrics(const std::string& split, const SpeedInputs& in);
+
+// What an evaluation of num_samples features in steps of global_batch (per-device batch x ranks) adds
+// to its metrics: speed_metrics over ceil(num_samples / global_batch) steps, and split_samples.
+nlohmann::json evaluation_speed_metrics(const std::string& split, double runtime_s, int64_t num_samples,
+                                        int64_t global_batch);
 
 // Writes output_dir/{split}_results.json and merges the same keys into output_dir/all_results.json
 // (as Trainer.save_metrics(split, metrics, combined=True)). Atomic writes.

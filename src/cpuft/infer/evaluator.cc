@@ -107,12 +107,8 @@ EvalOutcome evaluate_qa(QaModel& model, const QaData& data, const PostprocessOpt
     PhaseScope scope(phases, "metrics");
     out.metrics = squad_metrics_json(data, out.predictions, split);
   }
-  SpeedInputs speed;
-  speed.runtime_s = now_s() - t0;
-  speed.num_samples = static_cast<double>(data.features.size());
-  speed.num_steps = std::ceil(speed.num_samples / (static_cast<double>(batch_size) * comm.size()));
-  out.metrics.update(speed_metrics(split, speed));
-  out.metrics[split + "_samples"] = static_cast<int64_t>(data.features.size());
+  out.metrics.update(evaluation_speed_metrics(split, now_s() - t0, static_cast<int64_t>(data.features.size()),
+                                              static_cast<int64_t>(batch_size) * comm.size()));
   return out;
 }
 

@@ -81,8 +81,19 @@ void BM_GeluBwd(benchmark::State& state) {
   if (!k) return;
   auto pre = random_floats(kRows * kFfn, 2.0f), d = random_floats(kRows * kFfn);
   std::vector<float> dpre(pre.size());
-  for (auto _ : state) k->gelu_bwd(dpre.data(), d.data(), pre.data(), kRows * kFfn);
+  for (auto _ : state) k->gelu_bwd(dpre.data(), nullptr, nullptr, d.data(), pre.data(), kRows, kFfn);
   set_bytes(state, kRows * kFfn * 4.0 * 3);
+}
+
+// The bf16 training form: the gradient as bf16 and the bias gradient, no f32 gradient.
+void BM_GeluBwdBf16Bias(benchmark::State& state) {
+  const KernelTable* k = table_for(state);
+  if (!k) return;
+  auto pre = random_floats(kRows * kFfn, 2.0f), d = random_floats(kRows * kFfn);
+  std::vector<uint16_t> dpre(pre.size());
+  std::vector<float> db(kFfn);
+  for (auto _ : state) k->gelu_bwd(nullptr, dpre.data(), db.data(), d.data(), pre.data(), kRows, kFfn);
+  set_bytes(state, kRows * kFfn * (4.0 * 2 + 2));
 }
 
 void BM_BiasGrad(benchmark::State& state) {
@@ -173,6 +184,7 @@ BENCHMARK(BM_LayerNormFwd)->Apply(isa_args);
 BENCHMARK(BM_LayerNormBwd)->Apply(isa_args);
 BENCHMARK(BM_GeluFwd)->Apply(isa_args);
 BENCHMARK(BM_GeluBwd)->Apply(isa_args);
+BENCHMARK(BM_GeluBwdBf16Bias)->Apply(isa_args);
 BENCHMARK(BM_BiasGrad)->Apply(isa_args);
 BENCHMARK(BM_SoftmaxFwd)->Apply(isa_args);
 BENCHMARK(BM_SoftmaxBwd)->Apply(isa_args);

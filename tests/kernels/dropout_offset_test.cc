@@ -15,7 +15,7 @@ TEST(DropoutOffset, SliceWithFirstIndexMatchesWholeTensor) {
   cpuft::dropout_fwd(part.data(), nullptr, in.data() + offset, n - offset, 0.25f, 77, 5, offset);
   for (int64_t i = 0; i < n - offset; ++i) ASSERT_EQ(part[i], whole[offset + i]) << "element " << offset + i;
   std::vector<float> back(n - offset, 1.0f);
-  cpuft::dropout_bwd(back.data(), back.data(), n - offset, 0.25f, 77, 5, offset);
+  cpuft::dropout_bwd(back.data(), nullptr, back.data(), n - offset, 0.25f, 77, 5, offset);
   for (int64_t i = 0; i < n - offset; ++i) {
     const bool kept = cpuft::dropout_keep(77, 5, static_cast<uint64_t>(offset + i), 0.25f);
     ASSERT_EQ(back[i] != 0.0f, kept) << "element " << offset + i;

@@ -25,15 +25,46 @@ TEST_P(Gelu, VectorMatchesReferenceOnTails) {
       EXPECT_LT(max_rel_err(o2, o1, max_abs(o1)), 1e-6) << "N=" << N << " M=" << M;
       auto dout = randn(n, 3);
       std::vector<float> d1(n), d2(n);
-      ref().gelu_bwd(d1.data(), dout.data(), p1.data(), static_cast<int64_t>(n));
-      vec().gelu_bwd(d2.data(), dout.data(), p1.data(), static_cast<int64_t>(n));
+      std::vector<float> gb1(N, 1.0f), gb2(N, 1.0f);
+      ref().gelu_bwd(d1.data(), nullptr, gb1.data(), dout.data(), p1.data(), M, N);
+      vec().gelu_bwd(d2.data(), nullptr, gb2.data(), dout.data(), p1.data(), M, N);
       EXPECT_LT(max_rel_err(d2, d1, max_abs(d1)), 1e-6) << "N=" << N << " M=" << M;
+      // The fused bias gradient is bias_grad's sums of the gradient written, bit for bit.
+      std::vector<float> want1(N, 1.0f), want2(N, 1.0f);
+      ref().bias_grad(want1.data(), d1.data(), M, N);
+      vec().bias_grad(want2.data(), d2.data(), M, N);
+      EXPECT_EQ(gb1, want1) << "N=" << N << " M=" << M;
+      EXPECT_EQ(gb2, want2) << "N=" << N << " M=" << M;
       std::vector<float> b1(N, 1.0f), b2(N, 1.0f);
       ref().bias_grad(b1.data(), dout.data(), M, N);
       vec().bias_grad(b2.data(), dout.data(), M, N);
       EXPECT_EQ(b1, b2);  // rows summed in the same order
     }
   }
+}
+
+TEST_P(Gelu, BackwardOutputsAreOptionalAndBf16IsTheRoundedGradient) {
+  // Wide enough for several of the vector kernel's column chunks per thread, with a tail.
+  const int M = 7, N = 2 * 1024 + 35;
+  auto pre = randn(size_t(M) * N, 5, 2.0f), dout = randn(size_t(M) * N, 6);
+  std::vector<float> d(size_t(M) * N), db_all(N, 0.5f), db_only(N, 0.5f);
+  std::vector<uint16_t> h_all(size_t(M) * N), h_only(size_t(M) * N);
+  vec().gelu_bwd(d.data(), h_all.data(), db_all.data(), dout.data(), pre.data(), M, N);
+  vec().gelu_bwd(nullptr, h_only.data(), db_only.data(), dout.data(), pre.data(), M, N);
+  EXPECT_EQ(h_all, h_only);
+  EXPECT_EQ(db_all, db_only);
+  for (size_t i = 0; i < d.size(); ++i) {
+    uint32_t bits;
+    std::memcpy(&bits, &d[i], 4);
+    ASSERT_EQ(h_all[i], (bits + 0x7fffu + ((bits >> 16) & 1u)) >> 16) << i;
+  }
+  std::vector<float> want(N, 0.5f);
+  vec().bias_grad(want.data(), d.data(), M, N);
+  EXPECT_EQ(db_all, want);
+  // In place (dpre aliasing dout), without the bias gradient.
+  auto inplace = dout;
+  vec().gelu_bwd(inplace.data(), nullptr, nullptr, inplace.data(), pre.data(), M, N);
+  EXPECT_EQ(inplace, d);
 }
 
 TEST_P(Gelu, OutputsAreOptionalAndBf16IsTheRoundedOutput) {
@@ -58,7 +89,7 @@ TEST(GeluRef, MatchesTheErfFormulaAndItsDerivative) {
   std::vector<float> y(x.size()), dy(x.size()), ones(x.size(), 1.0f);
   auto pre = x;
   gelu_fwd(y.data(), nullptr, pre.data(), nullptr, 1, static_cast<int64_t>(x.size()));
-  gelu_bwd(dy.data(), ones.data(), x.data(), static_cast<int64_t>(x.size()));
+  gelu_bwd(dy.data(), nullptr, nullptr, ones.data(), x.data(), 1, static_cast<int64_t>(x.size()));
   for (size_t i = 0; i < x.size(); ++i) {
     double xd = x[i];
     double want = 0.5 * xd * (1 + std::erf(xd / std::sqrt(2.0)));

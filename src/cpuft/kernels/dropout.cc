@@ -45,9 +45,9 @@ void dropout_fwd(float* out, uint16_t* out_bf16, const float* in, int64_t n, flo
   dropout_run(out, out_bf16, in, n, p, seed, stream, first_index, "dropout_fwd");
 }
 
-void dropout_bwd(float* din, const float* dout, int64_t n, float p, uint64_t seed,
+void dropout_bwd(float* din, uint16_t* din_bf16, const float* dout, int64_t n, float p, uint64_t seed,
                  uint64_t stream, uint64_t first_index) {
-  dropout_run(din, nullptr, dout, n, p, seed, stream, first_index, "dropout_bwd");
+  dropout_run(din, din_bf16, dout, n, p, seed, stream, first_index, "dropout_bwd");
 }
 
 }  // namespace cpuft

@@ -22,8 +22,9 @@ void dropout_fwd(float* out, uint16_t* out_bf16, const float* in, int64_t n, flo
                  uint64_t seed, uint64_t stream, uint64_t first_index = 0);
 
 // din (n) = dout * keep / (1 - p), the same mask as dropout_fwd with the same (seed, stream).
-// din OVERWRITTEN, may alias dout.
-void dropout_bwd(float* din, const float* dout, int64_t n, float p, uint64_t seed,
+// din OVERWRITTEN, may alias dout. din_bf16 (n) nullable: bf16 copy of din (the output gradient a
+// product reads next), written in the same pass.
+void dropout_bwd(float* din, uint16_t* din_bf16, const float* dout, int64_t n, float p, uint64_t seed,
                  uint64_t stream, uint64_t first_index = 0);
 
 }  // namespace cpuft

@@ -15,7 +15,12 @@ void gelu_fwd(float* out, uint16_t* out_bf16, float* pre, const float* bias, int
               int64_t N);
 
 // dpre = dout * (cdf(pre) + pre * pdf(pre)),  cdf = 0.5 * (1 + erf(pre/sqrt2)),
-// pdf = exp(-pre^2/2) / sqrt(2*pi). All (n). dpre OVERWRITTEN; dpre may alias dout.
-void gelu_bwd(float* dpre, const float* dout, const float* pre, int64_t n);
+// pdf = exp(-pre^2/2) / sqrt(2*pi), over M rows of N, in one pass that also writes what the layer's
+// backward reads next: dpre (M,N) f32 and dpre_bf16 (M,N) its bf16 copy (the output gradient of the
+// product that made pre), each nullable, OVERWRITTEN; dpre may alias dout. dbias (N) nullable: the
+// bias gradient of that product, += the column sums of dpre, each column summed over the rows in
+// order in f32 (bias_grad's sums, the same bits, whatever the thread count).
+void gelu_bwd(float* dpre, uint16_t* dpre_bf16, float* dbias, const float* dout, const float* pre, int64_t M,
+              int64_t N);
 
 }  // namespace cpuft

@@ -23,13 +23,22 @@ void gelu_fwd(float* out, uint16_t* out_bf16, float* pre, const float* bias, int
   }
 }
 
-void gelu_bwd(float* dpre, const float* dout, const float* pre, int64_t n) {
+void gelu_bwd(float* dpre, uint16_t* dpre_bf16, float* dbias, const float* dout, const float* pre, int64_t M,
+              int64_t N) {
 #pragma omp parallel for schedule(static)
-  for (int64_t i = 0; i < n; ++i) {
-    const float x = pre[i];
-    const float cdf = 0.5f * (1.0f + std::erf(x * 0.70710678118654752f));
-    const float pdf = 0.39894228040143268f * std::exp(x * x * -0.5f);
-    dpre[i] = dout[i] * (cdf + x * pdf);
+  for (int64_t c = 0; c < N; ++c) {
+    float acc = 0.0f;
+    for (int64_t m = 0; m < M; ++m) {
+      const int64_t i = m * N + c;
+      const float x = pre[i];
+      const float cdf = 0.5f * (1.0f + std::erf(x * 0.70710678118654752f));
+      const float pdf = 0.39894228040143268f * std::exp(x * x * -0.5f);
+      const float g = dout[i] * (cdf + x * pdf);
+      acc += g;
+      if (dpre) dpre[i] = g;
+      if (dpre_bf16) dpre_bf16[i] = f32_to_bf16(g);
+    }
+    if (dbias) dbias[c] += acc;
   }
 }
 

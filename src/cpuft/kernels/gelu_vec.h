@@ -1,6 +1,9 @@
 // GELU forward/backward over any Vec (see gelu.h).
 #pragma once
 
+#include <omp.h>
+
+#include <algorithm>
 #include <cstdint>
 
 #include "cpuft/kernels/vec_loop.h"
@@ -37,20 +40,42 @@ void gelu_fwd_vec(float* out, uint16_t* out_bf16, float* pre, const float* bias,
 // torch's GeluBackward: dy * (cdf + x * pdf), cdf = 0.5 * (1 + erf(x / sqrt2)),
 // pdf = (2/sqrt(pi) * 1/sqrt2 * 0.5) * exp(-0.5 * x * x).
 template <class V>
-void gelu_bwd_vec(float* dpre, const float* dout, const float* pre, int64_t n) {
-  const int64_t chunks = (n + kFlatChunk - 1) / kFlatChunk;
-#pragma omp parallel for schedule(static)
-  for (int64_t ch = 0; ch < chunks; ++ch) {
-    const int64_t end = (ch + 1) * kFlatChunk < n ? (ch + 1) * kFlatChunk : n;
-    for (int64_t i = ch * kFlatChunk; i < end; i += V::W) {
-      int k = width_at<V>(i, end);
-      auto x = load_k<V>(pre + i, k);
-      auto cdf = V::mul(V::set1(0.5f),
-                        V::add(V::set1(1.0f), verf<V>(V::mul(x, V::set1(0.70710678118654752f)))));
-      auto pdf = V::mul(V::set1(0.39894228040143268f),
-                        vexp<V>(V::mul(V::mul(x, x), V::set1(-0.5f))));
-      auto g = V::mul(load_k<V>(dout + i, k), V::add(cdf, V::mul(x, pdf)));
-      store_k<V>(dpre + i, k, g);
+typename V::F gelu_grad_of(typename V::F x, typename V::F dy) {
+  auto cdf = V::mul(V::set1(0.5f), V::add(V::set1(1.0f), verf<V>(V::mul(x, V::set1(0.70710678118654752f)))));
+  auto pdf = V::mul(V::set1(0.39894228040143268f), vexp<V>(V::mul(V::mul(x, x), V::set1(-0.5f))));
+  return V::mul(dy, V::add(cdf, V::mul(x, pdf)));
+}
+
+// Each thread owns a contiguous range of columns and runs down the rows in order, a chunk of at most
+// kGeluBwdChunk columns at a time: a row's chunk is read and written contiguously, and the column
+// sums (dbias) are added over the rows in order, as bias_grad adds them.
+constexpr int64_t kGeluBwdChunk = 1024;
+
+template <class V>
+void gelu_bwd_vec(float* dpre, uint16_t* dpre_bf16, float* dbias, const float* dout, const float* pre, int64_t M,
+                  int64_t N) {
+  const int64_t vectors = (N + V::W - 1) / V::W;
+#pragma omp parallel
+  {
+    const int64_t threads = omp_get_num_threads(), t = omp_get_thread_num();
+    const int64_t c_begin = vectors * t / threads * V::W;
+    const int64_t c_end = std::min(N, vectors * (t + 1) / threads * V::W);
+    alignas(64) float acc[kGeluBwdChunk];
+    for (int64_t c0 = c_begin; c0 < c_end; c0 += kGeluBwdChunk) {
+      const int64_t c1 = std::min(c_end, c0 + kGeluBwdChunk);
+      for (int64_t c = c0; c < c1; ++c) acc[c - c0] = 0.0f;
+      for (int64_t m = 0; m < M; ++m) {
+        const int64_t row = m * N;
+        for (int64_t c = c0; c < c1; c += V::W) {
+          const int k = width_at<V>(c, c1);
+          auto g = gelu_grad_of<V>(load_k<V>(pre + row + c, k), load_k<V>(dout + row + c, k));
+          if (dpre) store_k<V>(dpre + row + c, k, g);
+          if (dpre_bf16) store_bf16_k<V>(dpre_bf16 + row + c, k, g);
+          if (dbias) store_k<V>(acc + (c - c0), k, V::add(load_k<V>(acc + (c - c0), k), g));
+        }
+      }
+      if (dbias)
+        for (int64_t c = c0; c < c1; ++c) dbias[c] += acc[c - c0];
     }
   }
 }

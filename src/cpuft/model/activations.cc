@@ -37,11 +37,12 @@ void QaModel::Acts::plan(Acts& a, const ModelConfig& c, bool bf16, int64_t rows,
   a.emb_ln = take(n * h);
   a.x0 = training ? take(n * h) : a.emb_ln;  // forward only: the embedding dropout is the identity, in place
   const float* input = a.x0;
-  // bf16 mode: the f32 ctx only feeds its bf16 copy, so all layers share one. The GELU output is
-  // recomputed from f1 by backward, so it is one buffer for all layers too (f32, or bf16 in bf16 mode).
+  // bf16 mode: the f32 ctx only feeds its bf16 copy, so all layers share one. The GELU output: f32
+  // training recomputes it from f1 in backward, so it is one buffer for all layers; bf16 training
+  // keeps each layer's bf16 copy (half the size, and no erf pass in backward); forward only, one.
   float* const ctx_shared = bf16 ? take(n * h) : nullptr;
   float* const g_shared = !bf16 && training ? take(n * inter) : nullptr;
-  uint16_t* const gb_shared = bf16 ? take_bf16(n * inter) : nullptr;
+  uint16_t* const gb_shared = bf16 && !training ? take_bf16(n * inter) : nullptr;
   // bf16 training: backward reads the bf16 copies of h1 and of each layer's input, so the f32 h1 is
   // one buffer for all layers and the f32 layer outputs alternate between two, as forward only.
   const bool bf16_training = bf16 && training;
@@ -72,7 +73,7 @@ void QaModel::Acts::plan(Acts& a, const ModelConfig& c, bool bf16, int64_t rows,
     l.f1 = bf16 && !training ? nullptr : take(n * inter);
     // The GELU output: bf16 only in bf16 mode; in f32 forward-only plans, written over f1.
     l.g = bf16 ? nullptr : training ? g_shared : l.f1;
-    l.gb = gb_shared;
+    l.gb = bf16 ? (training ? take_bf16(n * inter) : gb_shared) : nullptr;
     l.res2 = take(n * h);
     l.mean2 = take(n);
     l.rstd2 = take(n);

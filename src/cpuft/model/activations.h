@@ -7,12 +7,12 @@
 //   per layer    qkv: 3 N H (each row q | k | v, one product); ctx, res1, h1, res2, h2: 5 N H;
 //                ff1 pre-GELU: N I; mean/rstd x2: 4 N
 //                (no attention probabilities: backward recomputes them, attention.h)
-//   shared       the GELU output (N I): backward recomputes it from ff1, one buffer for all layers
+//   shared       f32 mode: the GELU output (N I), which backward recomputes from ff1: one buffer for all layers
 //   bf16 mode    the operands of the linear layers are kept as bf16 (uint16, half a float each):
-//                per layer the layer input, ctx, h1 (N H each); backward reads only those, so the
-//                f32 ctx and h1 are one buffer shared by all layers and the f32 layer outputs h2
-//                alternate between two; the GELU output is shared and bf16 only; the qa input is
-//                bf16 only, and the output-gradient scratch holds bf16
+//                per layer the layer input, ctx, h1 (N H each) and the GELU output (N I, bf16
+//                only, not recomputed); backward reads only those, so the f32 ctx and h1 are one
+//                buffer shared by all layers and the f32 layer outputs h2 alternate between two;
+//                the qa input is bf16 only, and the output-gradient scratch holds bf16
 //   head         head input: N H; logits, dlogits: 2 N W (W = head width: 2 or num_labels); a sequence
 //                head's first-token rows and its dense output: 2 B H (and their bf16 copies)
 //   scratch      dres, da, db: 3 N H; dqkv: 3 N H; di: N I; bf16 dy: N max(3 H, I) / 2;
@@ -46,7 +46,7 @@ struct QaModel::Acts {
     uint16_t* h1b;    // (N, H) h1 as bf16 (bf16 mode; null in f32 mode)
     float *f1, *g;    // (N, I) FFN pre-activation, GELU output (g: shared by all layers; null in bf16 mode,
                       // and f1 null too in bf16 forward-only plans, whose ff1 product applies the GELU)
-    uint16_t* gb;     // (N, I) g as bf16, shared by all layers (bf16 mode; null in f32 mode)
+    uint16_t* gb;     // (N, I) g as bf16 (bf16 mode: per layer in training, shared forward only; null in f32)
     float *res2, *mean2, *rstd2;  // (N, H) input of the second LayerNorm, its statistics
     float* h2;        // (N, H) layer output
   };

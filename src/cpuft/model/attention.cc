@@ -110,7 +110,7 @@ void attention_bwd(float* dqkv, float* tiles, const float* dctx, const float* qk
     const float* pv = product_probs(tile, p, bh, T, L, drop, bf16);  // as the forward product read them
     tile_matmul(true, false, L, HD, T, 1.f, pv, L, dc, H, dv, H3, bf16);  // dV = Pd^T dctx
     tile_matmul(false, true, T, L, HD, 1.f, dc, H, v, H3, dp, L, bf16);   // dPd = dctx V^T
-    if (drop.p > 0.f) dropout_bwd(dp, dp, T * L, drop.p, drop.seed, drop.stream, dropout_first(drop, bh, T));
+    if (drop.p > 0.f) dropout_bwd(dp, nullptr, dp, T * L, drop.p, drop.seed, drop.stream, dropout_first(drop, bh, T));
     softmax_bwd(dp, dp, p, mask, 1, 1, static_cast<int>(T), static_cast<int>(L), 1.f);
     if (bf16) round_bf16_array(dp, dp, T * L);
     tile_matmul(false, false, T, HD, L, dq_scale, dp, L, k, H3, dq, H3, bf16);    // dQ = dS K

@@ -52,13 +52,16 @@ void QaModel::backward_pass(const Batch& b, const Acts& a, uint64_t seed) {
     layernorm_bwd(a.da, G + lo.ln2.w, G + lo.ln2.b, a.dres, L.res2, L.mean2, L.rstd2, P + lo.ln2.w, static_cast<int>(N),
                   static_cast<int>(H));
     copy(a.db, a.da, N * H);  // gradient of h1 through the residual
-    dropout_bwd(a.da, a.da, N * H, hidden_p, seed, dropout_site::ffn_output(li), hidden_first);
-    gelu_fwd(L.g, L.gb, L.f1, nullptr, N, I);  // lin2's input again: recomputed, not kept per layer
-    linear_bwd(a.di, G + lo.ff2.w, G + lo.ff2.b, a.da, gemm_operand(a.da, a.dy_b16, N * H),
+    // The dropout writes lin2's output gradient and its bf16 copy (bf16 mode) in one pass.
+    dropout_bwd(a.da, a.dy_b16, a.da, N * H, hidden_p, seed, dropout_site::ffn_output(li), hidden_first);
+    // lin2's input: kept per layer as bf16 (bf16 mode), recomputed into the one f32 buffer (f32 mode).
+    if (!bf16_) gelu_fwd(L.g, nullptr, L.f1, nullptr, N, I);
+    linear_bwd(a.di, G + lo.ff2.w, G + lo.ff2.b, a.da, saved_operand(a.da, a.dy_b16),
                saved_operand(L.g, L.gb), gemm_weight(lo.ff2.w), N, I, H, false);
     ready(lo.ff2.w, lo.end);  // ff2 and ln2: the gradients of a layer go out in four parts as they finish
-    gelu_bwd(a.di, a.di, L.f1, N * I);
-    linear_bwd(a.db, G + lo.ff1.w, G + lo.ff1.b, a.di, gemm_operand(a.di, a.dy_b16, N * I),
+    // The GELU's gradient, lin1's bias gradient and lin1's bf16 output gradient in one pass.
+    gelu_bwd(bf16_ ? nullptr : a.di, a.dy_b16, G + lo.ff1.b, a.di, L.f1, N, I);
+    linear_bwd(a.db, G + lo.ff1.w, /*dbias=*/nullptr, nullptr, saved_operand(a.di, a.dy_b16),
                saved_operand(L.h1, L.h1b), gemm_weight(lo.ff1.w), N, H, I, true);
     ready(lo.ff1.w, lo.ff2.w);
 
@@ -66,8 +69,11 @@ void QaModel::backward_pass(const Batch& b, const Acts& a, uint64_t seed) {
     layernorm_bwd(a.da, G + lo.ln1.w, G + lo.ln1.b, a.db, L.res1, L.mean1, L.rstd1, P + lo.ln1.w, static_cast<int>(N),
                   static_cast<int>(H));
     copy(a.dres, a.da, N * H);  // gradient of the layer input through the residual
-    if (!distil) dropout_bwd(a.da, a.da, N * H, hidden_p, seed, dropout_site::attention_output(li), hidden_first);
-    linear_bwd(a.db, G + lo.o.w, G + lo.o.b, a.da, gemm_operand(a.da, a.dy_b16, N * H), saved_operand(L.ctx, L.ctxb),
+    if (distil)
+      gemm_operand(a.da, a.dy_b16, N * H);
+    else  // with the bf16 copy, as above
+      dropout_bwd(a.da, a.dy_b16, a.da, N * H, hidden_p, seed, dropout_site::attention_output(li), hidden_first);
+    linear_bwd(a.db, G + lo.o.w, G + lo.o.b, a.da, saved_operand(a.da, a.dy_b16), saved_operand(L.ctx, L.ctxb),
                gemm_weight(lo.o.w), N, H, H, false);
     ready(lo.o.w, lo.ff1.w);  // o and ln1
     round_bf16_in_place(a.db, N * H, bf16_);  // the attention core reads a bf16 context gradient
@@ -83,7 +89,7 @@ void QaModel::backward_pass(const Batch& b, const Acts& a, uint64_t seed) {
   }
 
   // Embeddings: dropout, LayerNorm, then scatter-add into the tables (no gradient into the pad row).
-  dropout_bwd(a.dres, a.dres, N * H, hidden_p, seed, dropout_site::kEmbeddings, hidden_first);
+  dropout_bwd(a.dres, nullptr, a.dres, N * H, hidden_p, seed, dropout_site::kEmbeddings, hidden_first);
   layernorm_bwd(a.da, G + eo.ln.w, G + eo.ln.b, a.dres, a.emb_sum, a.emb_mean, a.emb_rstd, P + eo.ln.w, static_cast<int>(N),
                   static_cast<int>(H));
   {

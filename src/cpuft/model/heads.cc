@@ -65,14 +65,14 @@ void QaModel::head_backward(const Batch& b, const Acts& a, uint64_t seed) {
   if (!h.has_dense) {
     linear_bwd(a.dres, G + h.out.w, G + h.out.b, a.dlogits, gemm_operand(a.dlogits, a.dy_b16, N * W),
                saved_operand(a.head_in, a.head_inb), gemm_weight(h.out.w), N, H, W, false);
-    dropout_bwd(a.dres, a.dres, N * H, p, seed, dropout_site::kHeadInput,
+    dropout_bwd(a.dres, nullptr, a.dres, N * H, p, seed, dropout_site::kHeadInput,
                 static_cast<uint64_t>(b.row_offset) * static_cast<uint64_t>(b.seq_len * H));
     return;
   }
   // Sequence head: (B, H) gradients in the scratch a.da, a.db (each holds N H >= B H floats).
   linear_bwd(a.da, G + h.out.w, G + h.out.b, a.dlogits, gemm_operand(a.dlogits, a.dy_b16, B * W),
              saved_operand(a.head_in, a.head_inb), gemm_weight(h.out.w), B, H, W, false);
-  dropout_bwd(a.da, a.da, B * H, p, seed, dropout_site::kClassifierInput,
+  dropout_bwd(a.da, nullptr, a.da, B * H, p, seed, dropout_site::kClassifierInput,
               static_cast<uint64_t>(b.row_offset) * static_cast<uint64_t>(H));
   round_bf16_in_place(a.da, B * H, bf16_);
   if (c.family == ModelFamily::kDistilBert) {

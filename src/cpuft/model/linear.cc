@@ -48,7 +48,7 @@ void linear_bwd(float* dx, float* dw, float* dbias, const float* dy32, GemmIn dy
   check_same_dtype("linear_bwd", dy, x);
   if (dx) linear_backward_data(rows, out, in, dy.data, w.data, dy.dtype, dx, DType::kF32, accumulate_dx);
   linear_backward_weight(rows, out, in, dy.data, x.data, dy.dtype, dw, /*accumulate=*/true);
-  bias_grad(dbias, dy32, rows, out);
+  if (dbias) bias_grad(dbias, dy32, rows, out);
 }
 
 }  // namespace cpuft

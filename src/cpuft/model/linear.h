@@ -33,7 +33,8 @@ void linear_fwd(float* y, GemmIn x, GemmIn w, const float* bias, int64_t rows, i
 // pre-activation is not kept).
 void linear_gelu_fwd(uint16_t* y, GemmIn x, GemmIn w, const float* bias, int64_t rows, int64_t in, int64_t out);
 // dx[rows, in] = dy W (written, or added when accumulate_dx; dx may be null: no input gradient);
-// dW += dy^T x; dbias += column sums of dy32, the f32 output gradient that dy holds (or rounds).
+// dW += dy^T x; dbias += column sums of dy32, the f32 output gradient that dy holds (or rounds);
+// dbias and dy32 null: the caller has added the bias gradient already (gelu_bwd does, in its pass).
 void linear_bwd(float* dx, float* dw, float* dbias, const float* dy32, GemmIn dy, GemmIn x, GemmIn w, int64_t rows,
                 int64_t in, int64_t out, bool accumulate_dx);
 

@@ -129,7 +129,7 @@ void BM_SoftmaxBwd(benchmark::State& state) {
   const int64_t n = int64_t(kB) * kHeads * kT * kT;
   auto dp = random_floats(n), p = random_floats(n, 0.01f);
   std::vector<float> ds(n);
-  for (auto _ : state) k->softmax_bwd(ds.data(), dp.data(), p.data(), nullptr, kB, kHeads, kT, kT, 1.0f);
+  for (auto _ : state) k->softmax_bwd(ds.data(), nullptr, dp.data(), p.data(), nullptr, kB, kHeads, kT, kT, 1.0f);
   set_bytes(state, n * 4.0 * 3);
 }
 

@@ -261,6 +261,28 @@ TEST(TileMatmul, Bf16KernelMatchesItsScalarModel) {
       }
 }
 
+// A held as bf16 storage gives the product of the same values in f32 storage, bit for bit, on every
+// path; round_c gives the product rounded to bf16 as round_bf16_array would.
+TEST(TileMatmul, Bf16StorageOfAAndRoundedOutputsAreTheSameProduct) {
+  for (bool ta : {false, true})
+    for (bool tb : {false, true})
+      for (const Tile& t : kTiles) {
+        TileCase c(ta, tb, t, 11);
+        std::vector<uint16_t> a16(c.a.size());
+        for (size_t i = 0; i < a16.size(); ++i) a16[i] = std::isnan(c.a[i]) ? 0x7fc0 : f32_to_bf16(c.a[i]);
+        std::vector<float> want(static_cast<size_t>(t.m * c.ldc), -7.0f), got16 = want, rounded = want;
+        tile_matmul(ta, tb, t.m, t.n, t.k, 0.25f, c.a.data(), c.lda, c.b.data(), c.ldb, want.data(), c.ldc, true);
+        tile_matmul_a16(ta, tb, t.m, t.n, t.k, 0.25f, a16.data(), c.lda, c.b.data(), c.ldb, got16.data(), c.ldc);
+        tile_matmul(ta, tb, t.m, t.n, t.k, 0.25f, c.a.data(), c.lda, c.b.data(), c.ldb, rounded.data(), c.ldc, true,
+                    /*round_c=*/true);
+        ASSERT_EQ(got16, want) << c.name();
+        for (int64_t i = 0; i < t.m; ++i)
+          for (int64_t j = 0; j < c.ldc; ++j)
+            ASSERT_EQ(rounded[i * c.ldc + j], j < t.n ? round_to_bf16(want[i * c.ldc + j]) : -7.0f)
+                << c.name() << " at " << i << ", " << j;
+      }
+}
+
 // Either way, a bf16 tile product is the product of its bf16 values up to f32 rounding.
 TEST(TileMatmul, Bf16ProductsAreTheProductOfTheBf16Values) {
   for (const Tile& t : kTiles) {

@@ -1,6 +1,7 @@
 // Masked softmax: vector vs reference, HF masking semantics, gradient vs finite differences.
 #include "cpuft/kernels/softmax.h"
 
+#include "cpuft/tensor/bf16.h"
 #include "kernel_test_util.h"
 
 namespace cpuft::test {
@@ -36,9 +37,17 @@ TEST_P(Softmax, VectorMatchesReferenceOnTails) {
         EXPECT_LT(max_rel_err(p2, p1, 1e-3), 5e-6) << "T=" << T << " H=" << H;
         auto dp = randn(n, 3);
         std::vector<float> d1(n), d2(n);
-        ref().softmax_bwd(d1.data(), dp.data(), p1.data(), mask.data(), B, H, T, T, divisor);
-        vec().softmax_bwd(d2.data(), dp.data(), p1.data(), mask.data(), B, H, T, T, divisor);
+        ref().softmax_bwd(d1.data(), nullptr, dp.data(), p1.data(), mask.data(), B, H, T, T, divisor);
+        vec().softmax_bwd(d2.data(), nullptr, dp.data(), p1.data(), mask.data(), B, H, T, T, divisor);
         EXPECT_LT(max_rel_err(d2, d1, max_abs(d1) + 1e-30), 2e-6) << "T=" << T;
+        // The bf16 copy is the rounded gradient, with or without the f32 one.
+        std::vector<uint16_t> b_both(n), b_only(n);
+        std::vector<float> d3(n);
+        vec().softmax_bwd(d3.data(), b_both.data(), dp.data(), p1.data(), mask.data(), B, H, T, T, divisor);
+        vec().softmax_bwd(nullptr, b_only.data(), dp.data(), p1.data(), mask.data(), B, H, T, T, divisor);
+        EXPECT_EQ(d3, d2);
+        EXPECT_EQ(b_both, b_only);
+        for (size_t i = 0; i < n; ++i) ASSERT_EQ(b_both[i], f32_to_bf16(d2[i])) << "T=" << T << " at " << i;
       }
     }
   }
@@ -62,7 +71,7 @@ TEST_P(Softmax, FullyMaskedRowIsUniformAndMaskedKeysGetNothing) {
     }
     auto dp = randn(p.size(), 6);
     std::vector<float> ds(p.size());
-    vec().softmax_bwd(ds.data(), dp.data(), p.data(), mask.data(), B, H, T, T, 1.0f);
+    vec().softmax_bwd(ds.data(), nullptr, dp.data(), p.data(), mask.data(), B, H, T, T, 1.0f);
     for (int i = 0; i < H * T * T; ++i) ASSERT_EQ(ds[i], 0.0f);  // masked_fill blocks gradient
     for (int row = H * T; row < 2 * H * T; ++row) EXPECT_EQ(ds[size_t(row) * T + 3], 0.0f);
   }
@@ -104,8 +113,8 @@ TEST_P(Softmax, RowsOverTheRealKeysMatchTheFullPaddedSoftmax) {
   vec().softmax_fwd(pc.data(), nullptr, sc.data(), mask_cut.data(), B, H, T, Tk, 2.0f, kMaskLowestF32);
   ref().softmax_fwd(pr.data(), nullptr, sc.data(), mask_cut.data(), B, H, T, Tk, 2.0f, kMaskLowestF32);
   EXPECT_LT(max_rel_err(pc, pr, 1e-3), 5e-6);
-  vec().softmax_bwd(ds.data(), dp.data(), p.data(), mask.data(), B, H, T, T, 2.0f);
-  vec().softmax_bwd(dsc.data(), dpc.data(), pc.data(), mask_cut.data(), B, H, T, Tk, 2.0f);
+  vec().softmax_bwd(ds.data(), nullptr, dp.data(), p.data(), mask.data(), B, H, T, T, 2.0f);
+  vec().softmax_bwd(dsc.data(), nullptr, dpc.data(), pc.data(), mask_cut.data(), B, H, T, Tk, 2.0f);
   for (size_t row = 0; row < size_t(B) * H * T; ++row) {
     for (int c = 0; c < Tk; ++c) {
       ASSERT_NEAR(pc[row * Tk + c], p[row * T + c], 1e-6f) << row << "," << c;
@@ -126,7 +135,7 @@ TEST(SoftmaxRef, GradientMatchesFiniteDifferences) {
     std::vector<float> p(s.size()), ds(s.size());
     const KernelTable& k = kernel_table(isa);
     k.softmax_fwd(p.data(), nullptr, s.data(), mask.data(), B, H, T, T, divisor, kMaskLowestF32);
-    k.softmax_bwd(ds.data(), R.data(), p.data(), mask.data(), B, H, T, T, divisor);
+    k.softmax_bwd(ds.data(), nullptr, R.data(), p.data(), mask.data(), B, H, T, T, divisor);
     // Double forward: L = sum(softmax(masked(s / divisor)) * R).
     auto loss = [&](const std::vector<double>& sd) {
       double L = 0;

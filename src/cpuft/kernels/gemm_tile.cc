@@ -4,10 +4,12 @@
 
 #include <cmath>
 #include <cstring>
+#include <vector>
 
 #include "cpuft/cpu/isa.h"
 #include "cpuft/kernels/gemm.h"
 #include "cpuft/kernels/gemm_tile_paths.h"
+#include "cpuft/tensor/bf16.h"
 #include "cpuft/util/error.h"
 
 namespace cpuft {
@@ -56,15 +58,32 @@ bool tile_matmul_bf16_native() {
 }
 
 void tile_matmul(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
-                 int64_t lda, const float* b, int64_t ldb, float* c, int64_t ldc, bool bf16) {
+                 int64_t lda, const float* b, int64_t ldb, float* c, int64_t ldc, bool bf16, bool round_c) {
   if (m <= 0 || n <= 0 || k <= 0) fail("tile_matmul: m = ", m, ", n = ", n, ", k = ", k, ", expected all > 0");
   if (bf16 && tile_matmul_bf16_native()) {
-    gemm_tile::bf16_avx512(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, c, ldc);
+    gemm_tile::bf16_avx512(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, c, ldc, round_c);
     return;
   }
   const dnnl_status_t st =
       dnnl_sgemm(trans_a ? 'T' : 'N', trans_b ? 'T' : 'N', m, n, k, alpha, a, lda, b, ldb, 0.0f, c, ldc);
   if (st != dnnl_success) fail("oneDNN sgemm failed (status ", static_cast<int>(st), ") for m=", m, " n=", n, " k=", k);
+  if (bf16 && round_c)
+    for (int64_t i = 0; i < m; ++i) round_bf16_array(c + i * ldc, c + i * ldc, n);
+}
+
+void tile_matmul_a16(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, const uint16_t* a,
+                     int64_t lda, const float* b, int64_t ldb, float* c, int64_t ldc) {
+  if (m <= 0 || n <= 0 || k <= 0) fail("tile_matmul_a16: m = ", m, ", n = ", n, ", k = ", k, ", expected all > 0");
+  if (tile_matmul_bf16_native()) {
+    gemm_tile::bf16_avx512_a16(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, c, ldc);
+    return;
+  }
+  // Elsewhere A's values go to f32 scratch for the f32 product (the stored rows: k of m, or m of k).
+  const int64_t rows = trans_a ? k : m, cols = trans_a ? m : k;
+  thread_local std::vector<float> scratch;
+  if (scratch.size() < static_cast<size_t>(rows * cols)) scratch.resize(static_cast<size_t>(rows * cols));
+  for (int64_t r = 0; r < rows; ++r) bf16_to_f32_array(a + r * lda, scratch.data() + r * cols, cols);
+  tile_matmul(trans_a, trans_b, m, n, k, alpha, scratch.data(), cols, b, ldb, c, ldc, /*bf16=*/true);
 }
 
 }  // namespace cpuft

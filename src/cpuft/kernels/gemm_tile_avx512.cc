@@ -6,8 +6,9 @@
 // high half the odd one; a zero completes an odd k): B as bp[p][j] (16 columns per vector, the
 // columns padded to a multiple of 16 with zeros) and A as ap[i][p] (or ap[p][i] when A is read
 // transposed). A 6 x 64 block of C then lives in 24 registers while p runs over the pairs: each
-// step loads four vectors of B and broadcasts one word of A per row. The operands hold bf16 values
-// in f32 storage, so packing takes the high half of each float (exact).
+// step loads four vectors of B and broadcasts one word of A per row. B holds bf16 values in f32
+// storage, so packing takes the high half of each float (exact); A does too, or is held as bf16
+// (uint16), whose rows are already pairs. With round_c each output is rounded to bf16 as it is stored.
 // GCC 12's own avx512fintrin.h trips -W(maybe-)uninitialized on its _mm512_undefined_* helpers.
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #pragma GCC diagnostic ignored "-Wuninitialized"
@@ -18,6 +19,7 @@
 #include <vector>
 
 #include "cpuft/kernels/gemm_tile_paths.h"
+#include "cpuft/tensor/bf16_round_avx512.h"
 
 namespace cpuft::gemm_tile {
 namespace {
@@ -142,6 +144,33 @@ void pack_a(const float* a, int64_t lda, bool trans_a, int64_t m, int64_t k, uin
   }
 }
 
+inline __mmask32 first32(int64_t count) {
+  return static_cast<__mmask32>(count >= 32 ? 0xffffffffu : (1u << count) - 1u);
+}
+
+// op(A) packed as pack_a does, from bf16 storage: a row of k bf16 values is its pair words already
+// (the even element in the low half), loaded with a zero past k for an odd k; a transposed A
+// interleaves rows 2p and 2p + 1.
+void pack_a16(const uint16_t* a, int64_t lda, bool trans_a, int64_t m, int64_t k, uint32_t* ap) {
+  const int64_t kp = (k + 1) / 2;
+  if (!trans_a) {
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t p = 0; p < kp; p += 16)
+        _mm512_mask_storeu_epi32(ap + i * kp + p, first(kp - p), _mm512_maskz_loadu_epi16(first32(k - 2 * p), a + i * lda + 2 * p));
+    return;
+  }
+  for (int64_t p = 0; p < kp; ++p) {
+    const uint16_t* lo = a + 2 * p * lda;
+    const bool odd = 2 * p + 1 < k;
+    for (int64_t i = 0; i < m; i += 16) {
+      const __mmask16 mk = first(m - i);
+      const __m512i l = _mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(mk, lo + i));
+      const __m512i h = odd ? _mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(mk, lo + lda + i)) : _mm512_setzero_si512();
+      _mm512_mask_storeu_epi32(ap + p * m + i, mk, _mm512_or_si512(l, _mm512_slli_epi32(h, 16)));
+    }
+  }
+}
+
 inline __m512 dot(__m512 acc, __m512i a, __m512i b) {
   return _mm512_dpbf16_ps(acc, reinterpret_cast<__m512bh&>(a), reinterpret_cast<__m512bh&>(b));
 }
@@ -149,7 +178,7 @@ inline __m512 dot(__m512 acc, __m512i a, __m512i b) {
 // C[R rows, V vectors] = alpha * sum over pairs; the last vector stores `last` columns.
 template <int R, int V>
 void block(const uint32_t* ap, int64_t a_row, int64_t a_pair, const uint32_t* bp, int64_t np, int64_t kp, float alpha,
-           float* c, int64_t ldc, int last) {
+           float* c, int64_t ldc, int last, bool round_c) {
   __m512 acc[R][V];
   for (int r = 0; r < R; ++r)
     for (int v = 0; v < V; ++v) acc[r][v] = _mm512_setzero_ps();
@@ -163,13 +192,15 @@ void block(const uint32_t* ap, int64_t a_row, int64_t a_pair, const uint32_t* bp
   }
   const __m512 s = _mm512_set1_ps(alpha);
   for (int r = 0; r < R; ++r)
-    for (int v = 0; v < V; ++v)
+    for (int v = 0; v < V; ++v) {
+      const __m512 y = _mm512_mul_ps(acc[r][v], s);
       _mm512_mask_storeu_ps(c + r * ldc + 16 * v, v + 1 == V ? first(last) : __mmask16(0xffff),
-                            _mm512_mul_ps(acc[r][v], s));
+                            round_c ? round_ps_to_bf16(y) : y);
+    }
 }
 
 using Block = void (*)(const uint32_t*, int64_t, int64_t, const uint32_t*, int64_t, int64_t, float, float*, int64_t,
-                       int);
+                       int, bool);
 
 template <int R>
 constexpr Block block_of(int v) {
@@ -187,25 +218,41 @@ Block block_for(int rows, int vectors) {
   }
 }
 
-}  // namespace
-
-void bf16_avx512(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
-                 int64_t lda, const float* b, int64_t ldb, float* c, int64_t ldc) {
-  const int64_t kp = (k + 1) / 2, np = (n + 15) / 16 * 16;
-  uint32_t* bp = scratch(0, static_cast<size_t>(kp * np));
-  uint32_t* ap = scratch(1, static_cast<size_t>(m * kp));
-  pack_b(b, ldb, trans_b, k, n, bp, np);
-  pack_a(a, lda, trans_a, m, k, ap);
-  const int64_t a_row = trans_a ? 1 : kp, a_pair = trans_a ? m : 1;
+// C = alpha op(A) op(B) from A packed (ap, with its row and pair strides) and B packed (bp).
+void run(const uint32_t* ap, int64_t a_row, int64_t a_pair, const uint32_t* bp, int64_t np, int64_t kp, int64_t m,
+         int64_t n, float alpha, float* c, int64_t ldc, bool round_c) {
   for (int64_t j = 0; j < n; j += 16 * kVectors) {
     const int64_t cols = std::min<int64_t>(16 * kVectors, n - j);
     const int vectors = static_cast<int>((cols + 15) / 16);
     const int last = static_cast<int>(cols - 16 * (vectors - 1));
     for (int64_t i = 0; i < m; i += kRows) {
       const int rows = static_cast<int>(std::min<int64_t>(kRows, m - i));
-      block_for(rows, vectors)(ap + i * a_row, a_row, a_pair, bp + j, np, kp, alpha, c + i * ldc + j, ldc, last);
+      block_for(rows, vectors)(ap + i * a_row, a_row, a_pair, bp + j, np, kp, alpha, c + i * ldc + j, ldc, last,
+                               round_c);
     }
   }
+}
+
+}  // namespace
+
+void bf16_avx512(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
+                 int64_t lda, const float* b, int64_t ldb, float* c, int64_t ldc, bool round_c) {
+  const int64_t kp = (k + 1) / 2, np = (n + 15) / 16 * 16;
+  uint32_t* bp = scratch(0, static_cast<size_t>(kp * np));
+  uint32_t* ap = scratch(1, static_cast<size_t>(m * kp));
+  pack_b(b, ldb, trans_b, k, n, bp, np);
+  pack_a(a, lda, trans_a, m, k, ap);
+  run(ap, trans_a ? 1 : kp, trans_a ? m : 1, bp, np, kp, m, n, alpha, c, ldc, round_c);
+}
+
+void bf16_avx512_a16(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, const uint16_t* a,
+                     int64_t lda, const float* b, int64_t ldb, float* c, int64_t ldc) {
+  const int64_t kp = (k + 1) / 2, np = (n + 15) / 16 * 16;
+  uint32_t* bp = scratch(0, static_cast<size_t>(kp * np));
+  uint32_t* ap = scratch(1, static_cast<size_t>(m * kp));
+  pack_b(b, ldb, trans_b, k, n, bp, np);
+  pack_a16(a, lda, trans_a, m, k, ap);
+  run(ap, trans_a ? 1 : kp, trans_a ? m : 1, bp, np, kp, m, n, alpha, c, ldc, false);
 }
 
 }  // namespace cpuft::gemm_tile

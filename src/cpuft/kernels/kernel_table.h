@@ -60,7 +60,7 @@ struct KernelTable {
   void (*bias_grad)(float* db, const float* dy, int64_t M, int64_t N);
   void (*softmax_fwd)(float* probs, uint16_t* probs_bf16, const float* scores, const int8_t* key_mask, int B,
                       int H, int Tq, int Tk, float divisor, float mask_value);
-  void (*softmax_bwd)(float* dscores, const float* dprobs, const float* probs, const int8_t* key_mask, int B,
+  void (*softmax_bwd)(float* dscores, uint16_t* dscores_bf16, const float* dprobs, const float* probs, const int8_t* key_mask, int B,
                       int H, int Tq, int Tk, float divisor);
   // out = in * keep * scale with keep from (key, index) and the 24-bit threshold (dropout.h);
   // both dropout_fwd and dropout_bwd are this one operation. out nullable, out_bf16 nullable.

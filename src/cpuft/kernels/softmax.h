@@ -26,8 +26,9 @@ void softmax_fwd(float* probs, uint16_t* probs_bf16, const float* scores, const 
 
 // Backward: dscores = P * (dP - sum_k(dP * P)) / divisor per row, then set to 0 where the key is
 // masked (masked_fill passes no gradient; only matters for fully masked rows). All (B,H,Tq,Tk);
-// dscores OVERWRITTEN, may alias dprobs. probs is the f32 output of softmax_fwd.
-void softmax_bwd(float* dscores, const float* dprobs, const float* probs, const int8_t* key_mask,
-                 int B, int H, int Tq, int Tk, float divisor);
+// dscores OVERWRITTEN, may alias dprobs. probs is the f32 output of softmax_fwd. dscores and
+// dscores_bf16 (a bf16 copy, for the products that read the score gradient) are each nullable.
+void softmax_bwd(float* dscores, uint16_t* dscores_bf16, const float* dprobs, const float* probs,
+                 const int8_t* key_mask, int B, int H, int Tq, int Tk, float divisor);
 
 }  // namespace cpuft

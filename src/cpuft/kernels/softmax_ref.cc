@@ -35,7 +35,7 @@ void softmax_fwd(float* probs, uint16_t* probs_bf16, const float* scores, const 
   }
 }
 
-void softmax_bwd(float* dscores, const float* dprobs, const float* probs, const int8_t* key_mask,
+void softmax_bwd(float* dscores, uint16_t* dscores_bf16, const float* dprobs, const float* probs, const int8_t* key_mask,
                  int B, int H, int Tq, int Tk, float divisor) {
   const int64_t rows = static_cast<int64_t>(B) * H * Tq, T = Tk;
 #pragma omp parallel for schedule(static)
@@ -47,7 +47,9 @@ void softmax_bwd(float* dscores, const float* dprobs, const float* probs, const 
     for (int64_t c = 0; c < T; ++c) {
       float ds = probs[off + c] * (dprobs[off + c] - dot);
       if (divisor != 1.0f) ds /= divisor;
-      dscores[off + c] = (km && km[c] == 0) ? 0.0f : ds;
+      if (km && km[c] == 0) ds = 0.0f;
+      if (dscores) dscores[off + c] = ds;
+      if (dscores_bf16) dscores_bf16[off + c] = f32_to_bf16(ds);
     }
   }
 }

@@ -51,7 +51,7 @@ void softmax_fwd_vec(float* probs, uint16_t* probs_bf16, const float* scores,
 }
 
 template <class V>
-void softmax_bwd_vec(float* dscores, const float* dprobs, const float* probs,
+void softmax_bwd_vec(float* dscores, uint16_t* dscores_bf16, const float* dprobs, const float* probs,
                      const int8_t* key_mask, int B, int H, int Tq, int Tk,
                      float divisor) {
   using F = typename V::F;
@@ -72,7 +72,8 @@ void softmax_bwd_vec(float* dscores, const float* dprobs, const float* probs,
       F ds = V::mul(p, V::sub(load_k<V>(dprobs + off + c, k), dot));
       if (divisor != 1.0f) ds = V::div(ds, V::set1(divisor));
       if (km) ds = V::select(V::zero_i8(km + c, k), V::zero(), ds);
-      store_k<V>(dscores + off + c, k, ds);
+      if (dscores) store_k<V>(dscores + off + c, k, ds);
+      if (dscores_bf16) store_bf16_k<V>(dscores_bf16 + off + c, k, ds);
     }
   }
 }

@@ -7,7 +7,6 @@
 #include "cpuft/kernels/dropout.h"
 #include "cpuft/kernels/gemm.h"
 #include "cpuft/kernels/softmax.h"
-#include "cpuft/tensor/bf16.h"
 #include "cpuft/util/error.h"
 #include "cpuft/util/op_profile.h"
 
@@ -30,27 +29,27 @@ uint64_t dropout_first(const AttentionDropout& drop, int64_t bh, int64_t T) {
   return drop.first_index + static_cast<uint64_t>(bh * T * T);
 }
 
-// The probabilities the probs x V product reads: dropped and/or rounded into `tile`, or probs itself.
+// The probabilities the probs x V product reads in f32 mode: dropped into `tile`, or probs itself.
 const float* product_probs(float* tile, const float* probs, int64_t bh, int64_t T, int64_t L,
-                           const AttentionDropout& drop, bool bf16) {
-  if (drop.p > 0.f) {
-    dropout_fwd(tile, nullptr, probs, T * L, drop.p, drop.seed, drop.stream, dropout_first(drop, bh, T));
-    if (bf16) round_bf16_array(tile, tile, T * L);
-    return tile;
-  }
-  if (!bf16) return probs;
-  round_bf16_array(probs, tile, T * L);
+                           const AttentionDropout& drop) {
+  if (drop.p <= 0.f) return probs;
+  dropout_fwd(tile, nullptr, probs, T * L, drop.p, drop.seed, drop.stream, dropout_first(drop, bh, T));
   return tile;
 }
 
 // The (T, L) softmax probabilities of one sequence-head from its q and k slices (row stride ld):
 // forward and backward both call this, with the same inputs and the same single-threaded product,
-// so backward recomputes exactly the probabilities forward used instead of keeping them.
-void probabilities(float* p, const float* q, const float* k, const int8_t* mask, int64_t T, int64_t L, int64_t HD,
-                   int64_t ld, float score_scale, bool bf16) {
-  tile_matmul(false, true, T, L, HD, score_scale, q, ld, k, ld, p, L, bf16);
-  if (bf16) round_bf16_array(p, p, T * L);
-  softmax_fwd(p, nullptr, p, mask, 1, 1, static_cast<int>(T), static_cast<int>(L), 1.f, kMaskLowestF32);
+// so backward recomputes exactly the probabilities forward used instead of keeping them. In bf16
+// mode the scores are rounded to bf16 as the product stores them, and the probabilities the probs x V
+// product reads go to p16 as bf16 in the same passes: from the softmax, or from the dropout (training).
+void probabilities(float* p, uint16_t* p16, const float* q, const float* k, const int8_t* mask, int64_t T, int64_t L,
+                   int64_t HD, int64_t ld, float score_scale, bool bf16, int64_t bh, const AttentionDropout& drop) {
+  tile_matmul(false, true, T, L, HD, score_scale, q, ld, k, ld, p, L, bf16, /*round_c=*/bf16);
+  const bool dropped = drop.p > 0.f;
+  softmax_fwd(p, bf16 && !dropped ? p16 : nullptr, p, mask, 1, 1, static_cast<int>(T), static_cast<int>(L), 1.f,
+              kMaskLowestF32);
+  if (bf16 && dropped)
+    dropout_fwd(nullptr, p16, p, T * L, drop.p, drop.seed, drop.stream, dropout_first(drop, bh, T));
 }
 
 // The rows of sequence `bi`: its first row and its query count.
@@ -83,9 +82,13 @@ void attention_fwd(float* ctx, float* tiles, const float* qkv, const int8_t* key
     const int64_t L = attended_keys(mask, T);
     float* tile = tiles + static_cast<int64_t>(omp_get_thread_num()) * kTilesPerThread * TT;
     float* p = tile + TT;
-    probabilities(p, q, q + H, mask, T, L, HD, H3, score_scale, bf16);
-    const float* pv = product_probs(tile, p, bh, T, L, drop, bf16);
-    tile_matmul(false, false, T, HD, L, 1.f, pv, L, q + 2 * H, H3, ctx + rows.first * H + head, H, bf16);
+    uint16_t* p16 = reinterpret_cast<uint16_t*>(tile);
+    probabilities(p, p16, q, q + H, mask, T, L, HD, H3, score_scale, bf16, bh, drop);
+    float* c = ctx + rows.first * H + head;
+    if (bf16)
+      tile_matmul_a16(false, false, T, HD, L, 1.f, p16, L, q + 2 * H, H3, c, H);
+    else
+      tile_matmul(false, false, T, HD, L, 1.f, product_probs(tile, p, bh, T, L, drop), L, q + 2 * H, H3, c, H, false);
   }
 }
 
@@ -106,15 +109,25 @@ void attention_bwd(float* dqkv, float* tiles, const float* dctx, const float* qk
     float* tile = tiles + static_cast<int64_t>(omp_get_thread_num()) * kTilesPerThread * TT;
     float* p = tile + TT;
     float* dp = tile + 2 * TT;
-    probabilities(p, q, k, mask, T, L, HD, H3, score_scale, bf16);  // the forward's, bit for bit
-    const float* pv = product_probs(tile, p, bh, T, L, drop, bf16);  // as the forward product read them
-    tile_matmul(true, false, L, HD, T, 1.f, pv, L, dc, H, dv, H3, bf16);  // dV = Pd^T dctx
-    tile_matmul(false, true, T, L, HD, 1.f, dc, H, v, H3, dp, L, bf16);   // dPd = dctx V^T
+    // bf16 mode: the probabilities as the forward product read them, then (once dV is done) the
+    // score gradient, as bf16 in the first tile.
+    uint16_t* t16 = reinterpret_cast<uint16_t*>(tile);
+    probabilities(p, t16, q, k, mask, T, L, HD, H3, score_scale, bf16, bh, drop);  // the forward's, bit for bit
+    if (bf16)
+      tile_matmul_a16(true, false, L, HD, T, 1.f, t16, L, dc, H, dv, H3);  // dV = Pd^T dctx
+    else
+      tile_matmul(true, false, L, HD, T, 1.f, product_probs(tile, p, bh, T, L, drop), L, dc, H, dv, H3, false);
+    tile_matmul(false, true, T, L, HD, 1.f, dc, H, v, H3, dp, L, bf16);  // dPd = dctx V^T
     if (drop.p > 0.f) dropout_bwd(dp, nullptr, dp, T * L, drop.p, drop.seed, drop.stream, dropout_first(drop, bh, T));
-    softmax_bwd(dp, dp, p, mask, 1, 1, static_cast<int>(T), static_cast<int>(L), 1.f);
-    if (bf16) round_bf16_array(dp, dp, T * L);
-    tile_matmul(false, false, T, HD, L, dq_scale, dp, L, k, H3, dq, H3, bf16);    // dQ = dS K
-    tile_matmul(true, false, L, HD, T, score_scale, dp, L, q, H3, dk, H3, bf16);  // dK = dS^T Q
+    softmax_bwd(bf16 ? nullptr : dp, bf16 ? t16 : nullptr, dp, p, mask, 1, 1, static_cast<int>(T),
+                static_cast<int>(L), 1.f);
+    if (bf16) {
+      tile_matmul_a16(false, false, T, HD, L, dq_scale, t16, L, k, H3, dq, H3);    // dQ = dS K
+      tile_matmul_a16(true, false, L, HD, T, score_scale, t16, L, q, H3, dk, H3);  // dK = dS^T Q
+    } else {
+      tile_matmul(false, false, T, HD, L, dq_scale, dp, L, k, H3, dq, H3, false);
+      tile_matmul(true, false, L, HD, T, score_scale, dp, L, q, H3, dk, H3, false);
+    }
     zero_rows(dv, L, T, HD, H3);  // padded keys: no gradient
     zero_rows(dk, L, T, HD, H3);
   }

@@ -7,19 +7,10 @@
 
 #include "cpuft/tensor/bf16.h"
 #include "cpuft/tensor/bf16_paths.h"
+#include "cpuft/tensor/bf16_round_avx512.h"
 
 namespace cpuft::bf16_paths {
 namespace {
-
-// Sixteen floats to sixteen bf16 (same rule as f32_to_bf16).
-inline __m256i round16(__m512i u) {
-  const __m512i lsb = _mm512_and_si512(_mm512_srli_epi32(u, 16), _mm512_set1_epi32(1));
-  __m512i r = _mm512_add_epi32(u, _mm512_add_epi32(lsb, _mm512_set1_epi32(0x7fff)));
-  const __mmask16 is_nan = _mm512_cmpgt_epu32_mask(
-      _mm512_and_si512(u, _mm512_set1_epi32(0x7fffffff)), _mm512_set1_epi32(0x7f800000));
-  r = _mm512_mask_or_epi32(r, is_nan, u, _mm512_set1_epi32(0x00400000));
-  return _mm512_cvtepi32_epi16(_mm512_srli_epi32(r, 16));
-}
 
 inline __mmask16 tail_mask(int64_t left) {
   return static_cast<__mmask16>(left >= 16 ? 0xffff : (1u << left) - 1u);

@@ -95,11 +95,22 @@ void BM_AttentionTile(benchmark::State& state) {
   std::mt19937 rng(1);
   std::uniform_real_distribution<float> u(-1.0f, 1.0f);
   for (auto* x : {&q, &k, &v, &p})
-    for (float& e : *x) e = bf16_to_f32(f32_to_bf16(u(rng)));
+    for (float& e : *x) e = u(rng);
+  std::vector<uint16_t> q16(q.size()), k16(q.size()), v16(q.size()), p16(p.size()), ctx16(q.size());
+  f32_to_bf16_array(q.data(), q16.data(), static_cast<int64_t>(q.size()));
+  f32_to_bf16_array(k.data(), k16.data(), static_cast<int64_t>(k.size()));
+  f32_to_bf16_array(v.data(), v16.data(), static_cast<int64_t>(v.size()));
+  f32_to_bf16_array(p.data(), p16.data(), static_cast<int64_t>(p.size()));
   std::vector<float> s(static_cast<size_t>(T * T)), ctx(static_cast<size_t>(T * H));
   for (auto _ : state) {
-    tile_matmul(false, true, T, T, D, 0.125f, q.data(), H, k.data(), H, s.data(), T, bf16);
-    tile_matmul(false, false, T, D, T, 1.0f, p.data(), T, v.data(), H, ctx.data(), H, bf16);
+    if (bf16) {
+      tile_matmul_bf16(false, true, T, T, D, 0.125f, q16.data(), H, k16.data(), H, s.data(), T,
+                       TileStore::kF32RoundedToBf16);
+      tile_matmul_bf16(false, false, T, D, T, 1.0f, p16.data(), T, v16.data(), H, ctx16.data(), H, TileStore::kBf16);
+    } else {
+      tile_matmul(false, true, T, T, D, 0.125f, q.data(), H, k.data(), H, s.data(), T);
+      tile_matmul(false, false, T, D, T, 1.0f, p.data(), T, v.data(), H, ctx.data(), H);
+    }
   }
   set_gflops(state, 2.0 * 2.0 * T * T * D);
   state.SetLabel(!bf16 ? "f32" : tile_matmul_bf16_native() ? "bf16 AVX512_BF16" : "bf16 as f32 products");

@@ -199,16 +199,26 @@ std::vector<float> bf16_values(int64_t rows, int64_t cols, int64_t ld, uint32_t 
   return x;
 }
 
+// bf16 storage of values already bf16 (NaN padding as a quiet NaN: never read either).
+std::vector<uint16_t> as_bf16(const std::vector<float>& x) {
+  std::vector<uint16_t> h(x.size());
+  for (size_t i = 0; i < x.size(); ++i) h[i] = f32_to_bf16(x[i]);
+  return h;
+}
+
 struct TileCase {
   bool ta, tb;
   Tile t;
   std::vector<float> a, b;
+  std::vector<uint16_t> a16, b16;
   int64_t lda, ldb, ldc;
   TileCase(bool ta_, bool tb_, Tile t_, uint32_t seed) : ta(ta_), tb(tb_), t(t_) {
     const int64_t ar = ta ? t.k : t.m, ac = ta ? t.m : t.k, br = tb ? t.n : t.k, bc = tb ? t.k : t.n;
     lda = ac + 3, ldb = bc + 1, ldc = t.n + 2;  // strided, as the attention tiles' head slices are
     a = bf16_values(ar, ac, lda, seed);
     b = bf16_values(br, bc, ldb, seed + 1);
+    a16 = as_bf16(a);
+    b16 = as_bf16(b);
   }
   std::string name() const {
     return "m=" + std::to_string(t.m) + " n=" + std::to_string(t.n) + " k=" + std::to_string(t.k) +
@@ -221,7 +231,23 @@ struct TileCase {
       s += double(ta ? a[p * lda + i] : a[i * lda + p]) * double(tb ? b[j * ldb + p] : b[p * ldb + j]);
     return s;
   }
+  // tile_matmul_bf16 into an output of -7 (bf16 0xc0e0 for TileStore::kBf16), as floats.
+  std::vector<float> bf16_product(TileStore store, bool reference = false) const {
+    const size_t size = static_cast<size_t>(t.m * ldc);
+    std::vector<float> out(size, -7.0f);
+    std::vector<uint16_t> out16(size, f32_to_bf16(-7.0f));
+    void* c = store == TileStore::kBf16 ? static_cast<void*>(out16.data()) : static_cast<void*>(out.data());
+    if (reference)
+      gemm_tile::bf16_reference(ta, tb, t.m, t.n, t.k, 0.125f, a16.data(), lda, b16.data(), ldb, c, ldc, store);
+    else
+      tile_matmul_bf16(ta, tb, t.m, t.n, t.k, 0.125f, a16.data(), lda, b16.data(), ldb, c, ldc, store);
+    if (store == TileStore::kBf16)
+      for (size_t i = 0; i < size; ++i) out[i] = bf16_to_f32(out16[i]);
+    return out;
+  }
 };
+
+constexpr TileStore kTileStores[] = {TileStore::kF32, TileStore::kF32RoundedToBf16, TileStore::kBf16};
 
 TEST(TileMatmul, F32ProductsAreTheProduct) {
   for (bool ta : {false, true})
@@ -229,7 +255,7 @@ TEST(TileMatmul, F32ProductsAreTheProduct) {
       for (const Tile& t : kTiles) {
         TileCase c(ta, tb, t, 5);
         std::vector<float> out(static_cast<size_t>(t.m * c.ldc), -7.0f);
-        tile_matmul(ta, tb, t.m, t.n, t.k, 0.5f, c.a.data(), c.lda, c.b.data(), c.ldb, out.data(), c.ldc, false);
+        tile_matmul(ta, tb, t.m, t.n, t.k, 0.5f, c.a.data(), c.lda, c.b.data(), c.ldb, out.data(), c.ldc);
         for (int64_t i = 0; i < t.m; ++i) {
           for (int64_t j = 0; j < t.n; ++j)
             ASSERT_NEAR(out[i * c.ldc + j], 0.5 * c.exact(i, j), 1e-5 * (1 + std::sqrt(double(t.k)))) << c.name();
@@ -239,60 +265,51 @@ TEST(TileMatmul, F32ProductsAreTheProduct) {
 }
 
 // The AVX512_BF16 kernel gives vdpbf16ps's arithmetic: one pair of exact bf16 products added per
-// step (the odd element first), as the scalar model computes it; bit for bit on this CPU.
+// step (the odd element first), as the scalar model computes it; bit for bit on this CPU, for every
+// way of storing the result.
 TEST(TileMatmul, Bf16KernelMatchesItsScalarModel) {
   if (!tile_matmul_bf16_native())
     GTEST_SKIP() << "no AVX512_BF16 (or another kernel ISA) here: bf16 tiles run as f32 products";
   for (bool ta : {false, true})
     for (bool tb : {false, true})
-      for (const Tile& t : kTiles) {
-        TileCase c(ta, tb, t, 9);
-        std::vector<float> got(static_cast<size_t>(t.m * c.ldc), -7.0f), want = got;
-        tile_matmul(ta, tb, t.m, t.n, t.k, 0.125f, c.a.data(), c.lda, c.b.data(), c.ldb, got.data(), c.ldc, true);
-        gemm_tile::bf16_reference(ta, tb, t.m, t.n, t.k, 0.125f, c.a.data(), c.lda, c.b.data(), c.ldb, want.data(),
-                                  c.ldc);
-        for (int64_t i = 0; i < t.m; ++i)
-          for (int64_t j = 0; j < c.ldc; ++j) {
-            ASSERT_EQ(got[i * c.ldc + j], want[i * c.ldc + j]) << c.name() << " at " << i << ", " << j;
-            if (j >= t.n) {
-              ASSERT_EQ(got[i * c.ldc + j], -7.0f) << "wrote past n " << c.name();
+      for (const Tile& t : kTiles)
+        for (TileStore store : kTileStores) {
+          TileCase c(ta, tb, t, 9);
+          const std::vector<float> got = c.bf16_product(store), want = c.bf16_product(store, /*reference=*/true);
+          for (int64_t i = 0; i < t.m; ++i)
+            for (int64_t j = 0; j < c.ldc; ++j) {
+              ASSERT_EQ(got[i * c.ldc + j], want[i * c.ldc + j])
+                  << c.name() << " store " << static_cast<int>(store) << " at " << i << ", " << j;
+              if (j >= t.n) {
+                ASSERT_EQ(got[i * c.ldc + j], -7.0f) << "wrote past n " << c.name();
+              }
             }
-          }
-      }
+        }
 }
 
-// A held as bf16 storage gives the product of the same values in f32 storage, bit for bit, on every
-// path; round_c gives the product rounded to bf16 as round_bf16_array would.
-TEST(TileMatmul, Bf16StorageOfAAndRoundedOutputsAreTheSameProduct) {
+// On every path: the product of the bf16 values up to f32 rounding, and the rounded and bf16 stores
+// are that product rounded to bf16 (round_to_bf16), nothing written past n.
+TEST(TileMatmul, Bf16ProductsAreTheProductOfTheBf16Values) {
   for (bool ta : {false, true})
     for (bool tb : {false, true})
       for (const Tile& t : kTiles) {
-        TileCase c(ta, tb, t, 11);
-        std::vector<uint16_t> a16(c.a.size());
-        for (size_t i = 0; i < a16.size(); ++i) a16[i] = std::isnan(c.a[i]) ? 0x7fc0 : f32_to_bf16(c.a[i]);
-        std::vector<float> want(static_cast<size_t>(t.m * c.ldc), -7.0f), got16 = want, rounded = want;
-        tile_matmul(ta, tb, t.m, t.n, t.k, 0.25f, c.a.data(), c.lda, c.b.data(), c.ldb, want.data(), c.ldc, true);
-        tile_matmul_a16(ta, tb, t.m, t.n, t.k, 0.25f, a16.data(), c.lda, c.b.data(), c.ldb, got16.data(), c.ldc);
-        tile_matmul(ta, tb, t.m, t.n, t.k, 0.25f, c.a.data(), c.lda, c.b.data(), c.ldb, rounded.data(), c.ldc, true,
-                    /*round_c=*/true);
-        ASSERT_EQ(got16, want) << c.name();
+        TileCase c(ta, tb, t, 13);
+        const std::vector<float> f32 = c.bf16_product(TileStore::kF32);
+        const std::vector<float> rounded = c.bf16_product(TileStore::kF32RoundedToBf16);
+        const std::vector<float> b16 = c.bf16_product(TileStore::kBf16);
         for (int64_t i = 0; i < t.m; ++i)
-          for (int64_t j = 0; j < c.ldc; ++j)
-            ASSERT_EQ(rounded[i * c.ldc + j], j < t.n ? round_to_bf16(want[i * c.ldc + j]) : -7.0f)
-                << c.name() << " at " << i << ", " << j;
+          for (int64_t j = 0; j < c.ldc; ++j) {
+            const int64_t at = i * c.ldc + j;
+            if (j >= t.n) {
+              ASSERT_EQ(rounded[at], -7.0f) << "wrote past n " << c.name();
+              ASSERT_EQ(b16[at], -7.0f) << "wrote past n " << c.name();
+              continue;
+            }
+            ASSERT_NEAR(f32[at], 0.125 * c.exact(i, j), 0.125 * 1e-5 * (1 + std::sqrt(double(t.k))) * 4) << c.name();
+            ASSERT_EQ(rounded[at], round_to_bf16(f32[at])) << c.name();
+            ASSERT_EQ(b16[at], round_to_bf16(f32[at])) << c.name();
+          }
       }
-}
-
-// Either way, a bf16 tile product is the product of its bf16 values up to f32 rounding.
-TEST(TileMatmul, Bf16ProductsAreTheProductOfTheBf16Values) {
-  for (const Tile& t : kTiles) {
-    TileCase c(false, true, t, 13);
-    std::vector<float> out(static_cast<size_t>(t.m * c.ldc));
-    tile_matmul(false, true, t.m, t.n, t.k, 1.0f, c.a.data(), c.lda, c.b.data(), c.ldb, out.data(), c.ldc, true);
-    for (int64_t i = 0; i < t.m; ++i)
-      for (int64_t j = 0; j < t.n; ++j)
-        ASSERT_NEAR(out[i * c.ldc + j], c.exact(i, j), 1e-5 * (1 + std::sqrt(double(t.k))) * 4) << c.name();
-  }
 }
 
 TEST(Gemm, PrimitivesAreBuiltOncePerShape) {

@@ -92,21 +92,24 @@ void bias_grad(float* db, const float* dy, int64_t M, int64_t N);
 // ---- Small products inside one thread: the attention tiles (model/attention.cc).
 
 // C[m, n] = alpha * op(A) op(B), C overwritten; op(X) = X^T when trans_x. A is stored [m, k] (or
-// [k, m] when trans_a) and B [k, n] (or [n, k] when trans_b), all row-major f32 with the row strides
-// given. With `bf16` the operands hold bf16 values in f32 storage (rounded by the caller) and the
-// product is a bf16 product with f32 accumulation: AVX512_BF16 dot products where
-// tile_matmul_bf16_native(), else the f32 product of the same values (another summation order).
-// Runs on the calling thread only (the attention core runs one (sequence, head) per thread).
-// round_c (with bf16): C is rounded to the values bf16 holds (round_to_bf16, f32 storage) as it is
-// stored, for the products whose output a bf16 product or a softmax reads next.
+// [k, m] when trans_a) and B [k, n] (or [n, k] when trans_b), row-major with the row strides given
+// (in elements). Runs on the calling thread only (the attention core runs one (sequence, head) per
+// thread).
+
+// f32 operands and result (oneDNN's sgemm).
 void tile_matmul(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
-                 int64_t lda, const float* b, int64_t ldb, float* c, int64_t ldc, bool bf16, bool round_c = false);
-// tile_matmul's bf16 product with A held as bf16 (uint16_t, lda in elements): the attention
-// probabilities and score gradients, which the softmax and dropout kernels write as bf16 in their own
-// pass. The same numbers as tile_matmul(..., bf16 = true) on A's values in f32 storage.
-void tile_matmul_a16(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, const uint16_t* a,
-                     int64_t lda, const float* b, int64_t ldb, float* c, int64_t ldc);
-// True when tile_matmul's bf16 products run as AVX512_BF16 dot products (the CPU has them and the
+                 int64_t lda, const float* b, int64_t ldb, float* c, int64_t ldc);
+
+// How tile_matmul_bf16 stores C: f32; f32 rounded to the values bf16 holds (round_to_bf16: the
+// scores, which the softmax reads as autocast's bf16 product output); or bf16 (uint16_t storage).
+enum class TileStore { kF32, kF32RoundedToBf16, kBf16 };
+
+// bf16 operands (uint16_t storage), f32 accumulation: AVX512_BF16 dot products where
+// tile_matmul_bf16_native(), else the f32 product of the same values (another summation order).
+// c is a float* or, with TileStore::kBf16, a uint16_t*.
+void tile_matmul_bf16(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, const uint16_t* a,
+                      int64_t lda, const uint16_t* b, int64_t ldb, void* c, int64_t ldc, TileStore store);
+// True when tile_matmul_bf16 runs as AVX512_BF16 dot products (the CPU has them and the
 // kernel ISA is avx512).
 bool tile_matmul_bf16_native();
 

@@ -1,14 +1,14 @@
-// tile_matmul's bf16 products as AVX512_BF16 dot products (vdpbf16ps): 16 f32 accumulators per
+// tile_matmul_bf16's products as AVX512_BF16 dot products (vdpbf16ps): 16 f32 accumulators per
 // vector, each adding one pair of bf16 products per instruction. Compiled with AVX-512 and BF16
 // flags; entered only after tile_matmul_bf16_native().
 //
-// Both operands are first packed into bf16 pairs along k (u32 words: the low half the even k, the
-// high half the odd one; a zero completes an odd k): B as bp[p][j] (16 columns per vector, the
-// columns padded to a multiple of 16 with zeros) and A as ap[i][p] (or ap[p][i] when A is read
-// transposed). A 6 x 64 block of C then lives in 24 registers while p runs over the pairs: each
-// step loads four vectors of B and broadcasts one word of A per row. B holds bf16 values in f32
-// storage, so packing takes the high half of each float (exact); A does too, or is held as bf16
-// (uint16), whose rows are already pairs. With round_c each output is rounded to bf16 as it is stored.
+// Both operands (bf16, uint16_t storage) are first packed into bf16 pairs along k (u32 words: the low
+// half the even k, the high half the odd one; a zero completes an odd k): B as bp[p][j] (16 columns
+// per vector, the columns padded to a multiple of 16 with zeros) and A as ap[i][p] (or ap[p][i] when
+// A is read transposed). A row of bf16 values along k is its pair words already; rows 2p and 2p + 1
+// along the other axis are interleaved. A 6 x 64 block of C then lives in 24 registers while p runs
+// over the pairs: each step loads four vectors of B and broadcasts one word of A per row; each output
+// is stored as f32, as f32 rounded to bf16, or as bf16.
 // GCC 12's own avx512fintrin.h trips -W(maybe-)uninitialized on its _mm512_undefined_* helpers.
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #pragma GCC diagnostic ignored "-Wuninitialized"
@@ -34,38 +34,8 @@ uint32_t* scratch(int slot, size_t words) {
   return v.data();
 }
 
-inline uint32_t bits(float x) {
-  uint32_t u;
-  std::memcpy(&u, &x, 4);
-  return u;
-}
-
-// The pair (lo, hi) of bf16 values as one word.
-inline uint32_t pair(float lo, float hi) { return (bits(hi) & 0xffff0000u) | (bits(lo) >> 16); }
-
-// Sixteen pairs from two vectors of floats: word j = (lo[j], hi[j]), lanes outside the masks zero.
-inline __m512i pair16(const float* lo, __mmask16 lo_mask, const float* hi, __mmask16 hi_mask) {
-  const __m512i l = _mm512_castps_si512(_mm512_maskz_loadu_ps(lo_mask, lo));
-  const __m512i h = _mm512_castps_si512(_mm512_maskz_loadu_ps(hi_mask, hi));
-  return _mm512_or_si512(_mm512_and_si512(h, _mm512_set1_epi32(static_cast<int>(0xffff0000u))),
-                         _mm512_srli_epi32(l, 16));
-}
-
 inline __mmask16 first(int64_t count) {
   return static_cast<__mmask16>(count >= 16 ? 0xffff : (1u << count) - 1u);
-}
-
-// A row of k floats as kq >= ceil(k / 2) pair words (zero past k).
-void pack_row(const float* x, int64_t k, uint32_t* out) {
-  const int64_t kp = (k + 1) / 2;
-  for (int64_t p = 0; p < kp; p += 16) {
-    const int64_t e = 2 * p;  // the first float of these 16 pairs
-    const __m512 lo = _mm512_maskz_loadu_ps(first(k - e), x + e);
-    const __m512 hi = _mm512_maskz_loadu_ps(first(k - e - 16), x + e + 16);
-    // Values already bf16: the conversion (round to nearest even) is exact. Lane order: lo then hi.
-    const __m512bh w = _mm512_cvtne2ps_pbh(hi, lo);
-    _mm512_mask_storeu_epi32(out + p, first(kp - p), reinterpret_cast<const __m512i&>(w));
-  }
 }
 
 // dst[c * dld + r] = src[r * sld + c] for r < 16, c < cols: a 16 x 16 block of words transposed in
@@ -96,16 +66,34 @@ void transpose16(const uint32_t* src, int64_t sld, uint32_t* dst, int64_t dld, i
   }
 }
 
-// bp[p * np + j] = (op(B)[2p][j], op(B)[2p + 1][j]), zero past n and past k.
-void pack_b(const float* b, int64_t ldb, bool trans_b, int64_t k, int64_t n, uint32_t* bp, int64_t np) {
+inline __mmask32 first32(int64_t count) {
+  return static_cast<__mmask32>(count >= 32 ? 0xffffffffu : (1u << count) - 1u);
+}
+
+// A row of k bf16 values as its kp = ceil(k / 2) pair words (zero past k).
+inline void pack_row(const uint16_t* x, int64_t k, uint32_t* out) {
   const int64_t kp = (k + 1) / 2;
-  if (!trans_b) {  // B [k, n]: rows 2p and 2p + 1 side by side
+  for (int64_t p = 0; p < kp; p += 16)
+    _mm512_mask_storeu_epi32(out + p, first(kp - p), _mm512_maskz_loadu_epi16(first32(k - 2 * p), x + 2 * p));
+}
+
+// Words (x[2p][i], x[2p + 1][i]) for i < count: rows lo and hi (null past an odd k) interleaved.
+inline __m512i pair_rows(const uint16_t* lo, const uint16_t* hi, __mmask16 mk) {
+  const __m512i l = _mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(mk, lo));
+  if (!hi) return l;
+  return _mm512_or_si512(l, _mm512_slli_epi32(_mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(mk, hi)), 16));
+}
+
+// bp[p * np + j] = (op(B)[2p][j], op(B)[2p + 1][j]), zero past n and past k.
+void pack_b(const uint16_t* b, int64_t ldb, bool trans_b, int64_t k, int64_t n, uint32_t* bp, int64_t np) {
+  const int64_t kp = (k + 1) / 2;
+  if (!trans_b) {  // B [k, n]: rows 2p and 2p + 1 interleaved
     for (int64_t p = 0; p < kp; ++p) {
-      const float* lo = b + 2 * p * ldb;
-      const bool odd = 2 * p + 1 < k;  // else the pair's high half is zero
+      const uint16_t* lo = b + 2 * p * ldb;
+      const uint16_t* hi = 2 * p + 1 < k ? lo + ldb : nullptr;
       for (int64_t j = 0; j < np; j += 16) {
         const __mmask16 m = first(n - j);
-        _mm512_storeu_si512(bp + p * np + j, pair16(lo + j, m, odd ? lo + ldb + j : lo + j, odd ? m : __mmask16(0)));
+        _mm512_storeu_si512(bp + p * np + j, pair_rows(lo + j, hi ? hi + j : nullptr, m));
       }
     }
     return;
@@ -128,45 +116,18 @@ void pack_b(const float* b, int64_t ldb, bool trans_b, int64_t k, int64_t n, uin
 
 // op(A) packed: ap[i * kp + p] (row stride kp, pair stride 1) when A is [m, k], or ap[p * m + i]
 // (row stride 1, pair stride m) when A is stored [k, m] and read transposed.
-void pack_a(const float* a, int64_t lda, bool trans_a, int64_t m, int64_t k, uint32_t* ap) {
+void pack_a(const uint16_t* a, int64_t lda, bool trans_a, int64_t m, int64_t k, uint32_t* ap) {
   const int64_t kp = (k + 1) / 2;
   if (!trans_a) {
     for (int64_t i = 0; i < m; ++i) pack_row(a + i * lda, k, ap + i * kp);
     return;
   }
   for (int64_t p = 0; p < kp; ++p) {
-    const float* lo = a + 2 * p * lda;
-    const bool odd = 2 * p + 1 < k;
-    for (int64_t i = 0; i < m; i += 16) {
-      const __mmask16 mk = first(m - i);
-      _mm512_mask_storeu_epi32(ap + p * m + i, mk, pair16(lo + i, mk, odd ? lo + lda + i : lo + i, odd ? mk : __mmask16(0)));
-    }
-  }
-}
-
-inline __mmask32 first32(int64_t count) {
-  return static_cast<__mmask32>(count >= 32 ? 0xffffffffu : (1u << count) - 1u);
-}
-
-// op(A) packed as pack_a does, from bf16 storage: a row of k bf16 values is its pair words already
-// (the even element in the low half), loaded with a zero past k for an odd k; a transposed A
-// interleaves rows 2p and 2p + 1.
-void pack_a16(const uint16_t* a, int64_t lda, bool trans_a, int64_t m, int64_t k, uint32_t* ap) {
-  const int64_t kp = (k + 1) / 2;
-  if (!trans_a) {
-    for (int64_t i = 0; i < m; ++i)
-      for (int64_t p = 0; p < kp; p += 16)
-        _mm512_mask_storeu_epi32(ap + i * kp + p, first(kp - p), _mm512_maskz_loadu_epi16(first32(k - 2 * p), a + i * lda + 2 * p));
-    return;
-  }
-  for (int64_t p = 0; p < kp; ++p) {
     const uint16_t* lo = a + 2 * p * lda;
-    const bool odd = 2 * p + 1 < k;
+    const uint16_t* hi = 2 * p + 1 < k ? lo + lda : nullptr;
     for (int64_t i = 0; i < m; i += 16) {
       const __mmask16 mk = first(m - i);
-      const __m512i l = _mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(mk, lo + i));
-      const __m512i h = odd ? _mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(mk, lo + lda + i)) : _mm512_setzero_si512();
-      _mm512_mask_storeu_epi32(ap + p * m + i, mk, _mm512_or_si512(l, _mm512_slli_epi32(h, 16)));
+      _mm512_mask_storeu_epi32(ap + p * m + i, mk, pair_rows(lo + i, hi ? hi + i : nullptr, mk));
     }
   }
 }
@@ -178,7 +139,7 @@ inline __m512 dot(__m512 acc, __m512i a, __m512i b) {
 // C[R rows, V vectors] = alpha * sum over pairs; the last vector stores `last` columns.
 template <int R, int V>
 void block(const uint32_t* ap, int64_t a_row, int64_t a_pair, const uint32_t* bp, int64_t np, int64_t kp, float alpha,
-           float* c, int64_t ldc, int last, bool round_c) {
+           void* c, int64_t ldc, int last, TileStore store) {
   __m512 acc[R][V];
   for (int r = 0; r < R; ++r)
     for (int v = 0; v < V; ++v) acc[r][v] = _mm512_setzero_ps();
@@ -194,13 +155,17 @@ void block(const uint32_t* ap, int64_t a_row, int64_t a_pair, const uint32_t* bp
   for (int r = 0; r < R; ++r)
     for (int v = 0; v < V; ++v) {
       const __m512 y = _mm512_mul_ps(acc[r][v], s);
-      _mm512_mask_storeu_ps(c + r * ldc + 16 * v, v + 1 == V ? first(last) : __mmask16(0xffff),
-                            round_c ? round_ps_to_bf16(y) : y);
+      const __mmask16 m = v + 1 == V ? first(last) : __mmask16(0xffff);
+      const int64_t at = r * ldc + 16 * v;
+      if (store == TileStore::kBf16)
+        _mm256_mask_storeu_epi16(static_cast<uint16_t*>(c) + at, m, round16(_mm512_castps_si512(y)));
+      else
+        _mm512_mask_storeu_ps(static_cast<float*>(c) + at, m, store == TileStore::kF32 ? y : round_ps_to_bf16(y));
     }
 }
 
-using Block = void (*)(const uint32_t*, int64_t, int64_t, const uint32_t*, int64_t, int64_t, float, float*, int64_t,
-                       int, bool);
+using Block = void (*)(const uint32_t*, int64_t, int64_t, const uint32_t*, int64_t, int64_t, float, void*, int64_t,
+                       int, TileStore);
 
 template <int R>
 constexpr Block block_of(int v) {
@@ -218,41 +183,27 @@ Block block_for(int rows, int vectors) {
   }
 }
 
-// C = alpha op(A) op(B) from A packed (ap, with its row and pair strides) and B packed (bp).
-void run(const uint32_t* ap, int64_t a_row, int64_t a_pair, const uint32_t* bp, int64_t np, int64_t kp, int64_t m,
-         int64_t n, float alpha, float* c, int64_t ldc, bool round_c) {
+}  // namespace
+
+void bf16_avx512(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, const uint16_t* a,
+                 int64_t lda, const uint16_t* b, int64_t ldb, void* c, int64_t ldc, TileStore store) {
+  const int64_t kp = (k + 1) / 2, np = (n + 15) / 16 * 16;
+  uint32_t* bp = scratch(0, static_cast<size_t>(kp * np));
+  uint32_t* ap = scratch(1, static_cast<size_t>(m * kp));
+  pack_b(b, ldb, trans_b, k, n, bp, np);
+  pack_a(a, lda, trans_a, m, k, ap);
+  const int64_t a_row = trans_a ? 1 : kp, a_pair = trans_a ? m : 1;
+  const size_t c_size = store == TileStore::kBf16 ? sizeof(uint16_t) : sizeof(float);
   for (int64_t j = 0; j < n; j += 16 * kVectors) {
     const int64_t cols = std::min<int64_t>(16 * kVectors, n - j);
     const int vectors = static_cast<int>((cols + 15) / 16);
     const int last = static_cast<int>(cols - 16 * (vectors - 1));
     for (int64_t i = 0; i < m; i += kRows) {
       const int rows = static_cast<int>(std::min<int64_t>(kRows, m - i));
-      block_for(rows, vectors)(ap + i * a_row, a_row, a_pair, bp + j, np, kp, alpha, c + i * ldc + j, ldc, last,
-                               round_c);
+      char* ci = static_cast<char*>(c) + static_cast<size_t>(i * ldc + j) * c_size;
+      block_for(rows, vectors)(ap + i * a_row, a_row, a_pair, bp + j, np, kp, alpha, ci, ldc, last, store);
     }
   }
-}
-
-}  // namespace
-
-void bf16_avx512(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
-                 int64_t lda, const float* b, int64_t ldb, float* c, int64_t ldc, bool round_c) {
-  const int64_t kp = (k + 1) / 2, np = (n + 15) / 16 * 16;
-  uint32_t* bp = scratch(0, static_cast<size_t>(kp * np));
-  uint32_t* ap = scratch(1, static_cast<size_t>(m * kp));
-  pack_b(b, ldb, trans_b, k, n, bp, np);
-  pack_a(a, lda, trans_a, m, k, ap);
-  run(ap, trans_a ? 1 : kp, trans_a ? m : 1, bp, np, kp, m, n, alpha, c, ldc, round_c);
-}
-
-void bf16_avx512_a16(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, const uint16_t* a,
-                     int64_t lda, const float* b, int64_t ldb, float* c, int64_t ldc) {
-  const int64_t kp = (k + 1) / 2, np = (n + 15) / 16 * 16;
-  uint32_t* bp = scratch(0, static_cast<size_t>(kp * np));
-  uint32_t* ap = scratch(1, static_cast<size_t>(m * kp));
-  pack_b(b, ldb, trans_b, k, n, bp, np);
-  pack_a16(a, lda, trans_a, m, k, ap);
-  run(ap, trans_a ? 1 : kp, trans_a ? m : 1, bp, np, kp, m, n, alpha, c, ldc, false);
 }
 
 }  // namespace cpuft::gemm_tile

@@ -1,25 +1,24 @@
-// The implementations behind tile_matmul (gemm.h): the AVX512_BF16 kernel and its scalar model.
+// The implementations behind tile_matmul_bf16 (gemm.h): the AVX512_BF16 kernel and its scalar model.
 // Private to kernels/ and its tests.
 #pragma once
 
 #include <cstdint>
 
+#include "cpuft/kernels/gemm.h"
+
 namespace cpuft::gemm_tile {
 
 // C = alpha op(A) op(B) as AVX512_BF16 dot products (gemm_tile_avx512.cc): the operands are packed
 // into bf16 pairs along k (a zero pair completes an odd k), each output accumulates one pair at a
-// time in f32 (vdpbf16ps), then is scaled by alpha. Only after tile_matmul_bf16_native().
-// round_c: each output rounded to bf16 (round_to_bf16) as it is stored.
-void bf16_avx512(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
-                 int64_t lda, const float* b, int64_t ldb, float* c, int64_t ldc, bool round_c);
-// The same with A held as bf16 (uint16_t), the same arithmetic.
-void bf16_avx512_a16(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, const uint16_t* a,
-                     int64_t lda, const float* b, int64_t ldb, float* c, int64_t ldc);
+// time in f32 (vdpbf16ps), then is scaled by alpha and stored as `store` says. Only after
+// tile_matmul_bf16_native().
+void bf16_avx512(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, const uint16_t* a,
+                 int64_t lda, const uint16_t* b, int64_t ldb, void* c, int64_t ldc, TileStore store);
 
 // The same arithmetic in scalar code, for the tests: for each pair p, acc = (acc + a[2p+1] b[2p+1]) +
 // a[2p] b[2p] in f32 (each product of two bf16 values is exact in f32), as vdpbf16ps defines it,
-// with denormal inputs and results flushed to zero; then acc * alpha.
-void bf16_reference(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
-                    int64_t lda, const float* b, int64_t ldb, float* c, int64_t ldc);
+// with denormal inputs and results flushed to zero; then acc * alpha, stored as `store` says.
+void bf16_reference(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, const uint16_t* a,
+                    int64_t lda, const uint16_t* b, int64_t ldb, void* c, int64_t ldc, TileStore store);
 
 }  // namespace cpuft::gemm_tile

@@ -37,10 +37,9 @@ void QaModel::Acts::plan(Acts& a, const ModelConfig& c, bool bf16, int64_t rows,
   a.emb_ln = take(n * h);
   a.x0 = training ? take(n * h) : a.emb_ln;  // forward only: the embedding dropout is the identity, in place
   const float* input = a.x0;
-  // bf16 mode: the f32 ctx only feeds its bf16 copy, so all layers share one. The GELU output: f32
-  // training recomputes it from f1 in backward, so it is one buffer for all layers; bf16 training
-  // keeps each layer's bf16 copy (half the size, and no erf pass in backward); forward only, one.
-  float* const ctx_shared = bf16 ? take(n * h) : nullptr;
+  // The GELU output: f32 training recomputes it from f1 in backward, so it is one buffer for all
+  // layers; bf16 training keeps each layer's bf16 copy (half the size, and no erf pass in backward);
+  // forward only, one.
   float* const g_shared = !bf16 && training ? take(n * inter) : nullptr;
   uint16_t* const gb_shared = bf16 && !training ? take_bf16(n * inter) : nullptr;
   // bf16 training: backward reads the bf16 copies of h1 and of each layer's input, so the f32 h1 is
@@ -61,8 +60,9 @@ void QaModel::Acts::plan(Acts& a, const ModelConfig& c, bool bf16, int64_t rows,
     Layer l;
     l.x = input;
     l.xb = bf16 ? take_bf16(n * h) : nullptr;
-    l.qkv = take(3 * n * h);
-    l.ctx = bf16 ? ctx_shared : take(n * h);
+    l.qkv = bf16 ? nullptr : take(3 * n * h);
+    l.qkv16 = bf16 ? take_bf16(3 * n * h) : nullptr;
+    l.ctx = bf16 ? nullptr : take(n * h);
     l.ctxb = bf16 ? take_bf16(n * h) : nullptr;
     l.res1 = training ? take(n * h) : a.emb_sum;
     l.mean1 = take(n);
@@ -98,9 +98,10 @@ void QaModel::Acts::plan(Acts& a, const ModelConfig& c, bool bf16, int64_t rows,
     a.dqkv = take(3 * n * h);
     a.di = take(n * inter);
     a.dy_b16 = bf16 ? take_bf16(n * std::max({3 * h, inter, width})) : nullptr;
+    a.dctx16 = bf16 ? take_bf16(n * h) : nullptr;
   } else {
     a.dlogits = a.dres = a.da = a.db = a.dqkv = a.di = nullptr;
-    a.dy_b16 = nullptr;
+    a.dy_b16 = a.dctx16 = nullptr;
   }
   a.tiles = take(static_cast<size_t>(threads) * static_cast<size_t>(kTilesPerThread) * tt);
   a.floats = used;

@@ -4,18 +4,19 @@
 // Sizes (floats), f32 mode:
 //   tokens       position ids: N (int32)
 //   embeddings   sum, ln, x0: 3 N H; mean, rstd: 2 N
-//   per layer    qkv: 3 N H (each row q | k | v, one product); ctx, res1, h1, res2, h2: 5 N H;
+//   per layer    qkv: 3 N H (each row q | k | v, one product; bf16 in bf16 mode); ctx, res1, h1, res2, h2: 5 N H;
 //                ff1 pre-GELU: N I; mean/rstd x2: 4 N
 //                (no attention probabilities: backward recomputes them, attention.h)
 //   shared       f32 mode: the GELU output (N I), which backward recomputes from ff1: one buffer for all layers
 //   bf16 mode    the operands of the linear layers are kept as bf16 (uint16, half a float each):
-//                per layer the layer input, ctx, h1 (N H each) and the GELU output (N I, bf16
-//                only, not recomputed); backward reads only those, so the f32 ctx and h1 are one
-//                buffer shared by all layers and the f32 layer outputs h2 alternate between two;
-//                the qa input is bf16 only, and the output-gradient scratch holds bf16
+//                per layer the layer input, q | k | v and ctx (bf16 only: the attention core reads
+//                and writes bf16), h1 (N H each) and the GELU output (N I, bf16 only, not
+//                recomputed); backward reads only those, so the f32 h1 is one buffer shared by all
+//                layers and the f32 layer outputs h2 alternate between two; the qa input is bf16
+//                only, the output-gradient scratch holds bf16, and the context gradient is bf16
 //   head         head input: N H; logits, dlogits: 2 N W (W = head width: 2 or num_labels); a sequence
 //                head's first-token rows and its dense output: 2 B H (and their bf16 copies)
-//   scratch      dres, da, db: 3 N H; dqkv: 3 N H; di: N I; bf16 dy: N max(3 H, I) / 2;
+//   scratch      dres, da, db: 3 N H; dqkv: 3 N H; di: N I; bf16 dy: N max(3 H, I) / 2; bf16 dctx: N H / 2;
 //                per thread kTilesPerThread T^2 attention tiles
 // A forward-only plan (evaluation, prediction) also holds the packed copy of a padded batch's real
 // tokens (ids, types, mask: N each; window offsets: N + 1), and keeps no activations for backward: every layer uses
@@ -39,8 +40,10 @@ struct QaModel::Acts {
     const float* x;   // (N, H) the layer input (x0 or the previous layer's h2)
     uint16_t* xb;     // (N, H) the layer input as bf16 (bf16 mode; null in f32 mode)
     float* qkv;       // (N, 3H) projections, row r = q | k | v; DistilBERT q already divided by sqrt(head_dim)
-    float* ctx;       // (N, H) attention output before the output projection
-    uint16_t* ctxb;   // (N, H) ctx as bf16 (bf16 mode; null in f32 mode)
+                      // (f32 mode; null in bf16 mode)
+    uint16_t* qkv16;  // (N, 3H) qkv as bf16, the projection's own output (bf16 mode; null in f32 mode)
+    float* ctx;       // (N, H) attention output before the output projection (f32 mode; null in bf16 mode)
+    uint16_t* ctxb;   // (N, H) the attention output as bf16 (bf16 mode; null in f32 mode)
     float *res1, *mean1, *rstd1;  // (N, H) input of the first LayerNorm, its (N) statistics
     float* h1;        // (N, H) first LayerNorm output
     uint16_t* h1b;    // (N, H) h1 as bf16 (bf16 mode; null in f32 mode)
@@ -76,6 +79,7 @@ struct QaModel::Acts {
   // backward scratch
   float *dres, *da, *db;  // (N, H)
   float* dqkv;             // (N, 3H) gradients of q | k | v
+  uint16_t* dctx16;        // (N, H) the context gradient as bf16 (bf16 mode; null in f32 mode)
   float* di;        // (N, I)
   uint16_t* dy_b16;  // (N, max(3H, I)) an output gradient as bf16 (bf16 mode; null in f32 mode)
   float* tiles;     // (threads, kTilesPerThread, T, T)

@@ -3,6 +3,7 @@
 #include <omp.h>
 
 #include <cstring>
+#include <type_traits>
 
 #include "cpuft/kernels/dropout.h"
 #include "cpuft/kernels/gemm.h"
@@ -29,27 +30,43 @@ uint64_t dropout_first(const AttentionDropout& drop, int64_t bh, int64_t T) {
   return drop.first_index + static_cast<uint64_t>(bh * T * T);
 }
 
-// The probabilities the probs x V product reads in f32 mode: dropped into `tile`, or probs itself.
-const float* product_probs(float* tile, const float* probs, int64_t bh, int64_t T, int64_t L,
-                           const AttentionDropout& drop) {
-  if (drop.p <= 0.f) return probs;
-  dropout_fwd(tile, nullptr, probs, T * L, drop.p, drop.seed, drop.stream, dropout_first(drop, bh, T));
-  return tile;
+// The element type of the attention core's operands: f32 (f32 mode) or bf16 (uint16_t, bf16 mode).
+template <class E>
+constexpr bool kBf16 = std::is_same_v<E, uint16_t>;
+
+// C = alpha op(A) op(B) on one thread: an f32 product, or a bf16 one stored as `store` says.
+void product(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda,
+             const float* b, int64_t ldb, float* c, int64_t ldc, TileStore /*store: f32 only*/) {
+  tile_matmul(ta, tb, m, n, k, alpha, a, lda, b, ldb, c, ldc);
+}
+void product(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const uint16_t* a, int64_t lda,
+             const uint16_t* b, int64_t ldb, void* c, int64_t ldc, TileStore store) {
+  tile_matmul_bf16(ta, tb, m, n, k, alpha, a, lda, b, ldb, c, ldc, store);
 }
 
-// The (T, L) softmax probabilities of one sequence-head from its q and k slices (row stride ld):
-// forward and backward both call this, with the same inputs and the same single-threaded product,
-// so backward recomputes exactly the probabilities forward used instead of keeping them. In bf16
-// mode the scores are rounded to bf16 as the product stores them, and the probabilities the probs x V
-// product reads go to p16 as bf16 in the same passes: from the softmax, or from the dropout (training).
-void probabilities(float* p, uint16_t* p16, const float* q, const float* k, const int8_t* mask, int64_t T, int64_t L,
-                   int64_t HD, int64_t ld, float score_scale, bool bf16, int64_t bh, const AttentionDropout& drop) {
-  tile_matmul(false, true, T, L, HD, score_scale, q, ld, k, ld, p, L, bf16, /*round_c=*/bf16);
+// The (T, L) softmax probabilities p of one sequence-head from its q and k slices (row stride ld),
+// and in `pd` the probabilities the probs x V product reads: dropped (training), as E. Forward and
+// backward both call this, with the same inputs and the same single-threaded product, so backward
+// recomputes exactly the probabilities forward used instead of keeping them. In bf16 mode the scores
+// are rounded to bf16 as the product stores them (autocast's bf16 product output), and the softmax
+// or the dropout writes pd as bf16 in its own pass. In f32 mode without dropout, pd is p itself.
+template <class E>
+const E* probabilities(float* p, E* pd, const E* q, const E* k, const int8_t* mask, int64_t T, int64_t L, int64_t HD,
+                       int64_t ld, float score_scale, int64_t bh, const AttentionDropout& drop) {
+  product(false, true, T, L, HD, score_scale, q, ld, k, ld, p, L,
+          kBf16<E> ? TileStore::kF32RoundedToBf16 : TileStore::kF32);
   const bool dropped = drop.p > 0.f;
-  softmax_fwd(p, bf16 && !dropped ? p16 : nullptr, p, mask, 1, 1, static_cast<int>(T), static_cast<int>(L), 1.f,
-              kMaskLowestF32);
-  if (bf16 && dropped)
-    dropout_fwd(nullptr, p16, p, T * L, drop.p, drop.seed, drop.stream, dropout_first(drop, bh, T));
+  uint16_t* p16 = nullptr;
+  if constexpr (kBf16<E>) p16 = pd;
+  softmax_fwd(p, dropped ? nullptr : p16, p, mask, 1, 1, static_cast<int>(T), static_cast<int>(L), 1.f, kMaskLowestF32);
+  if (!dropped) {
+    if constexpr (kBf16<E>) return pd;
+    else return p;
+  }
+  float* p32 = nullptr;
+  if constexpr (!kBf16<E>) p32 = pd;
+  dropout_fwd(p32, p16, p, T * L, drop.p, drop.seed, drop.stream, dropout_first(drop, bh, T));
+  return pd;
 }
 
 // The rows of sequence `bi`: its first row and its query count.
@@ -66,71 +83,82 @@ void zero_rows(float* x, int64_t L, int64_t T, int64_t HD, int64_t ld) {
   for (int64_t r = L; r < T; ++r) std::memset(x + r * ld, 0, static_cast<size_t>(HD) * sizeof(float));
 }
 
-}  // namespace
-
-void attention_fwd(float* ctx, float* tiles, const float* qkv, const int8_t* key_mask, const AttentionShape& s,
-                   float score_scale, const AttentionDropout& drop, bool bf16) {
-  OpScope scope(Op::kAttention);
+template <class E>
+void forward(E* ctx, float* tiles, const E* qkv, const int8_t* key_mask, const AttentionShape& s, float score_scale,
+             const AttentionDropout& drop) {
   const int64_t H = s.hidden, H3 = 3 * H, NH = s.heads, HD = s.head_dim(), TT = s.seq * s.seq;
   if (s.cu_seqlens && drop.p > 0.f) fail_internal("attention_fwd: dropout needs a padded batch, got a packed one");
 #pragma omp parallel for schedule(dynamic)
   for (int64_t bh = 0; bh < s.batch * NH; ++bh) {
     const SequenceRows rows = sequence_rows(s, bh / NH);
     const int64_t T = rows.count, head = (bh % NH) * HD;
-    const float* q = qkv + rows.first * H3 + head;
+    const E* q = qkv + rows.first * H3 + head;
     const int8_t* mask = key_mask ? key_mask + rows.first : nullptr;
     const int64_t L = attended_keys(mask, T);
     float* tile = tiles + static_cast<int64_t>(omp_get_thread_num()) * kTilesPerThread * TT;
     float* p = tile + TT;
-    uint16_t* p16 = reinterpret_cast<uint16_t*>(tile);
-    probabilities(p, p16, q, q + H, mask, T, L, HD, H3, score_scale, bf16, bh, drop);
-    float* c = ctx + rows.first * H + head;
-    if (bf16)
-      tile_matmul_a16(false, false, T, HD, L, 1.f, p16, L, q + 2 * H, H3, c, H);
-    else
-      tile_matmul(false, false, T, HD, L, 1.f, product_probs(tile, p, bh, T, L, drop), L, q + 2 * H, H3, c, H, false);
+    const E* pd = probabilities(p, reinterpret_cast<E*>(tile), q, q + H, mask, T, L, HD, H3, score_scale, bh, drop);
+    product(false, false, T, HD, L, 1.f, pd, L, q + 2 * H, H3, ctx + rows.first * H + head, H,
+            kBf16<E> ? TileStore::kBf16 : TileStore::kF32);
   }
 }
 
-void attention_bwd(float* dqkv, float* tiles, const float* dctx, const float* qkv, const int8_t* key_mask,
-                   const AttentionShape& s, float score_scale, float dq_scale, const AttentionDropout& drop, bool bf16) {
-  OpScope scope(Op::kAttention);
+template <class E>
+void backward(float* dqkv, float* tiles, const E* dctx, const E* qkv, const int8_t* key_mask, const AttentionShape& s,
+              float score_scale, float dq_scale, const AttentionDropout& drop) {
   const int64_t H = s.hidden, H3 = 3 * H, NH = s.heads, HD = s.head_dim(), TT = s.seq * s.seq;
   if (s.cu_seqlens) fail_internal("attention_bwd: backward needs a padded batch, got a packed one");
 #pragma omp parallel for schedule(dynamic)
   for (int64_t bh = 0; bh < s.batch * NH; ++bh) {
     const SequenceRows rows = sequence_rows(s, bh / NH);
     const int64_t T = rows.count, head = (bh % NH) * HD;
-    const float *q = qkv + rows.first * H3 + head, *k = q + H, *v = q + 2 * H;
+    const E *q = qkv + rows.first * H3 + head, *k = q + H, *v = q + 2 * H;
     float *dq = dqkv + rows.first * H3 + head, *dk = dq + H, *dv = dq + 2 * H;
-    const float* dc = dctx + rows.first * H + head;
+    const E* dc = dctx + rows.first * H + head;
     const int8_t* mask = key_mask ? key_mask + rows.first : nullptr;
     const int64_t L = attended_keys(mask, T);
     float* tile = tiles + static_cast<int64_t>(omp_get_thread_num()) * kTilesPerThread * TT;
     float* p = tile + TT;
     float* dp = tile + 2 * TT;
-    // bf16 mode: the probabilities as the forward product read them, then (once dV is done) the
-    // score gradient, as bf16 in the first tile.
-    uint16_t* t16 = reinterpret_cast<uint16_t*>(tile);
-    probabilities(p, t16, q, k, mask, T, L, HD, H3, score_scale, bf16, bh, drop);  // the forward's, bit for bit
-    if (bf16)
-      tile_matmul_a16(true, false, L, HD, T, 1.f, t16, L, dc, H, dv, H3);  // dV = Pd^T dctx
-    else
-      tile_matmul(true, false, L, HD, T, 1.f, product_probs(tile, p, bh, T, L, drop), L, dc, H, dv, H3, false);
-    tile_matmul(false, true, T, L, HD, 1.f, dc, H, v, H3, dp, L, bf16);  // dPd = dctx V^T
+    E* t0 = reinterpret_cast<E*>(tile);  // the dropped probabilities, then (bf16) the score gradient
+    const E* pd = probabilities(p, t0, q, k, mask, T, L, HD, H3, score_scale, bh, drop);  // the forward's, bit for bit
+    product(true, false, L, HD, T, 1.f, pd, L, dc, H, dv, H3, TileStore::kF32);  // dV = Pd^T dctx
+    product(false, true, T, L, HD, 1.f, dc, H, v, H3, dp, L, TileStore::kF32);   // dPd = dctx V^T
     if (drop.p > 0.f) dropout_bwd(dp, nullptr, dp, T * L, drop.p, drop.seed, drop.stream, dropout_first(drop, bh, T));
-    softmax_bwd(bf16 ? nullptr : dp, bf16 ? t16 : nullptr, dp, p, mask, 1, 1, static_cast<int>(T),
-                static_cast<int>(L), 1.f);
-    if (bf16) {
-      tile_matmul_a16(false, false, T, HD, L, dq_scale, t16, L, k, H3, dq, H3);    // dQ = dS K
-      tile_matmul_a16(true, false, L, HD, T, score_scale, t16, L, q, H3, dk, H3);  // dK = dS^T Q
+    const E* ds = nullptr;  // dS: f32 in place over dPd, or bf16 over the dropped probabilities (read by dV already)
+    if constexpr (kBf16<E>) {
+      softmax_bwd(nullptr, t0, dp, p, mask, 1, 1, static_cast<int>(T), static_cast<int>(L), 1.f);
+      ds = t0;
     } else {
-      tile_matmul(false, false, T, HD, L, dq_scale, dp, L, k, H3, dq, H3, false);
-      tile_matmul(true, false, L, HD, T, score_scale, dp, L, q, H3, dk, H3, false);
+      softmax_bwd(dp, nullptr, dp, p, mask, 1, 1, static_cast<int>(T), static_cast<int>(L), 1.f);
+      ds = dp;
     }
+    product(false, false, T, HD, L, dq_scale, ds, L, k, H3, dq, H3, TileStore::kF32);    // dQ = dS K
+    product(true, false, L, HD, T, score_scale, ds, L, q, H3, dk, H3, TileStore::kF32);  // dK = dS^T Q
     zero_rows(dv, L, T, HD, H3);  // padded keys: no gradient
     zero_rows(dk, L, T, HD, H3);
   }
+}
+
+}  // namespace
+
+void attention_fwd(float* ctx, uint16_t* ctx16, float* tiles, const float* qkv, const uint16_t* qkv16,
+                   const int8_t* key_mask, const AttentionShape& s, float score_scale, const AttentionDropout& drop) {
+  OpScope scope(Op::kAttention);
+  if (qkv16)
+    forward(ctx16, tiles, qkv16, key_mask, s, score_scale, drop);
+  else
+    forward(ctx, tiles, qkv, key_mask, s, score_scale, drop);
+}
+
+void attention_bwd(float* dqkv, float* tiles, const float* dctx, const uint16_t* dctx16, const float* qkv,
+                   const uint16_t* qkv16, const int8_t* key_mask, const AttentionShape& s, float score_scale,
+                   float dq_scale, const AttentionDropout& drop) {
+  OpScope scope(Op::kAttention);
+  if (qkv16)
+    backward(dqkv, tiles, dctx16, qkv16, key_mask, s, score_scale, dq_scale, drop);
+  else
+    backward(dqkv, tiles, dctx, qkv, key_mask, s, score_scale, dq_scale, drop);
 }
 
 }  // namespace cpuft

@@ -58,17 +58,22 @@ struct AttentionDropout {
   uint64_t seed = 0, stream = 0, first_index = 0;
 };
 
-// scores = score_scale * q k^T (bf16: rounded), masked softmax over keys (key_mask (N), one flag per
-// token row, nullable), then ctx = dropout(probs) v (bf16: the dropped probabilities rounded).
+// scores = score_scale * q k^T, masked softmax over keys (key_mask (N), one flag per token row,
+// nullable), then ctx = dropout(probs) v. f32 mode reads qkv and writes ctx; bf16 mode (qkv16 set)
+// reads qkv16 and writes ctx16, both bf16: every product is a bf16 product with f32 accumulation,
+// the scores rounded to bf16 (autocast's bf16 product output) before the f32 softmax, and the
+// (dropped) probabilities rounded to bf16 for the probs x V product. The other pair is null.
 // Dropout needs a padded batch (training); a packed one is forward only.
 // tiles: (threads, kTilesPerThread, T, T), threads = the OpenMP thread count.
-void attention_fwd(float* ctx, float* tiles, const float* qkv, const int8_t* key_mask, const AttentionShape& s,
-                   float score_scale, const AttentionDropout& drop, bool bf16);
+void attention_fwd(float* ctx, uint16_t* ctx16, float* tiles, const float* qkv, const uint16_t* qkv16,
+                   const int8_t* key_mask, const AttentionShape& s, float score_scale, const AttentionDropout& drop);
 
-// The gradient of attention_fwd's qkv from dctx (bf16 mode: dctx already rounded). dq is scaled by
-// dq_scale instead of score_scale, so a caller that scaled q before the product (DistilBERT) folds that
-// scale in; dk is scaled by score_scale. dqkv OVERWRITTEN.
-void attention_bwd(float* dqkv, float* tiles, const float* dctx, const float* qkv, const int8_t* key_mask,
-                   const AttentionShape& s, float score_scale, float dq_scale, const AttentionDropout& drop, bool bf16);
+// The gradient of attention_fwd's qkv from the context gradient: dctx and qkv (f32 mode) or dctx16
+// and qkv16 (bf16 mode). dq is scaled by dq_scale instead of score_scale, so a caller that scaled q
+// before the product (DistilBERT) folds that scale in; dk is scaled by score_scale. dqkv (f32)
+// OVERWRITTEN.
+void attention_bwd(float* dqkv, float* tiles, const float* dctx, const uint16_t* dctx16, const float* qkv,
+                   const uint16_t* qkv16, const int8_t* key_mask, const AttentionShape& s, float score_scale,
+                   float dq_scale, const AttentionDropout& drop);
 
 }  // namespace cpuft

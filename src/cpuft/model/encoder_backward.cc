@@ -73,14 +73,14 @@ void QaModel::backward_pass(const Batch& b, const Acts& a, uint64_t seed) {
       gemm_operand(a.da, a.dy_b16, N * H);
     else  // with the bf16 copy, as above
       dropout_bwd(a.da, a.dy_b16, a.da, N * H, hidden_p, seed, dropout_site::attention_output(li), hidden_first);
-    linear_bwd(a.db, G + lo.o.w, G + lo.o.b, a.da, saved_operand(a.da, a.dy_b16), saved_operand(L.ctx, L.ctxb),
+    // The context gradient: f32, or bf16 as the product writes it (bf16 mode), where the attention core reads it.
+    const GemmOut dctx = bf16_ ? GemmOut(a.dctx16) : GemmOut(a.db);
+    linear_bwd(dctx, G + lo.o.w, G + lo.o.b, a.da, saved_operand(a.da, a.dy_b16), saved_operand(L.ctx, L.ctxb),
                gemm_weight(lo.o.w), N, H, H, false);
     ready(lo.o.w, lo.ff1.w);  // o and ln1
-    round_bf16_in_place(a.db, N * H, bf16_);  // the attention core reads a bf16 context gradient
-    const float* dctx_all = a.db;
 
-    attention_bwd(a.dqkv, a.tiles, dctx_all, L.qkv, b.attention_mask, shape, scale.scores, scale.dq,
-                  AttentionDropout{attn_p, seed, dropout_site::attention(li), attn_first}, bf16_);
+    attention_bwd(a.dqkv, a.tiles, a.db, a.dctx16, L.qkv, L.qkv16, b.attention_mask, shape, scale.scores, scale.dq,
+                  AttentionDropout{attn_p, seed, dropout_site::attention(li), attn_first});
 
     // The q, k, v projection (one product): its input gradient adds into the residual-stream gradient.
     linear_bwd(a.dres, G + lo.qkv.w, G + lo.qkv.b, a.dqkv, gemm_operand(a.dqkv, a.dy_b16, 3 * N * H),

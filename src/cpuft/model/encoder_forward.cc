@@ -15,6 +15,24 @@
 #include "cpuft/util/op_profile.h"
 
 namespace cpuft {
+namespace {
+
+// DistilBERT with a head size whose square root is not a power of two: q (the first H columns of each
+// of the N rows of q | k | v) divided by sqrt(head_dim), in f32 (qkv) or, in bf16 mode, on the bf16
+// values the projection wrote, rounded again (autocast divides its bf16 q in bf16).
+void divide_q(float* qkv, uint16_t* qkv16, int64_t N, int64_t H, float divisor) {
+#pragma omp parallel for schedule(static)
+  for (int64_t r = 0; r < N; ++r)
+    for (int64_t j = 0; j < H; ++j) {
+      const int64_t i = r * 3 * H + j;
+      if (qkv16)
+        qkv16[i] = f32_to_bf16(bf16_to_f32(qkv16[i]) / divisor);
+      else
+        qkv[i] /= divisor;
+    }
+}
+
+}  // namespace
 
 void QaModel::forward_pass(const Batch& b, const Acts& a, bool train, uint64_t seed) {
   const ModelConfig& c = config_;
@@ -61,20 +79,18 @@ void QaModel::forward_pass(const Batch& b, const Acts& a, bool train, uint64_t s
   for (int64_t li = 0; li < c.layers; ++li) {
     const LayerOffsets& lo = table_.layer(static_cast<int>(li));
     const Acts::Layer& L = a.layers[static_cast<size_t>(li)];
-    // q, k, v as one product: row r of qkv is q | k | v.
-    linear(L.qkv, L.x, saved_operand(L.x, L.xb), lo.qkv, M, H, 3 * H);
-    if (scale.q_divisor > 0.f) {
-#pragma omp parallel for schedule(static)
-      for (int64_t r = 0; r < N; ++r)
-        for (int64_t j = 0; j < H; ++j) L.qkv[r * 3 * H + j] /= scale.q_divisor;
-    }
-    round_bf16_in_place(L.qkv, 3 * N * H, bf16_);
+    // q, k, v as one product: row r of qkv is q | k | v (bf16 mode: bf16, as the product writes it).
+    if (bf16_)
+      linear_bf16_fwd(L.qkv16, saved_operand(L.x, L.xb), gemm_weight(lo.qkv.w), P + lo.qkv.b, M, H, 3 * H, false);
+    else
+      linear(L.qkv, L.x, saved_operand(L.x, L.xb), lo.qkv, M, H, 3 * H);
+    if (scale.q_divisor > 0.f) divide_q(L.qkv, L.qkv16, N, H, scale.q_divisor);
 
-    attention_fwd(L.ctx, a.tiles, L.qkv, b.attention_mask, shape, scale.scores,
-                  AttentionDropout{attn_p, seed, dropout_site::attention(li), attn_first}, bf16_);
+    attention_fwd(L.ctx, L.ctxb, a.tiles, L.qkv, L.qkv16, b.attention_mask, shape, scale.scores,
+                  AttentionDropout{attn_p, seed, dropout_site::attention(li), attn_first});
 
     // Output projection (+ dropout for BERT), residual, LayerNorm.
-    linear(L.res1, L.ctx, gemm_operand(L.ctx, L.ctxb, N * H), lo.o, M, H, H);
+    linear(L.res1, L.ctx, saved_operand(L.ctx, L.ctxb), lo.o, M, H, H);
     if (!distil) dropout_fwd(L.res1, nullptr, L.res1, N * H, hidden_p, seed, dropout_site::attention_output(li), hidden_first);
     layernorm_fwd(L.h1, L.h1b, L.mean1, L.rstd1, L.res1, L.res1, x, P + lo.ln1.w, P + lo.ln1.b, static_cast<int>(N),
                   static_cast<int>(H), c.layer_norm_eps);
@@ -84,7 +100,7 @@ void QaModel::forward_pass(const Batch& b, const Acts& a, bool train, uint64_t s
       linear(L.f1, L.h1, saved_operand(L.h1, L.h1b), lo.ff1, M, H, I);
       gelu_fwd(L.g, L.gb, L.f1, nullptr, N, I);
     } else {  // bf16 forward only: the GELU in the product, its bf16 output the only copy
-      linear_gelu_fwd(L.gb, saved_operand(L.h1, L.h1b), gemm_weight(lo.ff1.w), P + lo.ff1.b, M, H, I);
+      linear_bf16_fwd(L.gb, saved_operand(L.h1, L.h1b), gemm_weight(lo.ff1.w), P + lo.ff1.b, M, H, I, true);
     }
     linear(L.res2, L.g, saved_operand(L.g, L.gb), lo.ff2, M, I, H);
     dropout_fwd(L.res2, nullptr, L.res2, N * H, hidden_p, seed, dropout_site::ffn_output(li), hidden_first);

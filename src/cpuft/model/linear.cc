@@ -35,18 +35,22 @@ void linear_fwd(float* y, GemmIn x, GemmIn w, const float* bias, int64_t rows, i
   linear_forward(rows, out, in, x.data, w.data, x.dtype, bias, y);
 }
 
-void linear_gelu_fwd(uint16_t* y, GemmIn x, GemmIn w, const float* bias, int64_t rows, int64_t in, int64_t out) {
+void linear_bf16_fwd(uint16_t* y, GemmIn x, GemmIn w, const float* bias, int64_t rows, int64_t in, int64_t out,
+                     bool gelu) {
   OpScope scope(Op::kMatmul);
-  check_same_dtype("linear_gelu_fwd", x, w);
-  linear_forward_gelu(rows, out, in, x.data, w.data, x.dtype, bias, y, DType::kBf16);
+  check_same_dtype("linear_bf16_fwd", x, w);
+  if (gelu)
+    linear_forward_gelu(rows, out, in, x.data, w.data, x.dtype, bias, y, DType::kBf16);
+  else
+    linear_forward(rows, out, in, x.data, w.data, x.dtype, bias, y, DType::kBf16);
 }
 
-void linear_bwd(float* dx, float* dw, float* dbias, const float* dy32, GemmIn dy, GemmIn x, GemmIn w, int64_t rows,
+void linear_bwd(GemmOut dx, float* dw, float* dbias, const float* dy32, GemmIn dy, GemmIn x, GemmIn w, int64_t rows,
                 int64_t in, int64_t out, bool accumulate_dx) {
   OpScope scope(Op::kMatmul);
   check_same_dtype("linear_bwd", dy, w);
   check_same_dtype("linear_bwd", dy, x);
-  if (dx) linear_backward_data(rows, out, in, dy.data, w.data, dy.dtype, dx, DType::kF32, accumulate_dx);
+  if (dx.data) linear_backward_data(rows, out, in, dy.data, w.data, dy.dtype, dx.data, dx.dtype, accumulate_dx);
   linear_backward_weight(rows, out, in, dy.data, x.data, dy.dtype, dw, /*accumulate=*/true);
   if (dbias) bias_grad(dbias, dy32, rows, out);
 }

@@ -4,6 +4,7 @@
 // and gemm.h emulates them in f32 where it cannot (AVX2-only CPUs), with the same numbers.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 #include "cpuft/tensor/dtype.h"
@@ -29,13 +30,24 @@ inline GemmIn saved_operand(const float* x, const uint16_t* b16) {
 
 // y[rows, out] = x[rows, in] W[out, in]^T + bias[out]  (x and W of one dtype).
 void linear_fwd(float* y, GemmIn x, GemmIn w, const float* bias, int64_t rows, int64_t in, int64_t out);
-// y[rows, out] = gelu(x W^T + bias) as bf16, in one product (the forward-only FFN of bf16 mode: the
-// pre-activation is not kept).
-void linear_gelu_fwd(uint16_t* y, GemmIn x, GemmIn w, const float* bias, int64_t rows, int64_t in, int64_t out);
-// dx[rows, in] = dy W (written, or added when accumulate_dx; dx may be null: no input gradient);
+// y[rows, out] = x W^T + bias, or gelu of it, as bf16 in one product: bf16 mode's q, k and v, which
+// the attention core reads as bf16, and the forward-only FFN, whose pre-activation is not kept.
+void linear_bf16_fwd(uint16_t* y, GemmIn x, GemmIn w, const float* bias, int64_t rows, int64_t in, int64_t out,
+                     bool gelu);
+
+// Where a product writes: f32, or bf16 (uint16_t) storage where a bf16 product reads the result next.
+struct GemmOut {
+  void* data = nullptr;
+  DType dtype = DType::kF32;
+  GemmOut(std::nullptr_t) {}
+  GemmOut(float* p) : data(p) {}
+  GemmOut(uint16_t* p) : data(p), dtype(p ? DType::kBf16 : DType::kF32) {}
+};
+// dx[rows, in] = dy W (written, or added when accumulate_dx; f32 or bf16; dx may be null: no input
+// gradient);
 // dW += dy^T x; dbias += column sums of dy32, the f32 output gradient that dy holds (or rounds);
 // dbias and dy32 null: the caller has added the bias gradient already (gelu_bwd does, in its pass).
-void linear_bwd(float* dx, float* dw, float* dbias, const float* dy32, GemmIn dy, GemmIn x, GemmIn w, int64_t rows,
+void linear_bwd(GemmOut dx, float* dw, float* dbias, const float* dy32, GemmIn dy, GemmIn x, GemmIn w, int64_t rows,
                 int64_t in, int64_t out, bool accumulate_dx);
 
 }  // namespace cpuft

@@ -16,8 +16,8 @@
 // accumulates in f32; LayerNorm, softmax, GELU, loss, residual stream and gradients stay f32; the
 // logits are rounded to bf16 as autocast produces them. The linear layers' operands are stored as
 // bf16 (uint16) and run as oneDNN bf16 matmuls (AMX, AVX512_BF16; emulated in f32 with the same
-// numbers where oneDNN has none, see kernels/gemm.h); the attention core's products run in f32 on
-// bf16-rounded values.
+// numbers where oneDNN has none, see kernels/gemm.h); q, k, v and the attention output are bf16
+// storage, and the attention core's tile products are bf16 products (model/attention.h).
 // Dropout (train mode) uses a stateless counter-based mask from (seed, site, index): the same seed
 // gives the same mask whatever the thread count.
 #pragma once

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "cpuft/kernels/kernel_table.h"
+#include "cpuft/tensor/bf16.h"
 #include "cpuft/kernels/softmax.h"
 
 namespace cpuft {
@@ -81,19 +82,20 @@ void BM_GeluBwd(benchmark::State& state) {
   if (!k) return;
   auto pre = random_floats(kRows * kFfn, 2.0f), d = random_floats(kRows * kFfn);
   std::vector<float> dpre(pre.size());
-  for (auto _ : state) k->gelu_bwd(dpre.data(), nullptr, nullptr, d.data(), pre.data(), kRows, kFfn);
+  for (auto _ : state) k->gelu_bwd(dpre.data(), nullptr, nullptr, d.data(), pre.data(), nullptr, kRows, kFfn);
   set_bytes(state, kRows * kFfn * 4.0 * 3);
 }
 
-// The bf16 training form: the gradient as bf16 and the bias gradient, no f32 gradient.
+// The bf16 training form: a bf16 pre-activation, the gradient as bf16 and the bias gradient.
 void BM_GeluBwdBf16Bias(benchmark::State& state) {
   const KernelTable* k = table_for(state);
   if (!k) return;
   auto pre = random_floats(kRows * kFfn, 2.0f), d = random_floats(kRows * kFfn);
-  std::vector<uint16_t> dpre(pre.size());
+  std::vector<uint16_t> pre16(pre.size()), dpre(pre.size());
+  f32_to_bf16_array(pre.data(), pre16.data(), static_cast<int64_t>(pre.size()));
   std::vector<float> db(kFfn);
-  for (auto _ : state) k->gelu_bwd(nullptr, dpre.data(), db.data(), d.data(), pre.data(), kRows, kFfn);
-  set_bytes(state, kRows * kFfn * (4.0 * 2 + 2));
+  for (auto _ : state) k->gelu_bwd(nullptr, dpre.data(), db.data(), d.data(), nullptr, pre16.data(), kRows, kFfn);
+  set_bytes(state, kRows * kFfn * (4.0 + 2 + 2));
 }
 
 void BM_BiasGrad(benchmark::State& state) {

@@ -390,13 +390,13 @@ TEST(QaModel, ReportsPeakActivationBytes) {
               bf16 / 1048576.0);
   // bf16 mode keeps the linear layers' saved operands and q, k, v as 2-byte bf16, so its arena is the
   // smaller one, though it keeps each layer's bf16 GELU output (f32 mode recomputes its one shared
-  // GELU buffer in backward).
+  // GELU buffer in backward) beside its bf16 pre-activation.
   EXPECT_LT(bf16, f32);
   EXPECT_LT(f32, size_t{4} << 30);
   // What one more layer keeps for backward (floats; every size here is a multiple of 16): f32
   // q, k, v, ctx, res1, h1, res2, h2 (N H each), ff1 (N I) and the LayerNorm statistics (4 N); bf16
-  // res1, res2, then q, k, v, the bf16 input, ctx and h1 (half a float each), ff1, the bf16 GELU
-  // output (half a float each) and the statistics. No attention probabilities (B heads T^2,
+  // res1, res2, then q, k, v, the bf16 input, ctx and h1 (half a float each), ff1 and the GELU output
+  // (half a float each) and the statistics. No attention probabilities (B heads T^2,
   // recomputed by backward).
   const size_t N = 8 * 384, H = 768, I = 3072;
   ModelConfig two = base, three = base;
@@ -406,7 +406,7 @@ TEST(QaModel, ReportsPeakActivationBytes) {
     return QaModel::activation_bytes(three, bf16, 8, 384) - QaModel::activation_bytes(two, bf16, 8, 384);
   };
   EXPECT_EQ(per_layer(false), (8 * N * H + N * I + 4 * N) * sizeof(float));
-  EXPECT_EQ(per_layer(true), (2 * N * H + 6 * N * H / 2 + N * I + N * I / 2 + 4 * N) * sizeof(float));
+  EXPECT_EQ(per_layer(true), (2 * N * H + 6 * N * H / 2 + 2 * N * I / 2 + 4 * N) * sizeof(float));
 }
 
 }  // namespace

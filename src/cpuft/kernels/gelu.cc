@@ -2,20 +2,30 @@
 #include "cpuft/kernels/gelu.h"
 
 #include "cpuft/kernels/kernel_table.h"
+#include "cpuft/util/error.h"
 #include "cpuft/util/op_profile.h"
 
 namespace cpuft {
 
-void gelu_fwd(float* out, uint16_t* out_bf16, float* pre, const float* bias, int64_t M,
-              int64_t N) {
-  OpScope scope(Op::kGelu);
-  kernels().gelu_fwd(out, out_bf16, pre, bias, M, N);
+namespace {
+
+void check_one_input(const char* what, const float* pre, const uint16_t* pre_bf16) {
+  if ((pre == nullptr) == (pre_bf16 == nullptr)) fail_internal(what, ": expected exactly one of pre and pre_bf16");
 }
 
-void gelu_bwd(float* dpre, uint16_t* dpre_bf16, float* dbias, const float* dout, const float* pre, int64_t M,
-              int64_t N) {
+}  // namespace
+
+void gelu_fwd(float* out, uint16_t* out_bf16, const float* pre, const uint16_t* pre_bf16, int64_t M, int64_t N) {
   OpScope scope(Op::kGelu);
-  kernels().gelu_bwd(dpre, dpre_bf16, dbias, dout, pre, M, N);
+  check_one_input("gelu_fwd", pre, pre_bf16);
+  kernels().gelu_fwd(out, out_bf16, pre, pre_bf16, M, N);
+}
+
+void gelu_bwd(float* dpre, uint16_t* dpre_bf16, float* dbias, const float* dout, const float* pre,
+              const uint16_t* pre_bf16, int64_t M, int64_t N) {
+  OpScope scope(Op::kGelu);
+  check_one_input("gelu_bwd", pre, pre_bf16);
+  kernels().gelu_bwd(dpre, dpre_bf16, dbias, dout, pre, pre_bf16, M, N);
 }
 
 }  // namespace cpuft

@@ -6,13 +6,11 @@
 namespace cpuft {
 
 // out = gelu(pre) = (pre * 0.5) * (1 + erf(pre * M_SQRT1_2))   (torch's formula and order)
-// pre, out (M,N). bias (N) nullable: when given, pre is first updated IN PLACE to pre + bias,
-// so that after the call pre holds the true pre-activation that gelu_bwd needs (oneDNN usually
-// adds the bias in the GEMM: then pass bias = null).
-// out nullable (e.g. when only the bf16 copy feeds the next GEMM); out_bf16 (M,N) nullable.
-// out may alias pre only when no backward is needed (eval), since backward needs pre.
-void gelu_fwd(float* out, uint16_t* out_bf16, float* pre, const float* bias, int64_t M,
-              int64_t N);
+// pre (M,N) f32, or pre_bf16 (M,N) bf16 (bf16 training keeps the FFN pre-activation as its product
+// wrote it, as autocast does): exactly one of the two. out (M,N) and out_bf16 (M,N) nullable (e.g.
+// only the bf16 copy feeds the next GEMM). out may alias pre only when no backward is needed (eval),
+// since backward needs pre.
+void gelu_fwd(float* out, uint16_t* out_bf16, const float* pre, const uint16_t* pre_bf16, int64_t M, int64_t N);
 
 // dpre = dout * (cdf(pre) + pre * pdf(pre)),  cdf = 0.5 * (1 + erf(pre/sqrt2)),
 // pdf = exp(-pre^2/2) / sqrt(2*pi), over M rows of N, in one pass that also writes what the layer's
@@ -20,7 +18,8 @@ void gelu_fwd(float* out, uint16_t* out_bf16, float* pre, const float* bias, int
 // product that made pre), each nullable, OVERWRITTEN; dpre may alias dout. dbias (N) nullable: the
 // bias gradient of that product, += the column sums of dpre, each column summed over the rows in
 // order in f32 (bias_grad's sums, the same bits, whatever the thread count).
-void gelu_bwd(float* dpre, uint16_t* dpre_bf16, float* dbias, const float* dout, const float* pre, int64_t M,
-              int64_t N);
+// pre or pre_bf16 as gelu_fwd's.
+void gelu_bwd(float* dpre, uint16_t* dpre_bf16, float* dbias, const float* dout, const float* pre,
+              const uint16_t* pre_bf16, int64_t M, int64_t N);
 
 }  // namespace cpuft

@@ -8,29 +8,30 @@
 namespace cpuft {
 namespace ref {
 
-void gelu_fwd(float* out, uint16_t* out_bf16, float* pre, const float* bias, int64_t M,
-              int64_t N) {
+namespace {
+
+float input(const float* pre, const uint16_t* pre_bf16, int64_t i) { return pre ? pre[i] : bf16_to_f32(pre_bf16[i]); }
+
+}  // namespace
+
+void gelu_fwd(float* out, uint16_t* out_bf16, const float* pre, const uint16_t* pre_bf16, int64_t M, int64_t N) {
 #pragma omp parallel for schedule(static)
-  for (int64_t m = 0; m < M; ++m) {
-    for (int64_t c = 0; c < N; ++c) {
-      const int64_t i = m * N + c;
-      float x = pre[i];
-      if (bias) pre[i] = x = x + bias[c];
-      const float y = (x * 0.5f) * (1.0f + std::erf(x * 0.70710678118654752f));
-      if (out) out[i] = y;
-      if (out_bf16) out_bf16[i] = f32_to_bf16(y);
-    }
+  for (int64_t i = 0; i < M * N; ++i) {
+    const float x = input(pre, pre_bf16, i);
+    const float y = (x * 0.5f) * (1.0f + std::erf(x * 0.70710678118654752f));
+    if (out) out[i] = y;
+    if (out_bf16) out_bf16[i] = f32_to_bf16(y);
   }
 }
 
-void gelu_bwd(float* dpre, uint16_t* dpre_bf16, float* dbias, const float* dout, const float* pre, int64_t M,
-              int64_t N) {
+void gelu_bwd(float* dpre, uint16_t* dpre_bf16, float* dbias, const float* dout, const float* pre,
+              const uint16_t* pre_bf16, int64_t M, int64_t N) {
 #pragma omp parallel for schedule(static)
   for (int64_t c = 0; c < N; ++c) {
     float acc = 0.0f;
     for (int64_t m = 0; m < M; ++m) {
       const int64_t i = m * N + c;
-      const float x = pre[i];
+      const float x = input(pre, pre_bf16, i);
       const float cdf = 0.5f * (1.0f + std::erf(x * 0.70710678118654752f));
       const float pdf = 0.39894228040143268f * std::exp(x * x * -0.5f);
       const float g = dout[i] * (cdf + x * pdf);

@@ -17,20 +17,20 @@ typename V::F gelu_of(typename V::F x) {
   return V::mul(V::mul(x, V::set1(0.5f)), cdf1);
 }
 
+// Lanes of the pre-activation at i (k of them): f32, or bf16 widened exactly.
 template <class V>
-void gelu_fwd_vec(float* out, uint16_t* out_bf16, float* pre, const float* bias, int64_t M,
-                  int64_t N) {
+typename V::F gelu_input(const float* pre, const uint16_t* pre_bf16, int64_t i, int k) {
+  return pre ? load_k<V>(pre + i, k) : load_bf16_k<V>(pre_bf16 + i, k);
+}
+
+template <class V>
+void gelu_fwd_vec(float* out, uint16_t* out_bf16, const float* pre, const uint16_t* pre_bf16, int64_t M, int64_t N) {
 #pragma omp parallel for schedule(static)
   for (int64_t m = 0; m < M; ++m) {
     const int64_t off = m * N;
     for (int64_t c = 0; c < N; c += V::W) {
       int k = width_at<V>(c, N);
-      auto x = load_k<V>(pre + off + c, k);
-      if (bias) {
-        x = V::add(x, load_k<V>(bias + c, k));
-        store_k<V>(pre + off + c, k, x);
-      }
-      auto y = gelu_of<V>(x);
+      auto y = gelu_of<V>(gelu_input<V>(pre, pre_bf16, off + c, k));
       if (out) store_k<V>(out + off + c, k, y);
       if (out_bf16) store_bf16_k<V>(out_bf16 + off + c, k, y);
     }
@@ -52,8 +52,8 @@ typename V::F gelu_grad_of(typename V::F x, typename V::F dy) {
 constexpr int64_t kGeluBwdChunk = 1024;
 
 template <class V>
-void gelu_bwd_vec(float* dpre, uint16_t* dpre_bf16, float* dbias, const float* dout, const float* pre, int64_t M,
-                  int64_t N) {
+void gelu_bwd_vec(float* dpre, uint16_t* dpre_bf16, float* dbias, const float* dout, const float* pre,
+                  const uint16_t* pre_bf16, int64_t M, int64_t N) {
   const int64_t vectors = (N + V::W - 1) / V::W;
 #pragma omp parallel
   {
@@ -68,7 +68,7 @@ void gelu_bwd_vec(float* dpre, uint16_t* dpre_bf16, float* dbias, const float* d
         const int64_t row = m * N;
         for (int64_t c = c0; c < c1; c += V::W) {
           const int k = width_at<V>(c, c1);
-          auto g = gelu_grad_of<V>(load_k<V>(pre + row + c, k), load_k<V>(dout + row + c, k));
+          auto g = gelu_grad_of<V>(gelu_input<V>(pre, pre_bf16, row + c, k), load_k<V>(dout + row + c, k));
           if (dpre) store_k<V>(dpre + row + c, k, g);
           if (dpre_bf16) store_bf16_k<V>(dpre_bf16 + row + c, k, g);
           if (dbias) store_k<V>(acc + (c - c0), k, V::add(load_k<V>(acc + (c - c0), k), g));

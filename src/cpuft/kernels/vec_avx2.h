@@ -127,6 +127,15 @@ struct VecAvx2 {
     _mm_store_si128(reinterpret_cast<__m128i*>(tmp), to_bf16(v));
     std::memcpy(p, tmp, sizeof(uint16_t) * static_cast<size_t>(n));
   }
+  // bf16 -> f32 (exact): the bf16 bits as the high half of each lane.
+  static F load_bf16(const uint16_t* p) {
+    return from_bits(_mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p))), 16));
+  }
+  static F load_bf16_part(const uint16_t* p, int n) {
+    alignas(16) uint16_t tmp[W] = {};
+    std::memcpy(tmp, p, sizeof(uint16_t) * static_cast<size_t>(n));
+    return load_bf16(tmp);
+  }
 
  private:
   static I part_mask(int n) {

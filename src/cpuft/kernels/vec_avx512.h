@@ -109,6 +109,13 @@ struct VecAvx512 {
   static void store_bf16_part(uint16_t* p, int n, F v) {
     _mm256_mask_storeu_epi16(p, part_mask(n), to_bf16(v));
   }
+  // bf16 -> f32 (exact): the bf16 bits as the high half of each lane.
+  static F load_bf16(const uint16_t* p) {
+    return from_bits(_mm512_slli_epi32(_mm512_cvtepu16_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p))), 16));
+  }
+  static F load_bf16_part(const uint16_t* p, int n) {
+    return from_bits(_mm512_slli_epi32(_mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(part_mask(n), p)), 16));
+  }
 
  private:
   static __mmask16 part_mask(int n) {

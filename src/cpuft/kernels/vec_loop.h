@@ -38,6 +38,11 @@ void store_bf16_k(uint16_t* p, int k, typename V::F v) {
   }
 }
 
+template <class V>
+typename V::F load_bf16_k(const uint16_t* p, int k) {
+  return k == V::W ? V::load_bf16(p) : V::load_bf16_part(p, k);
+}
+
 // Width of the chunk starting at i of a row of n: W, or the tail.
 template <class V>
 int width_at(int64_t i, int64_t n) {

@@ -69,8 +69,10 @@ void QaModel::Acts::plan(Acts& a, const ModelConfig& c, bool bf16, int64_t rows,
     l.rstd1 = take(n);
     l.h1 = bf16_training ? h1_shared : take(n * h);
     l.h1b = bf16 ? take_bf16(n * h) : nullptr;
-    // bf16 forward only: no pre-activation (the GELU runs in the ff1 product, writing gb).
-    l.f1 = bf16 && !training ? nullptr : take(n * inter);
+    // The pre-activation: f32, bf16 in bf16 training, none in bf16 forward only (the GELU runs in
+    // the ff1 product, writing gb).
+    l.f1 = bf16 ? nullptr : take(n * inter);
+    l.f1b = bf16_training ? take_bf16(n * inter) : nullptr;
     // The GELU output: bf16 only in bf16 mode; in f32 forward-only plans, written over f1.
     l.g = bf16 ? nullptr : training ? g_shared : l.f1;
     l.gb = bf16 ? (training ? take_bf16(n * inter) : gb_shared) : nullptr;

@@ -5,13 +5,13 @@
 //   tokens       position ids: N (int32)
 //   embeddings   sum, ln, x0: 3 N H; mean, rstd: 2 N
 //   per layer    qkv: 3 N H (each row q | k | v, one product; bf16 in bf16 mode); ctx, res1, h1, res2, h2: 5 N H;
-//                ff1 pre-GELU: N I; mean/rstd x2: 4 N
+//                ff1 pre-GELU: N I (bf16 in bf16 mode); mean/rstd x2: 4 N
 //                (no attention probabilities: backward recomputes them, attention.h)
 //   shared       f32 mode: the GELU output (N I), which backward recomputes from ff1: one buffer for all layers
 //   bf16 mode    the operands of the linear layers are kept as bf16 (uint16, half a float each):
 //                per layer the layer input, q | k | v and ctx (bf16 only: the attention core reads
-//                and writes bf16), h1 (N H each) and the GELU output (N I, bf16 only, not
-//                recomputed); backward reads only those, so the f32 h1 is one buffer shared by all
+//                and writes bf16), h1 (N H each), the FFN pre-activation and the GELU output (N I
+//                each, bf16 only; the GELU output not recomputed); backward reads only those, so the f32 h1 is one buffer shared by all
 //                layers and the f32 layer outputs h2 alternate between two; the qa input is bf16
 //                only, the output-gradient scratch holds bf16, and the context gradient is bf16
 //   head         head input: N H; logits, dlogits: 2 N W (W = head width: 2 or num_labels); a sequence
@@ -47,8 +47,9 @@ struct QaModel::Acts {
     float *res1, *mean1, *rstd1;  // (N, H) input of the first LayerNorm, its (N) statistics
     float* h1;        // (N, H) first LayerNorm output
     uint16_t* h1b;    // (N, H) h1 as bf16 (bf16 mode; null in f32 mode)
-    float *f1, *g;    // (N, I) FFN pre-activation, GELU output (g: shared by all layers; null in bf16 mode,
-                      // and f1 null too in bf16 forward-only plans, whose ff1 product applies the GELU)
+    float *f1, *g;    // (N, I) FFN pre-activation, GELU output (f32 mode; g shared by all layers)
+    uint16_t* f1b;    // (N, I) the FFN pre-activation as bf16, the ff1 product's own output (bf16 training;
+                      // bf16 forward-only plans keep none: their ff1 product applies the GELU)
     uint16_t* gb;     // (N, I) g as bf16 (bf16 mode: per layer in training, shared forward only; null in f32)
     float *res2, *mean2, *rstd2;  // (N, H) input of the second LayerNorm, its statistics
     float* h2;        // (N, H) layer output

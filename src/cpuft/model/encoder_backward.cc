@@ -60,7 +60,7 @@ void QaModel::backward_pass(const Batch& b, const Acts& a, uint64_t seed) {
                saved_operand(L.g, L.gb), gemm_weight(lo.ff2.w), N, I, H, false);
     ready(lo.ff2.w, lo.end);  // ff2 and ln2: the gradients of a layer go out in four parts as they finish
     // The GELU's gradient, lin1's bias gradient and lin1's bf16 output gradient in one pass.
-    gelu_bwd(bf16_ ? nullptr : a.di, a.dy_b16, G + lo.ff1.b, a.di, L.f1, N, I);
+    gelu_bwd(bf16_ ? nullptr : a.di, a.dy_b16, G + lo.ff1.b, a.di, L.f1, L.f1b, N, I);
     linear_bwd(a.db, G + lo.ff1.w, /*dbias=*/nullptr, nullptr, saved_operand(a.di, a.dy_b16),
                saved_operand(L.h1, L.h1b), gemm_weight(lo.ff1.w), N, H, I, true);
     ready(lo.ff1.w, lo.ff2.w);

@@ -96,9 +96,12 @@ void QaModel::forward_pass(const Batch& b, const Acts& a, bool train, uint64_t s
                   static_cast<int>(H), c.layer_norm_eps);
 
     // FFN: lin1, GELU, lin2, dropout, residual, LayerNorm.
-    if (L.f1) {
+    if (L.f1) {  // f32
       linear(L.f1, L.h1, saved_operand(L.h1, L.h1b), lo.ff1, M, H, I);
-      gelu_fwd(L.g, L.gb, L.f1, nullptr, N, I);
+      gelu_fwd(L.g, nullptr, L.f1, nullptr, N, I);
+    } else if (L.f1b) {  // bf16 training: the bf16 pre-activation kept for backward, as autocast keeps it
+      linear_bf16_fwd(L.f1b, saved_operand(L.h1, L.h1b), gemm_weight(lo.ff1.w), P + lo.ff1.b, M, H, I, false);
+      gelu_fwd(nullptr, L.gb, nullptr, L.f1b, N, I);
     } else {  // bf16 forward only: the GELU in the product, its bf16 output the only copy
       linear_bf16_fwd(L.gb, saved_operand(L.h1, L.h1b), gemm_weight(lo.ff1.w), P + lo.ff1.b, M, H, I, true);
     }

@@ -24,7 +24,7 @@ does for the data fixtures):
 seqeval) are made directly. Models: AutoModelForSequenceClassification / AutoModelForTokenClassification
 from --model_name_or_path with num_labels (the head drawn by transformers after set_seed(seed)).
 
-    HF_HUB_OFFLINE=1 OMP_NUM_THREADS=2 /usr/bin/time -v /work/venvs/t215/bin/python \
+    HF_HUB_OFFLINE=1 OMP_NUM_THREADS=2 /usr/bin/time -v python \
         tools/hf_reference_classification.py --task text-classification \
         --model_name_or_path DIR --train_file data/snli-mini/train.csv \
         --validation_file data/snli-mini/validation.csv --max_seq_length 128 \

@@ -9,6 +9,7 @@
 
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "cpuft/util/error.h"
 
@@ -41,6 +42,33 @@ TEST(QuantizationConfig, WhatQuantizeWritesReadsBack) {
     EXPECT_EQ(q.static_activations, s);
     EXPECT_EQ(q.calibration_windows, s ? 256 : 0);
   }
+}
+
+// The head's layers stay f32 and are named in modules_not_quantized; a directory is read against the
+// head its config.json describes, so a classifier's entry does not load as a QA model's and back.
+TEST(QuantizationConfig, EachHeadNamesItsOwnF32Modules) {
+  using V = std::vector<std::string>;
+  EXPECT_EQ(int8_f32_modules(ModelFamily::kBert, TaskHead::kQuestionAnswering), V{"qa_outputs"});
+  EXPECT_EQ(int8_f32_modules(ModelFamily::kDistilBert, TaskHead::kTokenClassification), V{"classifier"});
+  EXPECT_EQ(int8_f32_modules(ModelFamily::kBert, TaskHead::kSequenceClassification),
+            (V{"bert.pooler.dense", "classifier"}));
+  EXPECT_EQ(int8_f32_modules(ModelFamily::kDistilBert, TaskHead::kSequenceClassification),
+            (V{"pre_classifier", "classifier"}));
+  QuantizationConfig w = written(false);
+  w.f32_modules = int8_f32_modules(ModelFamily::kBert, TaskHead::kSequenceClassification);
+  const nlohmann::json config = {{"quantization_config", quantization_config_json(w)}};
+  EXPECT_EQ(config["quantization_config"]["modules_not_quantized"],
+            nlohmann::json::array({"bert.pooler.dense", "classifier"}));
+  EXPECT_EQ(read_quantization_config(config, "m/config.json", w.f32_modules).f32_modules, w.f32_modules);
+  try {
+    read_quantization_config(config, "m/config.json", V{"classifier"});
+    ADD_FAILURE() << "a sequence classifier's entry read as a token classifier's";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "m/config.json: quantization_config.modules_not_quantized is [\"bert.pooler.dense\",\"classifier\"]; "
+              "expected [\"classifier\"] (the task head's layers, which cpuft keeps in f32)");
+  }
+  EXPECT_THROW(read_quantization_config(config, "m/config.json"), Error);  // as a QA model's
 }
 
 TEST(QuantizationConfig, WeightFieldsCpuftCannotRunAreRefused) {

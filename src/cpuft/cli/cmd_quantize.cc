@@ -1,7 +1,8 @@
-// cpuft quantize: a fine-tuned QA model -> an int8 model directory for evaluate and predict
-// (docs/quantization.md). Every encoder linear layer gets s8 weights with one scale per output
-// channel; activations are quantized per token at run time, or, with --calibration_file, with one
-// range per layer measured on the first --calibration_windows windows of a SQuAD file. The source
+// cpuft quantize: a fine-tuned model (question answering, text or token classification) -> an int8
+// model directory for evaluate and predict (docs/quantization.md). Every encoder linear layer gets s8
+// weights with one scale per output channel (the task head stays f32); activations are quantized per
+// token at run time, or, for a QA model with --calibration_file, with one range per layer measured on
+// the first --calibration_windows windows of a SQuAD file. The source
 // directory is only read; the output appears whole or not at all (written into a temporary sibling
 // directory, renamed into place).
 #include <sys/stat.h>
@@ -37,12 +38,13 @@ namespace cpuft {
 namespace {
 
 const char* kQuantizeAbout =
-    "Writes an int8 copy of the QA model of --model_name_or_path (a BertForQuestionAnswering or\n"
-    "DistilBertForQuestionAnswering directory) for cpuft evaluate and cpuft predict: every encoder linear layer\n"
-    "gets int8 weights with one scale per output channel (qa_outputs stays float32). Activations are quantized\n"
-    "per token as they arrive, or, with --calibration_file, with one range per layer measured on its first\n"
-    "windows. The model directory is not changed; --output_dir must not exist or be empty, and appears whole\n"
-    "or not at all. The format: docs/quantization.md.\n";
+    "Writes an int8 copy of the fine-tuned model of --model_name_or_path (a Bert or DistilBert\n"
+    "ForQuestionAnswering, ForSequenceClassification or ForTokenClassification directory) for cpuft evaluate\n"
+    "and cpuft predict: every encoder linear layer gets int8 weights with one scale per output channel (the\n"
+    "task head stays float32). Activations are quantized per token as they arrive, or, for a QA model with\n"
+    "--calibration_file, with one range per layer measured on its first windows. The model directory is not\n"
+    "changed; --output_dir must not exist or be empty, and appears whole or not at all.\n"
+    "The format: docs/quantization.md.\n";
 
 struct QuantizeArgs {
   std::string model, output_dir, calibration_file;
@@ -54,7 +56,8 @@ bool parse(const Argv& argv, QuantizeArgs& a) {
   FlagTable t("quantize", kQuantizeAbout);
   t.text("model_name_or_path", "DIR", &a.model, "the fine-tuned model directory to quantize").as_required();
   t.text("output_dir", "OUT", &a.output_dir, "the new directory for the int8 model").as_required();
-  t.text("calibration_file", "FILE", &a.calibration_file, "a SQuAD JSON file to measure static activation ranges on")
+  t.text("calibration_file", "FILE", &a.calibration_file,
+         "a SQuAD JSON file to measure static activation ranges on (question-answering models)")
       .with_default_text("none: activations quantized per token");
   t.integer("calibration_windows", &a.windows, 1, 1000000, "windows of --calibration_file to measure");
   // The ranges of the same flags of cpuft train (flags/train_flags.cc).
@@ -71,19 +74,23 @@ bool parse(const Argv& argv, QuantizeArgs& a) {
   return true;
 }
 
-// The architectures quantize supports: a QA model of a family cpuft runs, with its trained head.
+// The architectures quantize supports: a fine-tuned model of a family cpuft runs (question answering,
+// sequence or token classification), with its trained head.
 void check_architecture(const std::string& dir, const ModelConfig& config) {
   const std::string path = dir + "/config.json";
-  const char* want = qa_architecture_name(config.family);
+  const std::string want = architecture_name(config.family, config.head.task);
   const nlohmann::json arch = config.raw.value("architectures", nlohmann::json());
   const bool ok = arch.is_array() && std::find(arch.begin(), arch.end(), nlohmann::json(want)) != arch.end();
   if (!ok)
     fail(path, ": architectures is ", arch.is_null() ? std::string("missing") : json_preview(arch), "; cpuft quantize supports ",
-         want, " (a model fine-tuned for question answering, e.g. by cpuft train)");
+         qa_architecture_name(config.family), ", ", architecture_name(config.family, TaskHead::kSequenceClassification),
+         " and ", architecture_name(config.family, TaskHead::kTokenClassification),
+         " (a fine-tuned model, e.g. by cpuft train)");
   WeightFiles weights(dir, config.family);
-  if (!weights.find("qa_outputs.weight") || !weights.find("qa_outputs.bias"))
-    fail(weights.files().front(), ": has no qa_outputs.weight / qa_outputs.bias; cpuft quantize needs a model fine-tuned "
-         "for question answering");
+  for (const std::string& module : int8_f32_modules(config.family, config.head.task))
+    if (!weights.find(module + ".weight") || !weights.find(module + ".bias"))
+      fail(weights.files().front(), ": has no ", module, ".weight / ", module, ".bias; cpuft quantize needs a model "
+           "fine-tuned for ", task_name(config.head.task), " (its ", want, " head)");
 }
 
 // True when `dir` holds nothing but a lock file (another process's: DirLock then names it; or one a
@@ -149,6 +156,9 @@ int cmd_quantize(const Argv& argv, Communicator& comm, const StartComm& start) {
   if (has_quantization_config(config.raw))
     fail(dir, "/config.json: already has a \"quantization_config\"; quantize the full-precision model");
   check_architecture(dir, config);
+  if (!a.calibration_file.empty() && config.head.task != TaskHead::kQuestionAnswering)
+    fail("--calibration_file: calibrates question-answering models on a SQuAD file; ", dir, " is a ",
+         task_name(config.head.task), " model: quantize it without --calibration_file (dynamic per-token activations)");
   output_target(a.output_dir, dir);  // refused before any work; checked again once locked
   configure_threads(a.threads, comm);
 

@@ -81,7 +81,20 @@ struct EntryReader {
 
 }  // namespace
 
-QuantizationConfig read_quantization_config(const nlohmann::json& config, const std::string& path) {
+std::vector<std::string> int8_f32_modules(ModelFamily family, TaskHead head) {
+  switch (head) {
+    case TaskHead::kQuestionAnswering:
+      return {"qa_outputs"};
+    case TaskHead::kTokenClassification:
+      return {"classifier"};
+    case TaskHead::kSequenceClassification:
+      return {family == ModelFamily::kDistilBert ? "pre_classifier" : "bert.pooler.dense", "classifier"};
+  }
+  return {"qa_outputs"};
+}
+
+QuantizationConfig read_quantization_config(const nlohmann::json& config, const std::string& path,
+                                            const std::vector<std::string>& f32_modules) {
   if (!has_quantization_config(config)) fail(path, ": no \"quantization_config\"; expected one written by cpuft quantize");
   const nlohmann::json& q = config["quantization_config"];
   if (!q.is_object()) fail(path, ": \"quantization_config\" is ", json_preview(q), "; expected an object");
@@ -122,8 +135,10 @@ QuantizationConfig read_quantization_config(const nlohmann::json& config, const 
   } else {
     r.bad("activations.scheme", json_preview(scheme), str_cat("\"", kDynamic, "\" or \"", kStatic, "\""));
   }
-  r.equal(q, "", "modules_not_quantized", nlohmann::json::array({"qa_outputs"}),
-          "qa_outputs, the one layer cpuft keeps in f32");
+  const bool qa = f32_modules == std::vector<std::string>{"qa_outputs"};
+  r.equal(q, "", "modules_not_quantized", nlohmann::json(f32_modules),
+          qa ? "qa_outputs, the one layer cpuft keeps in f32" : "the task head's layers, which cpuft keeps in f32");
+  out.f32_modules = f32_modules;
   return out;
 }
 
@@ -138,7 +153,7 @@ nlohmann::json quantization_config_json(const QuantizationConfig& q) {
           {"weights",
            {{"dtype", "int8"}, {"symmetric", true}, {"granularity", "per_output_channel"}, {"scale_tensor", "<linear>.weight_scale"}}},
           {"activations", acts},
-          {"modules_not_quantized", {"qa_outputs"}}};
+          {"modules_not_quantized", nlohmann::json(q.f32_modules)}};
 }
 
 std::string weight_scale_name(const std::string& weight_name) { return stem(weight_name) + ".weight_scale"; }

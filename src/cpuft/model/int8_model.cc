@@ -62,7 +62,11 @@ std::vector<float> read_floats(const WeightTensor& t) {
 
 }  // namespace
 
-bool int8_keeps_f32(const std::string& param_name) { return param_name.rfind("qa_outputs.", 0) == 0; }
+bool int8_keeps_f32(const ModelConfig& config, const std::string& param_name) {
+  for (const std::string& module : int8_f32_modules(config.family, config.head.task))
+    if (param_name.rfind(module + ".", 0) == 0) return true;
+  return false;
+}
 
 namespace {
 
@@ -115,7 +119,8 @@ void QaModel::linear(float* y, const float* x, GemmIn xin, const LinearOffsets& 
 QaModel QaModel::from_int8(const std::string& dir, const NoticeSink& notices) {
   const std::string config_path = dir + "/config.json";
   ModelConfig config = load_model_config(config_path);
-  const QuantizationConfig qc = read_quantization_config(config.raw, config_path);
+  const QuantizationConfig qc =
+      read_quantization_config(config.raw, config_path, int8_f32_modules(config.family, config.head.task));
   // Checked before the model is allocated: the headers against config.json, then the size against the
   // memory this process may use (the f32 arena is allocated whole before the int8 slots are released).
   WeightFiles stored(dir, config.family);
@@ -131,7 +136,7 @@ QaModel QaModel::from_int8(const std::string& dir, const NoticeSink& notices) {
   for (const ParamEntry& e : model.table().entries()) {
     used.insert(e.name);
     float* dst = model.params() + e.offset;
-    if (!e.gemm_weight || int8_keeps_f32(e.name)) {
+    if (!e.gemm_weight || int8_keeps_f32(model.config(), e.name)) {
       const WeightTensor* t = stored.find(e.name);
       if (!t)
         fail(stored.files().empty() ? dir : stored.files().front(), ": tensor ", e.name, " is missing; expected shape ",
@@ -193,7 +198,7 @@ QaModel QaModel::from_int8(const std::string& dir, const NoticeSink& notices) {
   for (const auto& [name, t] : stored.tensors())
     if (!used.count(name)) extra.push_back(t.info->name);
   if (!extra.empty())
-    notices(LogLevel::kNotice, str_cat("ignored ", extra.size(), " stored tensor(s) the QA model does not use (first: ",
+    notices(LogLevel::kNotice, str_cat("ignored ", extra.size(), " stored tensor(s) the model does not use (first: ",
                                       extra.front(), ")"));
   model.int8_ = std::move(weights);
   return model;
@@ -211,7 +216,7 @@ void save_int8_model(const QaModel& model, const std::string& dir, const InputRa
     StTensorOut t;
     t.name = e.name;
     t.shape = e.shape;
-    if (!e.gemm_weight || int8_keeps_f32(e.name)) {
+    if (!e.gemm_weight || int8_keeps_f32(model.config(), e.name)) {
       t.f32 = p;
       out.push_back(std::move(t));
       continue;
@@ -242,6 +247,7 @@ void save_int8_model(const QaModel& model, const std::string& dir, const InputRa
   }
   write_safetensors(dir + "/model.safetensors", out);
   QuantizationConfig qc;
+  qc.f32_modules = int8_f32_modules(model.config().family, model.config().head.task);
   qc.static_activations = ranges != nullptr;
   qc.calibration_windows = ranges ? calibration_windows : 0;
   ModelConfig config = model.config();

@@ -1,4 +1,4 @@
-// Quantizing a fine-tuned QA model to int8 and writing it as a Hugging Face-style directory
+// Quantizing a fine-tuned model (question answering, sequence or token classification) to int8 and writing it as a Hugging Face-style directory
 // (docs/quantization.md): the int8 weights under the f32 weights' names (dtype I8), a per-channel
 // scale beside each, with static activations the calibrated input range of each layer, and a
 // "quantization_config" entry in config.json. QaModel::from_int8 reads it back.
@@ -19,9 +19,10 @@ struct InputRange {
 };
 using InputRanges = std::map<size_t, InputRange>;
 
-// True for the tensors that stay f32 in a quantized model although they are matrix-product weights
-// (qa_outputs: two output channels, a negligible share of the work, and the logits themselves).
-bool int8_keeps_f32(const std::string& param_name);
+// True for the tensors that stay f32 in a quantized model although they are matrix-product weights:
+// those of the task head's layers (int8_f32_modules: qa_outputs, or a classifier with its
+// pre_classifier / pooler), a negligible share of the work that makes the logits themselves.
+bool int8_keeps_f32(const ModelConfig& config, const std::string& param_name);
 
 // Writes dir/model.safetensors and then dir/config.json of `model` (an f32 model) quantized to int8;
 // with `ranges` (one per quantized layer) the activations are static, else dynamic per token.

@@ -70,7 +70,7 @@ class QaModel {
 
   // ---- Int8 (model/int8_model.cc, docs/quantization.md). A quantized directory (written by
   // `cpuft quantize`) loads for evaluation and prediction only: its encoder's linear layers run as
-  // int8 products, the rest (embeddings, LayerNorm, attention, GELU, qa_outputs) in f32. Every
+  // int8 products, the rest (embeddings, LayerNorm, attention, GELU, the task head) in f32. Every
   // tensor is checked (dtype, shape, finite positive scales); a bad one throws cpuft::Error naming
   // the file and the tensor. from_pretrained refuses such a directory. The f32 parameter slots of
   // the int8 weights are not kept (their pages are released; params() reads zeros there).

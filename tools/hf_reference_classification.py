@@ -36,14 +36,19 @@ Writes the model (Trainer.save_model) and OUT/{eval_results.json, timings.json, 
 import argparse
 import json
 import os
+import sys
 import time
 import warnings
+from pathlib import Path
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 warnings.filterwarnings("ignore")
 
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from glue_columns import glue_columns  # noqa: E402
 
 
 def parse_args():
@@ -83,21 +88,8 @@ def load(args):
 
 def glue_data(args, tok, raw):
     """run_glue.main() for local files, from the label list to the mapped datasets."""
-    is_regression = raw["train"].features["label"].dtype in ["float32", "float64"]
-    label_list = None
-    if is_regression:
-        num_labels = 1
-    else:
-        label_list = raw["train"].unique("label")
-        label_list.sort()
-        num_labels = len(label_list)
-    non_label = [n for n in raw["train"].column_names if n != "label"]
-    if "sentence1" in non_label and "sentence2" in non_label:
-        key1, key2 = "sentence1", "sentence2"
-    elif len(non_label) >= 2:
-        key1, key2 = non_label[:2]
-    else:
-        key1, key2 = non_label[0], None
+    is_regression, label_list, key1, key2 = glue_columns(raw["train"])
+    num_labels = 1 if is_regression else len(label_list)
     label_to_id = None if is_regression else {v: i for i, v in enumerate(label_list)}
     padding = "max_length" if args.pad else False
     max_len = min(args.max_seq_length, tok.model_max_length)

@@ -26,6 +26,7 @@ Run offline:  HF_HUB_OFFLINE=1 /work/venvs/t215/bin/python tools/make_task_data_
 """
 import json
 import os
+import sys
 import tempfile
 import traceback
 import warnings
@@ -37,6 +38,9 @@ warnings.filterwarnings("ignore")
 import datasets  # noqa: E402
 from datasets import ClassLabel, load_dataset  # noqa: E402
 from transformers import AutoConfig, AutoTokenizer  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from glue_columns import glue_columns  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 TOKENIZER_DIR = ROOT / "tests" / "fixtures" / "text"
@@ -72,21 +76,8 @@ def glue_case(name, files, settings, tokenizer):
     """run_glue.main() from load_dataset to raw_datasets.map(preprocess_function) for local files."""
     with tempfile.TemporaryDirectory() as tmp:
         raw = load(files, tmp)
-        is_regression = raw["train"].features["label"].dtype in ["float32", "float64"]
-        label_list = None
-        if is_regression:
-            num_labels = 1
-        else:
-            label_list = raw["train"].unique("label")
-            label_list.sort()
-            num_labels = len(label_list)
-        non_label_column_names = [n for n in raw["train"].column_names if n != "label"]
-        if "sentence1" in non_label_column_names and "sentence2" in non_label_column_names:
-            key1, key2 = "sentence1", "sentence2"
-        elif len(non_label_column_names) >= 2:
-            key1, key2 = non_label_column_names[:2]
-        else:
-            key1, key2 = non_label_column_names[0], None
+        is_regression, label_list, key1, key2 = glue_columns(raw["train"])
+        num_labels = 1 if is_regression else len(label_list)
         label_to_id = None if is_regression else {v: i for i, v in enumerate(label_list)}
         label2id, id2label = config_labels(num_labels, label_to_id)
         case = {"name": name, "files": files, "sentence1_key": key1, "sentence2_key": key2,

@@ -5,8 +5,9 @@
 // Both operands (bf16, uint16_t storage) are first packed into bf16 pairs along k (u32 words: the low
 // half the even k, the high half the odd one; a zero completes an odd k): B as bp[p][j] (16 columns
 // per vector, the columns padded to a multiple of 16 with zeros) and A as ap[i][p] (or ap[p][i] when
-// A is read transposed). A row of bf16 values along k is its pair words already; rows 2p and 2p + 1
-// along the other axis are interleaved. A 6 x 64 block of C then lives in 24 registers while p runs
+// A is read transposed). A row of bf16 values along k is its pair words already, so an A read as
+// stored with an even k and row stride is not copied at all; rows 2p and 2p + 1 along the other axis
+// are interleaved. A 6 x 64 block of C then lives in 24 registers while p runs
 // over the pairs: each step loads four vectors of B and broadcasts one word of A per row; each output
 // is stored as f32, as f32 rounded to bf16, or as bf16.
 // GCC 12's own avx512fintrin.h trips -W(maybe-)uninitialized on its _mm512_undefined_* helpers.
@@ -23,6 +24,9 @@
 
 namespace cpuft::gemm_tile {
 namespace {
+
+// A pair word of A as the kernel reads it: packed, or straight from the caller's bf16 rows.
+typedef uint32_t __attribute__((may_alias)) Word;
 
 constexpr int kRows = 6;     // rows of C per block
 constexpr int kVectors = 4;  // vectors of 16 columns per block
@@ -138,7 +142,7 @@ inline __m512 dot(__m512 acc, __m512i a, __m512i b) {
 
 // C[R rows, V vectors] = alpha * sum over pairs; the last vector stores `last` columns.
 template <int R, int V>
-void block(const uint32_t* ap, int64_t a_row, int64_t a_pair, const uint32_t* bp, int64_t np, int64_t kp, float alpha,
+void block(const Word* ap, int64_t a_row, int64_t a_pair, const uint32_t* bp, int64_t np, int64_t kp, float alpha,
            void* c, int64_t ldc, int last, TileStore store) {
   __m512 acc[R][V];
   for (int r = 0; r < R; ++r)
@@ -164,7 +168,7 @@ void block(const uint32_t* ap, int64_t a_row, int64_t a_pair, const uint32_t* bp
     }
 }
 
-using Block = void (*)(const uint32_t*, int64_t, int64_t, const uint32_t*, int64_t, int64_t, float, void*, int64_t,
+using Block = void (*)(const Word*, int64_t, int64_t, const uint32_t*, int64_t, int64_t, float, void*, int64_t,
                        int, TileStore);
 
 template <int R>
@@ -189,10 +193,17 @@ void bf16_avx512(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, fl
                  int64_t lda, const uint16_t* b, int64_t ldb, void* c, int64_t ldc, TileStore store) {
   const int64_t kp = (k + 1) / 2, np = (n + 15) / 16 * 16;
   uint32_t* bp = scratch(0, static_cast<size_t>(kp * np));
-  uint32_t* ap = scratch(1, static_cast<size_t>(m * kp));
   pack_b(b, ldb, trans_b, k, n, bp, np);
-  pack_a(a, lda, trans_a, m, k, ap);
-  const int64_t a_row = trans_a ? 1 : kp, a_pair = trans_a ? m : 1;
+  // A read as stored, with k and the row stride even: each row already is its pair words.
+  const bool pairs_as_stored = !trans_a && k % 2 == 0 && lda % 2 == 0 && reinterpret_cast<uintptr_t>(a) % 4 == 0;
+  const Word* ap = reinterpret_cast<const Word*>(a);
+  int64_t a_row = lda / 2, a_pair = 1;
+  if (!pairs_as_stored) {
+    uint32_t* packed = scratch(1, static_cast<size_t>(m * kp));
+    pack_a(a, lda, trans_a, m, k, packed);
+    ap = packed;
+    a_row = trans_a ? 1 : kp, a_pair = trans_a ? m : 1;
+  }
   const size_t c_size = store == TileStore::kBf16 ? sizeof(uint16_t) : sizeof(float);
   for (int64_t j = 0; j < n; j += 16 * kVectors) {
     const int64_t cols = std::min<int64_t>(16 * kVectors, n - j);

@@ -1,4 +1,4 @@
-// Test-only: the array forms of the vector exp and erf over one Vec type, included only by
+// Test-only: the array forms of the vector exp and normal CDF over one Vec type, included only by
 // vec_math_avx2.cc and vec_math_avx512.cc (see vec_math_fns.h).
 #pragma once
 
@@ -19,16 +19,16 @@ void exp_f32_vec(float* out, const float* in, int64_t n) {
 }
 
 template <class V>
-void erf_f32_vec(float* out, const float* in, int64_t n) {
+void normal_cdf_f32_vec(float* out, const float* in, int64_t n) {
   for (int64_t i = 0; i < n; i += V::W) {
     int k = width_at<V>(i, n);
-    store_k<V>(out + i, k, verf<V>(load_k<V>(in + i, k)));
+    store_k<V>(out + i, k, vnormal_cdf<V>(load_k<V>(in + i, k)));
   }
 }
 
 template <class V>
 const VecMathFns& vec_math_fns() {
-  static const VecMathFns fns{V::kName, exp_f32_vec<V>, erf_f32_vec<V>};
+  static const VecMathFns fns{V::kName, exp_f32_vec<V>, normal_cdf_f32_vec<V>};
   return fns;
 }
 

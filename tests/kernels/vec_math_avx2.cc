@@ -1,4 +1,4 @@
-// Test-only AVX2+FMA instantiation of the vector exp and erf (vec_math_fns.h); compiled with AVX2 flags.
+// Test-only AVX2+FMA instantiation of the vector exp and normal CDF (vec_math_fns.h); compiled with AVX2 flags.
 #include "cpuft/kernels/vec_avx2.h"
 #include "kernels/vec_math_arrays.h"
 

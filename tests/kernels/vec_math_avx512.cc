@@ -1,4 +1,4 @@
-// Test-only AVX-512 instantiation of the vector exp and erf (vec_math_fns.h); compiled with AVX-512 flags.
+// Test-only AVX-512 instantiation of the vector exp and normal CDF (vec_math_fns.h); compiled with AVX-512 flags.
 // GCC 12's own avx512fintrin.h trips -W(maybe-)uninitialized on its _mm512_undefined_* helpers.
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #pragma GCC diagnostic ignored "-Wuninitialized"

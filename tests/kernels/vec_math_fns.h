@@ -1,4 +1,4 @@
-// Test-only: the vector exp and erf (kernels/vec_math.h) as array functions of each vector ISA, so that
+// Test-only: the vector exp and normal CDF (kernels/vec_math.h) as array functions of each vector ISA, so that
 // their accuracy is measured directly. Defined in vec_math_avx2.cc / vec_math_avx512.cc (compiled with
 // their ISA's flags, like the kernels); call one only where isa_supported() says the CPU runs it.
 #pragma once
@@ -12,7 +12,7 @@ namespace cpuft::test {
 struct VecMathFns {
   const char* name;
   void (*exp_f32)(float* out, const float* in, int64_t n);  // out may alias in
-  void (*erf_f32)(float* out, const float* in, int64_t n);
+  void (*normal_cdf_f32)(float* out, const float* in, int64_t n);
 };
 
 const VecMathFns& vec_math_avx2();

@@ -5,7 +5,9 @@
 
 namespace cpuft {
 
-// out = gelu(pre) = (pre * 0.5) * (1 + erf(pre * M_SQRT1_2))   (torch's formula and order)
+// out = gelu(pre) = (pre * 0.5) * (1 + erf(pre * M_SQRT1_2))   (torch's formula and order; the vector
+// kernels compute pre * cdf(pre) with cdf = erfc(-pre/sqrt2) / 2 (vec_math.h's vnormal_cdf, one exp), which
+// is the same value to a few f32 ulps)
 // pre (M,N) f32, or pre_bf16 (M,N) bf16 (bf16 training keeps the FFN pre-activation as its product
 // wrote it, as autocast does): exactly one of the two. out (M,N) and out_bf16 (M,N) nullable (e.g.
 // only the bf16 copy feeds the next GEMM). out may alias pre only when no backward is needed (eval),

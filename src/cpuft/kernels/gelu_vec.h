@@ -13,8 +13,7 @@ namespace cpuft {
 
 template <class V>
 typename V::F gelu_of(typename V::F x) {
-  auto cdf1 = V::add(V::set1(1.0f), verf<V>(V::mul(x, V::set1(0.70710678118654752f))));
-  return V::mul(V::mul(x, V::set1(0.5f)), cdf1);
+  return V::mul(x, vnormal_cdf<V>(x));
 }
 
 // Lanes of the pre-activation at i (k of them): f32, or bf16 widened exactly.
@@ -41,7 +40,7 @@ void gelu_fwd_vec(float* out, uint16_t* out_bf16, const float* pre, const uint16
 // pdf = (2/sqrt(pi) * 1/sqrt2 * 0.5) * exp(-0.5 * x * x).
 template <class V>
 typename V::F gelu_grad_of(typename V::F x, typename V::F dy) {
-  auto cdf = V::mul(V::set1(0.5f), V::add(V::set1(1.0f), verf<V>(V::mul(x, V::set1(0.70710678118654752f)))));
+  auto cdf = vnormal_cdf<V>(x);
   auto pdf = V::mul(V::set1(0.39894228040143268f), vexp<V>(V::mul(V::mul(x, x), V::set1(-0.5f))));
   return V::mul(dy, V::add(cdf, V::mul(x, pdf)));
 }

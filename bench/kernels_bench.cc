@@ -142,7 +142,7 @@ void BM_DropoutScores(benchmark::State& state) {
   auto x = random_floats(n);
   std::vector<float> y(n);
   std::vector<uint16_t> bf(n);
-  for (auto _ : state) k->dropout_apply(y.data(), bf.data(), x.data(), n, 1.0f / 0.9f, 42, 1677722);
+  for (auto _ : state) k->dropout_apply(y.data(), bf.data(), x.data(), n, 1.0f / 0.9f, 42, 1677722, nullptr, nullptr);
   set_bytes(state, n * (4.0 * 2 + 2));
 }
 

@@ -73,6 +73,35 @@ TEST(AdamW, MatchesTorchFixture) {
 
 class AdamWIsa : public IsaTest {};
 
+// The clip coefficient and the zeroing inside the update give what scaling the gradients in place
+// first (scale_inplace, clip_grad_norm_'s pass) gives, bit for bit, and leave the gradients at 0.
+TEST_P(AdamWIsa, GradScaleAndZeroingAreTheSeparatePasses) {
+  for (int64_t n : {1, 17, 769, 70001}) {
+    for (const KernelTable* k : {&ref(), &vec()}) {
+      const auto w0 = randn(n, 1, 0.05f), g0 = randn(n, 2, 3.0f);
+      std::vector<float> w1 = w0, w2 = w0, m1(n, 0.01f), m2 = m1, v1(n, 0.02f), v2 = v1, g1 = g0, g2 = g0;
+      AdamWParams p;
+      p.lr = 1e-3;
+      p.weight_decay = 0.01;
+      const float coef = 0.37109375f * 1.1f;
+      k->scale_inplace(g1.data(), n, coef);
+      k->adamw_step(w1.data(), m1.data(), v1.data(), nullptr, g1.data(), n, p, 3);
+      EXPECT_EQ(g1, [&] {  // read only without zero_grad
+        std::vector<float> scaled = g0;
+        k->scale_inplace(scaled.data(), n, coef);
+        return scaled;
+      }()) << k->name;
+      p.grad_scale = coef;
+      p.zero_grad = true;
+      k->adamw_step(w2.data(), m2.data(), v2.data(), nullptr, g2.data(), n, p, 3);
+      EXPECT_EQ(w2, w1) << k->name << " n=" << n;
+      EXPECT_EQ(m2, m1) << k->name << " n=" << n;
+      EXPECT_EQ(v2, v1) << k->name << " n=" << n;
+      EXPECT_EQ(g2, std::vector<float>(n, 0.0f)) << k->name << " n=" << n;
+    }
+  }
+}
+
 TEST_P(AdamWIsa, VectorAndReferenceEqualTheFormulaBitForBit) {
   for (int64_t n : {1, 17, 768, 769, 70001}) {
     auto w0 = randn(n, 1, 0.05f);

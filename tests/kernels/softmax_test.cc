@@ -47,7 +47,7 @@ TEST_P(Softmax, VectorMatchesReferenceOnTails) {
         vec().softmax_bwd(nullptr, b_only.data(), dp.data(), p1.data(), mask.data(), B, H, T, T, divisor);
         EXPECT_EQ(d3, d2);
         EXPECT_EQ(b_both, b_only);
-        for (size_t i = 0; i < n; ++i) ASSERT_EQ(b_both[i], f32_to_bf16(d2[i])) << "T=" << T << " at " << i;
+        for (int64_t i = 0; i < n; ++i) ASSERT_EQ(b_both[i], f32_to_bf16(d2[i])) << "T=" << T << " at " << i;
       }
     }
   }

@@ -325,6 +325,39 @@ TEST(QaModel, BatchWithAnOutOfRangeTokenIsRejected) {
   EXPECT_NE(error_of([&] { m.forward(big, s.data(), e.data()); }).find("reserve"), std::string::npos);
 }
 
+// optimizer_step (the norm, then one update that clips and zeroes as it reads the gradients) gives what
+// clip_grad_norm, AdamW::step and zero_grads give one after the other: the same norm, weights and
+// moments, bit for bit, and every gradient 0 for the next step; f32 and bf16, clipping or not.
+TEST(QaModel, OptimizerStepIsClipUpdateAndZeroing) {
+  Reference ref(model_fixture_dir("bert_hd8") + "/reference.safetensors");
+  for (bool bf16 : {false, true})
+    for (double max_norm : {0.0, 1e-3, 1e6}) {
+      QaModel a(tiny_config("bert_hd8", 0.f), bf16, 5), b(tiny_config("bert_hd8", 0.f), bf16, 5);
+      a.reserve(ref.batch, ref.seq_len);
+      b.reserve(ref.batch, ref.seq_len);
+      AdamWConfig config;
+      config.weight_decay = 0.01;
+      AdamW oa(a, config), ob(b, config);
+      for (int step = 0; step < 2; ++step) {
+        a.zero_grads();
+        a.forward_backward(ref.batch_view(), 1);
+        const double na = clip_grad_norm(a, max_norm);
+        oa.step(a, 1e-2);
+        a.zero_grads();
+        if (step == 0) b.zero_grads();
+        b.forward_backward(ref.batch_view(), 1);
+        const double nb = optimizer_step(b, ob, max_norm, 1e-2);
+        ASSERT_EQ(na, nb) << "bf16=" << bf16 << " max_norm=" << max_norm;
+        for (size_t i = 0; i < a.num_params(); ++i) {
+          ASSERT_EQ(a.params()[i], b.params()[i]) << i;
+          ASSERT_EQ(b.grads()[i], 0.0f) << i;
+        }
+        ASSERT_EQ(oa.exp_avg(), ob.exp_avg());
+        ASSERT_EQ(oa.exp_avg_sq(), ob.exp_avg_sq());
+      }
+    }
+}
+
 // In bf16 mode the optimizer step leaves every matrix-product weight's bf16 copy equal to its
 // updated f32 master rounded to nearest even; tensors without a copy (embeddings, norms, biases)
 // report none.
@@ -397,16 +430,19 @@ TEST(QaModel, ReportsPeakActivationBytes) {
   // q, k, v, ctx, res1, h1, res2, h2 (N H each), ff1 (N I) and the LayerNorm statistics (4 N); bf16
   // res1, res2, then q, k, v, the bf16 input, ctx and h1 (half a float each), ff1 and the GELU output
   // (half a float each) and the statistics. No attention probabilities (B heads T^2,
-  // recomputed by backward).
-  const size_t N = 8 * 384, H = 768, I = 3072;
+  // recomputed by backward): only the attention dropout's keep bits (B heads T^2 / 8 bytes).
+  const size_t N = 8 * 384, H = 768, I = 3072, keep = 8 * 12 * 384 * 384 / 8;
   ModelConfig two = base, three = base;
   two.layers = 2;
   three.layers = 3;
   auto per_layer = [&](bool bf16) {
     return QaModel::activation_bytes(three, bf16, 8, 384) - QaModel::activation_bytes(two, bf16, 8, 384);
   };
+  EXPECT_EQ(per_layer(false), (8 * N * H + N * I + 4 * N) * sizeof(float) + keep);
+  EXPECT_EQ(per_layer(true), (2 * N * H + 6 * N * H / 2 + 2 * N * I / 2 + 4 * N) * sizeof(float) + keep);
+  // Without attention dropout there is no mask to keep.
+  two.attention_dropout = three.attention_dropout = 0.f;
   EXPECT_EQ(per_layer(false), (8 * N * H + N * I + 4 * N) * sizeof(float));
-  EXPECT_EQ(per_layer(true), (2 * N * H + 6 * N * H / 2 + 2 * N * I / 2 + 4 * N) * sizeof(float));
 }
 
 }  // namespace

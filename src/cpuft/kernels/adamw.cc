@@ -9,8 +9,8 @@
 
 namespace cpuft {
 
-void adamw_step(float* w, float* m, float* v, uint16_t* w_bf16, const float* g, int64_t n,
-                const AdamWParams& p, int64_t step) {
+void adamw_step(float* w, float* m, float* v, uint16_t* w_bf16, float* g, int64_t n, const AdamWParams& p,
+                int64_t step) {
   OpScope scope(Op::kOptimizer);
   kernels().adamw_step(w, m, v, w_bf16, g, n, p, step);
 }

@@ -12,16 +12,18 @@ namespace ref {
 
 // Torch's order (docs/parity.md, Training): lerp_ and addcmul_ are fused multiply-adds in torch's CPU kernels
 // (checked against torch bit for bit, tools/kernels_adamw_fixture.py); nothing else is fused.
-void adamw_step(float* w, float* m, float* v, uint16_t* w_bf16, const float* g, int64_t n,
-                const AdamWParams& p, int64_t step) {
+void adamw_step(float* w, float* m, float* v, uint16_t* w_bf16, float* g, int64_t n, const AdamWParams& p,
+                int64_t step) {
   const AdamWScalars s = adamw_scalars(p, step);
   const bool decay = p.weight_decay != 0.0;
 #pragma omp parallel for schedule(static)
   for (int64_t i = 0; i < n; ++i) {
+    const float gi = g[i] * p.grad_scale;
+    if (p.zero_grad) g[i] = 0.0f;
     float wi = w[i];
     if (decay) wi = wi * s.decay;
-    const float mi = std::fma(s.one_m_b1, g[i] - m[i], m[i]);
-    const float vi = std::fma(s.one_m_b2 * g[i], g[i], v[i] * s.b2);
+    const float mi = std::fma(s.one_m_b1, gi - m[i], m[i]);
+    const float vi = std::fma(s.one_m_b2 * gi, gi, v[i] * s.b2);
     const float den = std::sqrt(vi) / s.bc2_sqrt + s.eps;
     wi = wi + (s.neg_step * mi) / den;
     w[i] = wi;

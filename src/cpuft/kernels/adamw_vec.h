@@ -12,8 +12,8 @@
 namespace cpuft {
 
 template <class V>
-void adamw_step_vec(float* w, float* m, float* v, uint16_t* w_bf16, const float* g, int64_t n,
-                    const AdamWParams& p, int64_t step) {
+void adamw_step_vec(float* w, float* m, float* v, uint16_t* w_bf16, float* g, int64_t n, const AdamWParams& p,
+                    int64_t step) {
   const AdamWScalars s = adamw_scalars(p, step);
   const bool decay = p.weight_decay != 0.0;
   const int64_t chunks = (n + kFlatChunk - 1) / kFlatChunk;
@@ -25,7 +25,8 @@ void adamw_step_vec(float* w, float* m, float* v, uint16_t* w_bf16, const float*
       auto vw = load_k<V>(w + i, k);
       auto vm = load_k<V>(m + i, k);
       auto vv = load_k<V>(v + i, k);
-      auto vg = load_k<V>(g + i, k);
+      auto vg = V::mul(load_k<V>(g + i, k), V::set1(p.grad_scale));
+      if (p.zero_grad) store_k<V>(g + i, k, V::zero());
       if (decay) vw = V::mul(vw, V::set1(s.decay));
       vm = V::fma(V::set1(s.one_m_b1), V::sub(vg, vm), vm);
       vv = V::fma(V::mul(V::set1(s.one_m_b2), vg), vg, V::mul(vv, V::set1(s.b2)));

@@ -63,12 +63,13 @@ struct KernelTable {
                       int H, int Tq, int Tk, float divisor, float mask_value);
   void (*softmax_bwd)(float* dscores, uint16_t* dscores_bf16, const float* dprobs, const float* probs, const int8_t* key_mask, int B,
                       int H, int Tq, int Tk, float divisor);
-  // out = in * keep * scale with keep from (key, index) and the 24-bit threshold (dropout.h);
-  // both dropout_fwd and dropout_bwd are this one operation. out nullable, out_bf16 nullable.
+  // out = in * keep * scale with keep from (key, index) and the 24-bit threshold (dropout.h), or
+  // read from keep_in's bits when not null; keep_out (nullable) gets the bits. dropout_fwd,
+  // dropout_bwd and dropout_apply_mask are this one operation. out nullable, out_bf16 nullable.
   void (*dropout_apply)(float* out, uint16_t* out_bf16, const float* in, int64_t n, float scale,
-                        uint64_t key, uint32_t threshold24);
-  void (*adamw_step)(float* w, float* m, float* v, uint16_t* w_bf16, const float* g, int64_t n,
-                     const AdamWParams& p, int64_t step);
+                        uint64_t key, uint32_t threshold24, const uint8_t* keep_in, uint8_t* keep_out);
+  void (*adamw_step)(float* w, float* m, float* v, uint16_t* w_bf16, float* g, int64_t n, const AdamWParams& p,
+                     int64_t step);
   // Sums of squares per block of kSumSquaresBlock elements (out has ceil(n / block) entries, in
   // double); sum_squares() adds them in order.
   void (*block_sum_squares)(double* out, const float* x, int64_t n);

@@ -28,9 +28,9 @@ void softmax_fwd(float* probs, uint16_t* probs_bf16, const float* scores, const 
 void softmax_bwd(float* dscores, uint16_t* dscores_bf16, const float* dprobs, const float* probs, const int8_t* key_mask,
                  int B, int H, int Tq, int Tk, float divisor);
 void dropout_apply(float* out, uint16_t* out_bf16, const float* in, int64_t n, float scale,
-                   uint64_t key, uint32_t threshold24);
-void adamw_step(float* w, float* m, float* v, uint16_t* w_bf16, const float* g, int64_t n,
-                const AdamWParams& p, int64_t step);
+                   uint64_t key, uint32_t threshold24, const uint8_t* keep_in, uint8_t* keep_out);
+void adamw_step(float* w, float* m, float* v, uint16_t* w_bf16, float* g, int64_t n, const AdamWParams& p,
+                int64_t step);
 void block_sum_squares(double* out, const float* x, int64_t n);
 void scale_inplace(float* x, int64_t n, float s);
 

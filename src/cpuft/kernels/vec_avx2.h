@@ -103,6 +103,13 @@ struct VecAvx2 {
     return _mm256_castsi256_ps(
         _mm256_xor_si256(_mm256_cmpgt_epi32(b, a), _mm256_set1_epi32(-1)));
   }
+  // A lane mask as W bits (lane i is bit i) and back.
+  static uint32_t mask_bits(M m) { return static_cast<uint32_t>(_mm256_movemask_ps(m)); }
+  static M mask_of_bits(uint32_t b) {
+    const I lane_bit = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
+    const I set = _mm256_and_si256(_mm256_set1_epi32(static_cast<int>(b)), lane_bit);
+    return _mm256_castsi256_ps(_mm256_cmpeq_epi32(set, lane_bit));
+  }
   static I to_int(F a) { return _mm256_cvtps_epi32(a); }  // round to nearest
   static F from_bits(I a) { return _mm256_castsi256_ps(a); }
   static I bits(F a) { return _mm256_castps_si256(a); }

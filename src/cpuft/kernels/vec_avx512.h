@@ -89,6 +89,9 @@ struct VecAvx512 {
   static I srai1(I a) { return _mm512_srai_epi32(a, 1); }
   static I isub(I a, I b) { return _mm512_sub_epi32(a, b); }
   static M ige(I a, I b) { return _mm512_cmpge_epi32_mask(a, b); }
+  // A lane mask as W bits (lane i is bit i) and back.
+  static uint32_t mask_bits(M m) { return m; }
+  static M mask_of_bits(uint32_t b) { return static_cast<M>(b); }
   static I to_int(F a) { return _mm512_cvtps_epi32(a); }
   static F from_bits(I a) { return _mm512_castsi512_ps(a); }
   static I bits(F a) { return _mm512_castps_si512(a); }

@@ -6,7 +6,8 @@
 //   embeddings   sum, ln, x0: 3 N H; mean, rstd: 2 N
 //   per layer    qkv: 3 N H (each row q | k | v, one product; bf16 in bf16 mode); ctx, res1, h1, res2, h2: 5 N H;
 //                ff1 pre-GELU: N I (bf16 in bf16 mode); mean/rstd x2: 4 N
-//                (no attention probabilities: backward recomputes them, attention.h)
+//                (no attention probabilities: backward recomputes them, attention.h; with attention
+//                dropout, its keep bits: B nh T^2 / 8 bytes, rounded up per sequence-head)
 //   shared       f32 mode: the GELU output (N I), which backward recomputes from ff1: one buffer for all layers
 //   bf16 mode    the operands of the linear layers are kept as bf16 (uint16, half a float each):
 //                per layer the layer input, q | k | v and ctx (bf16 only: the attention core reads
@@ -53,6 +54,8 @@ struct QaModel::Acts {
     uint16_t* gb;     // (N, I) g as bf16 (bf16 mode: per layer in training, shared forward only; null in f32)
     float *res2, *mean2, *rstd2;  // (N, H) input of the second LayerNorm, its statistics
     float* h2;        // (N, H) layer output
+    uint8_t* attn_keep;  // the attention dropout's keep bits, batch * heads * attention_keep_bytes(T) bytes
+                         // (training with attention dropout; null otherwise)
   };
   int64_t rows = 0;  // N
   // The rows the linear layers' products run over: N in training; in a forward-only plan N rounded up

@@ -47,12 +47,13 @@ void product(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, con
 // The (T, L) softmax probabilities p of one sequence-head from its q and k slices (row stride ld),
 // and in `pd` the probabilities the probs x V product reads: dropped (training), as E. Forward and
 // backward both call this, with the same inputs and the same single-threaded product, so backward
-// recomputes exactly the probabilities forward used instead of keeping them. In bf16 mode the scores
+// recomputes exactly the probabilities forward used instead of keeping them: forward draws the dropout
+// mask (`draw`) and keeps its bits in drop.keep, backward applies those bits. In bf16 mode the scores
 // are rounded to bf16 as the product stores them (autocast's bf16 product output), and the softmax
 // or the dropout writes pd as bf16 in its own pass. In f32 mode without dropout, pd is p itself.
 template <class E>
 const E* probabilities(float* p, E* pd, const E* q, const E* k, const int8_t* mask, int64_t T, int64_t L, int64_t HD,
-                       int64_t ld, float score_scale, int64_t bh, const AttentionDropout& drop) {
+                       int64_t ld, float score_scale, int64_t bh, const AttentionDropout& drop, bool draw) {
   product(false, true, T, L, HD, score_scale, q, ld, k, ld, p, L,
           kBf16<E> ? TileStore::kF32RoundedToBf16 : TileStore::kF32);
   const bool dropped = drop.p > 0.f;
@@ -65,7 +66,11 @@ const E* probabilities(float* p, E* pd, const E* q, const E* k, const int8_t* ma
   }
   float* p32 = nullptr;
   if constexpr (!kBf16<E>) p32 = pd;
-  dropout_fwd(p32, p16, p, T * L, drop.p, drop.seed, drop.stream, dropout_first(drop, bh, T));
+  uint8_t* keep = drop.keep + bh * attention_keep_bytes(T);
+  if (draw)
+    dropout_fwd(p32, p16, p, T * L, drop.p, drop.seed, drop.stream, dropout_first(drop, bh, T), keep);
+  else
+    dropout_apply_mask(p32, p16, p, T * L, drop.p, keep);
   return pd;
 }
 
@@ -88,6 +93,7 @@ void forward(E* ctx, float* tiles, const E* qkv, const int8_t* key_mask, const A
              const AttentionDropout& drop) {
   const int64_t H = s.hidden, H3 = 3 * H, NH = s.heads, HD = s.head_dim(), TT = s.seq * s.seq;
   if (s.cu_seqlens && drop.p > 0.f) fail_internal("attention_fwd: dropout needs a padded batch, got a packed one");
+  if (drop.p > 0.f && !drop.keep) fail_internal("attention_fwd: dropout without room for its keep bits");
 #pragma omp parallel for schedule(dynamic)
   for (int64_t bh = 0; bh < s.batch * NH; ++bh) {
     const SequenceRows rows = sequence_rows(s, bh / NH);
@@ -97,7 +103,8 @@ void forward(E* ctx, float* tiles, const E* qkv, const int8_t* key_mask, const A
     const int64_t L = attended_keys(mask, T);
     float* tile = tiles + static_cast<int64_t>(omp_get_thread_num()) * kTilesPerThread * TT;
     float* p = tile + TT;
-    const E* pd = probabilities(p, reinterpret_cast<E*>(tile), q, q + H, mask, T, L, HD, H3, score_scale, bh, drop);
+    const E* pd =
+        probabilities(p, reinterpret_cast<E*>(tile), q, q + H, mask, T, L, HD, H3, score_scale, bh, drop, true);
     product(false, false, T, HD, L, 1.f, pd, L, q + 2 * H, H3, ctx + rows.first * H + head, H,
             kBf16<E> ? TileStore::kBf16 : TileStore::kF32);
   }
@@ -108,6 +115,7 @@ void backward(float* dqkv, float* tiles, const E* dctx, const E* qkv, const int8
               float score_scale, float dq_scale, const AttentionDropout& drop) {
   const int64_t H = s.hidden, H3 = 3 * H, NH = s.heads, HD = s.head_dim(), TT = s.seq * s.seq;
   if (s.cu_seqlens) fail_internal("attention_bwd: backward needs a padded batch, got a packed one");
+  if (drop.p > 0.f && !drop.keep) fail_internal("attention_bwd: dropout without the forward's keep bits");
 #pragma omp parallel for schedule(dynamic)
   for (int64_t bh = 0; bh < s.batch * NH; ++bh) {
     const SequenceRows rows = sequence_rows(s, bh / NH);
@@ -121,10 +129,10 @@ void backward(float* dqkv, float* tiles, const E* dctx, const E* qkv, const int8
     float* p = tile + TT;
     float* dp = tile + 2 * TT;
     E* t0 = reinterpret_cast<E*>(tile);  // the dropped probabilities, then (bf16) the score gradient
-    const E* pd = probabilities(p, t0, q, k, mask, T, L, HD, H3, score_scale, bh, drop);  // the forward's, bit for bit
+    const E* pd = probabilities(p, t0, q, k, mask, T, L, HD, H3, score_scale, bh, drop, false);  // the forward's
     product(true, false, L, HD, T, 1.f, pd, L, dc, H, dv, H3, TileStore::kF32);  // dV = Pd^T dctx
     product(false, true, T, L, HD, 1.f, dc, H, v, H3, dp, L, TileStore::kF32);   // dPd = dctx V^T
-    if (drop.p > 0.f) dropout_bwd(dp, nullptr, dp, T * L, drop.p, drop.seed, drop.stream, dropout_first(drop, bh, T));
+    if (drop.p > 0.f) dropout_apply_mask(dp, nullptr, dp, T * L, drop.p, drop.keep + bh * attention_keep_bytes(T));
     const E* ds = nullptr;  // dS: f32 in place over dPd, or bf16 over the dropped probabilities (read by dV already)
     if constexpr (kBf16<E>) {
       softmax_bwd(nullptr, t0, dp, p, mask, 1, 1, static_cast<int>(T), static_cast<int>(L), 1.f);

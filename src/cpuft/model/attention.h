@@ -8,10 +8,11 @@
 // so no query or key of padding is ever computed.
 // Each (sequence, head) is one task: its scores and probabilities stay in the calling thread's tiles
 // (cache-sized at SQuAD lengths), and the softmax and dropout passes run the vector kernels of
-// kernels/ on them. Nothing of size T^2 is kept between forward and backward: backward recomputes
-// the probabilities from q and k (bit for bit the forward's), as flash attention does, which saves
+// kernels/ on them. No probabilities are kept between forward and backward: backward recomputes
+// them from q and k (bit for bit the forward's), as flash attention does, which saves
 // B * heads * T^2 floats per layer (56 MiB per DistilBERT layer at batch 8 x 384) for one extra
-// scores product. Keys after a sequence's last unmasked one (right padding) are left out of every
+// scores product. Only the dropout mask is kept, as bits (1/32 of that: 1.7 MiB), so that backward
+// applies it twice without hashing it again. Keys after a sequence's last unmasked one (right padding) are left out of every
 // product: their probabilities are exactly 0, so the result is the same, and SQuAD windows are
 // 35-54% padding; the tiles then hold (T, L), L the number of keys up to the last unmasked one.
 // A packed sequence of length T' has T' queries and T' keys (its masked keys, if any, masked).
@@ -19,6 +20,8 @@
 
 #include <cmath>
 #include <cstdint>
+
+#include "cpuft/kernels/dropout.h"
 
 namespace cpuft {
 
@@ -52,11 +55,15 @@ struct AttentionShape {
 
 // Attention-probability dropout: element (i, j) of the (T, L) probabilities of sequence-head bh uses
 // mask index first_index + bh*T*T + i*L + j of (seed, stream) (kernels/dropout.h); p == 0 is no
-// dropout.
+// dropout. With p > 0, keep holds the drawn mask as bits between forward and backward: batch * heads
+// regions of attention_keep_bytes(T) bytes, sequence-head bh's at bh * attention_keep_bytes(T);
+// attention_fwd writes them and attention_bwd applies them (twice) instead of hashing the mask again.
 struct AttentionDropout {
   float p = 0.f;
   uint64_t seed = 0, stream = 0, first_index = 0;
+  uint8_t* keep = nullptr;
 };
+inline int64_t attention_keep_bytes(int64_t seq) { return dropout_mask_bytes(seq * seq); }
 
 // scores = score_scale * q k^T, masked softmax over keys (key_mask (N), one flag per token row,
 // nullable), then ctx = dropout(probs) v. f32 mode reads qkv and writes ctx; bf16 mode (qkv16 set)

@@ -80,7 +80,7 @@ void QaModel::backward_pass(const Batch& b, const Acts& a, uint64_t seed) {
     ready(lo.o.w, lo.ff1.w);  // o and ln1
 
     attention_bwd(a.dqkv, a.tiles, a.db, a.dctx16, L.qkv, L.qkv16, b.attention_mask, shape, scale.scores, scale.dq,
-                  AttentionDropout{attn_p, seed, dropout_site::attention(li), attn_first});
+                  AttentionDropout{attn_p, seed, dropout_site::attention(li), attn_first, L.attn_keep});
 
     // The q, k, v projection (one product): its input gradient adds into the residual-stream gradient.
     linear_bwd(a.dres, G + lo.qkv.w, G + lo.qkv.b, a.dqkv, gemm_operand(a.dqkv, a.dy_b16, 3 * N * H),

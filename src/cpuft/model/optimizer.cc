@@ -11,11 +11,12 @@ namespace cpuft {
 AdamW::AdamW(const QaModel& model, AdamWConfig config)
     : config_(config), m_(model.num_params(), 0.f), v_(model.num_params(), 0.f) {}
 
-void AdamW::step(QaModel& model, double lr) {
+void AdamW::step(QaModel& model, double lr, float grad_scale, bool zero_grads) {
   OpScope scope(Op::kOptimizer);
   ++step_;
   for (const ParamEntry& e : model.table().entries()) {
-    const AdamWParams p{lr, config_.beta1, config_.beta2, config_.eps, e.decay ? config_.weight_decay : 0.0};
+    const AdamWParams p{lr,         config_.beta1, config_.beta2, config_.eps, e.decay ? config_.weight_decay : 0.0,
+                        grad_scale, zero_grads};
     // The bf16 copy of a matrix-product weight is written in the same pass.
     adamw_step(model.params() + e.offset, m_.data() + e.offset, v_.data() + e.offset, model.bf16_copy(e.offset),
                model.grads() + e.offset, static_cast<int64_t>(e.numel), p, step_);
@@ -28,18 +29,18 @@ double clip_grad_norm(QaModel& model, double max_norm) {
   for (const ParamEntry& e : model.table().entries())
     total_sq += sum_squares(model.grads() + e.offset, static_cast<int64_t>(e.numel));
   const double total = std::sqrt(total_sq);
-  if (max_norm > 0.0) {
-    const float coef = static_cast<float>(std::min(1.0, max_norm / (total + 1e-6)));
-    scale_inplace(model.grads(), static_cast<int64_t>(model.num_params()), coef);
-  }
+  if (max_norm > 0.0) scale_inplace(model.grads(), static_cast<int64_t>(model.num_params()), clip_coefficient(max_norm, total));
   return total;
 }
 
+float clip_coefficient(double max_norm, double total_norm) {
+  return max_norm > 0.0 ? static_cast<float>(std::min(1.0, max_norm / (total_norm + 1e-6))) : 1.0f;
+}
+
 double optimizer_step(QaModel& model, AdamW& opt, double max_grad_norm, double lr) {
-  const double norm = clip_grad_norm(model, max_grad_norm);
+  const double norm = clip_grad_norm(model, 0.0);  // measured only: the update applies the clip
   if (!std::isfinite(norm)) return norm;
-  opt.step(model, lr);
-  model.zero_grads();
+  opt.step(model, lr, clip_coefficient(max_grad_norm, norm), /*zero_grads=*/true);
   return norm;
 }
 

@@ -315,6 +315,44 @@ TEST(TileMatmul, Bf16ProductsAreTheProductOfTheBf16Values) {
       }
 }
 
+// A weight in oneDNN's blocked layout (block_weight) gives the product of the row-major weight, for the
+// forward (x W^T, plain and GELU) and backward-data (dy W, written and accumulated) products, any rows.
+TEST(Gemm, BlockedWeightsGiveTheRowMajorProducts) {
+  if (blocked_weight_bytes(64, 64, WeightUse::kForward) == 0)
+    GTEST_SKIP() << "bf16 products are not native here: no blocked weights";
+  struct Shape {
+    int64_t M, N, K;
+  };
+  for (const Shape& s : {Shape{5, 37, 32}, Shape{64, 768, 768}, Shape{7, 2, 32}, Shape{130, 96, 48}, Shape{1, 64, 256}}) {
+    const std::vector<float> wv = bf16_values(s.N, s.K, s.K, 3), xv = bf16_values(s.M, s.K, s.K, 4),
+                             dyv = bf16_values(s.M, s.N, s.N, 5);
+    const std::vector<uint16_t> w = as_bf16(wv), x = as_bf16(xv), dy = as_bf16(dyv);
+    std::vector<float> bias(static_cast<size_t>(s.N));
+    for (int64_t j = 0; j < s.N; ++j) bias[j] = 0.25f * static_cast<float>(j % 7);
+    std::vector<uint8_t> fwd(blocked_weight_bytes(s.N, s.K, WeightUse::kForward) + 64),
+        bwd(blocked_weight_bytes(s.N, s.K, WeightUse::kBackwardData) + 64);
+    uint8_t* f = fwd.data() + (64 - reinterpret_cast<uintptr_t>(fwd.data()) % 64) % 64;
+    uint8_t* b = bwd.data() + (64 - reinterpret_cast<uintptr_t>(bwd.data()) % 64) % 64;
+    block_weight(f, w.data(), s.N, s.K, WeightUse::kForward);
+    block_weight(b, w.data(), s.N, s.K, WeightUse::kBackwardData);
+    const std::string what = "M=" + std::to_string(s.M) + " N=" + std::to_string(s.N) + " K=" + std::to_string(s.K);
+    std::vector<float> y0(static_cast<size_t>(s.M * s.N)), y1 = y0;
+    linear_forward(s.M, s.N, s.K, x.data(), w.data(), DType::kBf16, bias.data(), y0.data());
+    linear_forward(s.M, s.N, s.K, x.data(), w.data(), DType::kBf16, bias.data(), y1.data(), DType::kF32, f);
+    EXPECT_EQ(y1, y0) << "forward " << what;
+    std::vector<uint16_t> g0(static_cast<size_t>(s.M * s.N)), g1 = g0;
+    linear_forward_gelu(s.M, s.N, s.K, x.data(), w.data(), DType::kBf16, bias.data(), g0.data(), DType::kBf16);
+    linear_forward_gelu(s.M, s.N, s.K, x.data(), w.data(), DType::kBf16, bias.data(), g1.data(), DType::kBf16, f);
+    EXPECT_EQ(g1, g0) << "forward GELU " << what;
+    for (bool accumulate : {false, true}) {
+      std::vector<float> d0(static_cast<size_t>(s.M * s.K), 0.5f), d1 = d0;
+      linear_backward_data(s.M, s.N, s.K, dy.data(), w.data(), DType::kBf16, d0.data(), DType::kF32, accumulate);
+      linear_backward_data(s.M, s.N, s.K, dy.data(), w.data(), DType::kBf16, d1.data(), DType::kF32, accumulate, b);
+      EXPECT_EQ(d1, d0) << "backward-data " << what << " accumulate " << accumulate;
+    }
+  }
+}
+
 TEST(Gemm, PrimitivesAreBuiltOncePerShape) {
   Buf x(DType::kF32, 6 * 10, 1), w(DType::kF32, 4 * 10, 2), y(DType::kF32, 6 * 4, 3);
   linear_forward(6, 4, 10, x.data(), w.data(), DType::kF32, nullptr, y.data());

@@ -360,7 +360,8 @@ TEST(QaModel, OptimizerStepIsClipUpdateAndZeroing) {
 
 // In bf16 mode the optimizer step leaves every matrix-product weight's bf16 copy equal to its
 // updated f32 master rounded to nearest even; tensors without a copy (embeddings, norms, biases)
-// report none.
+// report none. The copies in oneDNN's layouts (where bf16 products are native) follow: the step's
+// loss and gradients are those of the weights re-derived from the f32 masters.
 TEST(QaModel, OptimizerStepRefreshesTheBf16WeightCopies) {
   Reference ref(model_fixture_dir("bert_hd8") + "/reference.safetensors");
   QaModel m(tiny_config("bert_hd8", 0.f), true, 5);
@@ -371,6 +372,13 @@ TEST(QaModel, OptimizerStepRefreshesTheBf16WeightCopies) {
     m.forward_backward(ref.batch_view(), 1);
     opt.step(m, 1e-2);
   }
+  m.zero_grads();
+  const float loss = m.forward_backward(ref.batch_view(), 1);
+  const std::vector<float> grads(m.grads(), m.grads() + m.num_params());
+  m.refresh_bf16_weights();
+  m.zero_grads();
+  EXPECT_EQ(m.forward_backward(ref.batch_view(), 1), loss);
+  EXPECT_EQ(std::vector<float>(m.grads(), m.grads() + m.num_params()), grads);
   int copies = 0;
   for (const ParamEntry& e : m.table().entries()) {
     const uint16_t* copy = m.bf16_copy(e.offset);

@@ -131,6 +131,14 @@ void matmul(int64_t B, int64_t H, int64_t M, int64_t N, int64_t K, const MatIn& 
   s.c_row = c.row_stride, s.c_batch = B > 1 ? c.batch_stride : 0, s.c_head = H > 1 ? c.head_stride : 0;
   s.a_trans = a.trans, s.b_trans = b.trans;
   s.alpha = opt.alpha, s.bias = opt.bias != nullptr, s.accumulate = opt.accumulate, s.gelu = opt.gelu;
+  if (b.blocked) {
+    s.b_blocked = true;
+    if (const gemm_detail::Primitive* p = gemm_detail::find_primitive(s)) {
+      gemm_detail::execute(*p, a.data, b.blocked, c.data, opt.bias);
+      return;
+    }
+    s.b_blocked = false;
+  }
   if (const gemm_detail::Primitive* p = gemm_detail::find_primitive(s)) {
     gemm_detail::execute(*p, a.data, b.data, c.data, opt.bias);
     return;
@@ -140,26 +148,50 @@ void matmul(int64_t B, int64_t H, int64_t M, int64_t N, int64_t K, const MatIn& 
   gemm_detail::emulate_in_f32(B, H, M, N, K, a, b, c, opt);
 }
 
+size_t blocked_weight_bytes(int64_t N, int64_t K, WeightUse use) {
+  // The forward reads W^T ([K, N], stored [N, K]); backward-data reads W ([N, K] as stored).
+  return use == WeightUse::kForward ? gemm_detail::blocked_bytes(K, N, true) : gemm_detail::blocked_bytes(N, K, false);
+}
+
+void block_weight(void* dst, const uint16_t* w, int64_t N, int64_t K, WeightUse use) {
+  if (blocked_weight_bytes(N, K, use) == 0) fail("block_weight: no blocked layout here (bf16 products are not native)");
+  if (use == WeightUse::kForward)
+    gemm_detail::block(dst, w, K, N, true);
+  else
+    gemm_detail::block(dst, w, N, K, false);
+}
+
+namespace {
+
+// W [N, K] as the B of the forward product (W^T) or of backward-data (W).
+MatIn weight_operand(const void* w, DType in, int64_t K, bool forward, const void* w_blocked) {
+  MatIn b{w, in, K, /*trans=*/forward};
+  if (in == DType::kBf16) b.blocked = w_blocked;
+  return b;
+}
+
+}  // namespace
+
 void linear_forward(int64_t M, int64_t N, int64_t K, const void* x, const void* w, DType in,
-                    const float* bias, void* y, DType out) {
+                    const float* bias, void* y, DType out, const void* w_blocked) {
   MatmulOptions opt;
   opt.bias = bias;
-  matmul(1, 1, M, N, K, MatIn{x, in, K}, MatIn{w, in, K, /*trans=*/true}, MatOut{y, out, N}, opt);
+  matmul(1, 1, M, N, K, MatIn{x, in, K}, weight_operand(w, in, K, true, w_blocked), MatOut{y, out, N}, opt);
 }
 
 void linear_forward_gelu(int64_t M, int64_t N, int64_t K, const void* x, const void* w, DType in,
-                         const float* bias, void* y, DType out) {
+                         const float* bias, void* y, DType out, const void* w_blocked) {
   MatmulOptions opt;
   opt.bias = bias;
   opt.gelu = true;
-  matmul(1, 1, M, N, K, MatIn{x, in, K}, MatIn{w, in, K, /*trans=*/true}, MatOut{y, out, N}, opt);
+  matmul(1, 1, M, N, K, MatIn{x, in, K}, weight_operand(w, in, K, true, w_blocked), MatOut{y, out, N}, opt);
 }
 
 void linear_backward_data(int64_t M, int64_t N, int64_t K, const void* dy, const void* w, DType in,
-                          void* dx, DType out, bool accumulate) {
+                          void* dx, DType out, bool accumulate, const void* w_blocked) {
   MatmulOptions opt;
   opt.accumulate = accumulate;
-  matmul(1, 1, M, K, N, MatIn{dy, in, N}, MatIn{w, in, K}, MatOut{dx, out, K}, opt);
+  matmul(1, 1, M, K, N, MatIn{dy, in, N}, weight_operand(w, in, K, false, w_blocked), MatOut{dx, out, K}, opt);
 }
 
 void linear_backward_weight(int64_t M, int64_t N, int64_t K, const void* dy, const void* x, DType in,

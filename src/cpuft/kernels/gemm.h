@@ -37,6 +37,9 @@ struct MatIn {
   bool trans = false;
   int64_t batch_stride = 0;  // distance between consecutive b (unused when B == 1)
   int64_t head_stride = 0;   // distance between consecutive h (unused when H == 1)
+  // B only (bf16, B == H == 1): the same matrix as block_weight made it, read in its place where oneDNN
+  // builds that product (otherwise data is read); null: none.
+  const void* blocked = nullptr;
 };
 
 // The output: element (i, j) of matrix (b, h) is at
@@ -63,20 +66,32 @@ struct MatmulOptions {
 void matmul(int64_t B, int64_t H, int64_t M, int64_t N, int64_t K, const MatIn& a, const MatIn& b,
             const MatOut& c, const MatmulOptions& opt = {});
 
+// ---- A linear layer's bf16 weight in oneDNN's own (blocked) layout. Where bf16 products are native,
+// the forward product (x W^T) and the input gradient (dy W) read W [N, K] faster in the layout oneDNN
+// picks for them than row-major (docs/performance.md, "Weights in oneDNN's layout"); the layout depends
+// on N and K only, never on the rows of the product.
+enum class WeightUse { kForward, kBackwardData };
+// Bytes of W [N, K]'s copy for `use`; 0 where bf16 products are not native (no copy is made then).
+size_t blocked_weight_bytes(int64_t N, int64_t K, WeightUse use);
+// dst (blocked_weight_bytes) = the bf16 W [N, K] (row-major) in that layout.
+void block_weight(void* dst, const uint16_t* w, int64_t N, int64_t K, WeightUse use);
+
 // ---- Linear layer: x [M, K] row-major, W [N, K] row-major (as Hugging Face stores [out, in]).
-// `in` is the dtype of x/dy and W (f32 or bf16), `out` the dtype of the result.
+// `in` is the dtype of x/dy and W (f32 or bf16), `out` the dtype of the result. w_blocked (nullable,
+// bf16 only): W as block_weight made it for the product's use, read instead of w where oneDNN builds it.
 
 // y[M,N] = x[M,K] · W[N,K]^T (+ bias[N], may be null).
 void linear_forward(int64_t M, int64_t N, int64_t K, const void* x, const void* w, DType in,
-                    const float* bias, void* y, DType out = DType::kF32);
+                    const float* bias, void* y, DType out = DType::kF32, const void* w_blocked = nullptr);
 // y[M,N] = gelu(x[M,K] · W[N,K]^T + bias[N]): a linear layer and its exact GELU in one product (the
 // GELU applied to the f32 result before it is rounded to `out`), where the pre-activation is not kept.
 void linear_forward_gelu(int64_t M, int64_t N, int64_t K, const void* x, const void* w, DType in,
-                         const float* bias, void* y, DType out);
+                         const float* bias, void* y, DType out, const void* w_blocked = nullptr);
 
 // dx[M,K] (+)= dy[M,N] · W[N,K].
 void linear_backward_data(int64_t M, int64_t N, int64_t K, const void* dy, const void* w, DType in,
-                          void* dx, DType out = DType::kF32, bool accumulate = false);
+                          void* dx, DType out = DType::kF32, bool accumulate = false,
+                          const void* w_blocked = nullptr);
 
 // dW[N,K] (+)= dy[M,N]^T · x[M,K]   (f32 result; accumulate adds to the existing dW, for gradient
 // accumulation over micro-batches).

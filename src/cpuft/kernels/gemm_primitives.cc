@@ -76,14 +76,42 @@ Key make_key(const ProductShape& s) {
   put(s.a_row), put(s.a_batch), put(s.a_head), put(s.a_trans);
   put(s.b_row), put(s.b_batch), put(s.b_head), put(s.b_trans);
   put(s.c_row), put(s.c_batch), put(s.c_head);
-  put(s.alpha), put(s.bias), put(s.accumulate), put(s.gelu);
+  put(s.alpha), put(s.bias), put(s.accumulate), put(s.gelu), put(s.b_blocked);
   return k;
+}
+
+// The row-major bf16 [K, N] B (or [N, K] read transposed) as oneDNN describes it.
+dnnl::memory::desc plain_b(int64_t K, int64_t N, bool trans) {
+  return dnnl::memory::desc({K, N}, dt::bf16, trans ? dnnl::memory::dims{1, K} : dnnl::memory::dims{N, 1});
+}
+
+// The layout oneDNN's bf16 product picks for a [K, N] B given the choice (format_tag::any), asked with
+// a 64-row A; an empty descriptor where that product is not native. Cached per (K, N, trans).
+const dnnl::memory::desc& blocked_desc(int64_t K, int64_t N, bool trans) {
+  static std::mutex mu;
+  static auto* cache = new std::unordered_map<std::string, dnnl::memory::desc>;
+  std::string key = std::to_string(K) + "x" + std::to_string(N) + (trans ? "t" : "");
+  std::lock_guard<std::mutex> lock(mu);
+  auto it = cache->find(key);
+  if (it != cache->end()) return it->second;
+  dnnl::memory::desc d;
+  try {
+    const dnnl::memory::desc a({64, K}, dt::bf16, dnnl::memory::format_tag::ab);
+    const dnnl::memory::desc b({K, N}, dt::bf16, dnnl::memory::format_tag::any);
+    const dnnl::memory::desc c({64, N}, dt::f32, dnnl::memory::format_tag::ab);
+    dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(a, b, c), runtime().engine);
+    if (std::strncmp(pd.impl_info_str(), "ref", 3) != 0) d = pd.weights_desc();
+  } catch (const dnnl::error&) {
+  }
+  return cache->emplace(std::move(key), d).first->second;
 }
 
 std::unique_ptr<Primitive> build(const ProductShape& s) {
   auto p = std::make_unique<Primitive>();
   p->a = matrix_desc(s, s.M, s.K, s.a_type, s.a_row, s.a_trans, s.a_batch, s.a_head);
-  p->b = matrix_desc(s, s.K, s.N, s.b_type, s.b_row, s.b_trans, s.b_batch, s.b_head);
+  p->b = s.b_blocked ? blocked_desc(s.K, s.N, s.b_trans)
+                     : matrix_desc(s, s.K, s.N, s.b_type, s.b_row, s.b_trans, s.b_batch, s.b_head);
+  if (s.b_blocked && (s.B != 1 || s.H != 1 || s.b_type != DType::kBf16 || p->b.get_size() == 0)) return nullptr;
   p->c = matrix_desc(s, s.M, s.N, s.c_type, s.c_row, false, s.c_batch, s.c_head);
   dnnl::primitive_attr attr;
   attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
@@ -167,6 +195,16 @@ void execute(const Primitive& p, const void* a, const void* b, void* c, const fl
 }
 
 const char* impl_name(const Primitive& p) { return p.impl.c_str(); }
+
+size_t blocked_bytes(int64_t K, int64_t N, bool trans) { return blocked_desc(K, N, trans).get_size(); }
+
+void block(void* dst, const uint16_t* src, int64_t K, int64_t N, bool trans) {
+  Runtime& rt = runtime();
+  dnnl::memory from(plain_b(K, N, trans), rt.engine, const_cast<uint16_t*>(src));
+  dnnl::memory to(blocked_desc(K, N, trans), rt.engine, dst);
+  dnnl::reorder(from, to).execute(rt.stream, from, to);
+  rt.stream.wait();
+}
 
 int64_t primitives_cached() {
   Cache& c = cache();

@@ -20,6 +20,7 @@ struct ProductShape {
   bool bias = false;
   bool accumulate = false;
   bool gelu = false;
+  bool b_blocked = false;  // B (B == H == 1, bf16) in blocked_desc's layout for (K, N, b_trans)
 };
 
 class Primitive;
@@ -28,6 +29,12 @@ class Primitive;
 // offers only its reference implementation for a product involving bf16 (then the caller
 // emulates in f32). Thread-safe.
 const Primitive* find_primitive(const ProductShape& shape);
+
+// Bytes of a bf16 [K, N] B operand (stored [N, K] when trans) in the layout oneDNN's bf16 product prefers
+// for it (its blocked weights format: the same for every M), 0 where bf16 products are not native; and
+// the reorder of a row-major copy into it.
+size_t blocked_bytes(int64_t K, int64_t N, bool trans);
+void block(void* dst, const uint16_t* src, int64_t K, int64_t N, bool trans);
 
 // Runs a primitive from find_primitive on the shared stream and waits for it.
 void execute(const Primitive& p, const void* a, const void* b, void* c, const float* bias);

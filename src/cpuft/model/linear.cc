@@ -32,7 +32,7 @@ void round_bf16_in_place(float* x, int64_t n, bool bf16) {
 void linear_fwd(float* y, GemmIn x, GemmIn w, const float* bias, int64_t rows, int64_t in, int64_t out) {
   OpScope scope(Op::kMatmul);
   check_same_dtype("linear_fwd", x, w);
-  linear_forward(rows, out, in, x.data, w.data, x.dtype, bias, y);
+  linear_forward(rows, out, in, x.data, w.data, x.dtype, bias, y, DType::kF32, w.forward_blocked);
 }
 
 void linear_bf16_fwd(uint16_t* y, GemmIn x, GemmIn w, const float* bias, int64_t rows, int64_t in, int64_t out,
@@ -40,9 +40,9 @@ void linear_bf16_fwd(uint16_t* y, GemmIn x, GemmIn w, const float* bias, int64_t
   OpScope scope(Op::kMatmul);
   check_same_dtype("linear_bf16_fwd", x, w);
   if (gelu)
-    linear_forward_gelu(rows, out, in, x.data, w.data, x.dtype, bias, y, DType::kBf16);
+    linear_forward_gelu(rows, out, in, x.data, w.data, x.dtype, bias, y, DType::kBf16, w.forward_blocked);
   else
-    linear_forward(rows, out, in, x.data, w.data, x.dtype, bias, y, DType::kBf16);
+    linear_forward(rows, out, in, x.data, w.data, x.dtype, bias, y, DType::kBf16, w.forward_blocked);
 }
 
 void linear_bwd(GemmOut dx, float* dw, float* dbias, const float* dy32, GemmIn dy, GemmIn x, GemmIn w, int64_t rows,
@@ -50,7 +50,8 @@ void linear_bwd(GemmOut dx, float* dw, float* dbias, const float* dy32, GemmIn d
   OpScope scope(Op::kMatmul);
   check_same_dtype("linear_bwd", dy, w);
   check_same_dtype("linear_bwd", dy, x);
-  if (dx.data) linear_backward_data(rows, out, in, dy.data, w.data, dy.dtype, dx.data, dx.dtype, accumulate_dx);
+  if (dx.data)
+    linear_backward_data(rows, out, in, dy.data, w.data, dy.dtype, dx.data, dx.dtype, accumulate_dx, w.backward_blocked);
   linear_backward_weight(rows, out, in, dy.data, x.data, dy.dtype, dw, /*accumulate=*/true);
   if (dbias) bias_grad(dbias, dy32, rows, out);
 }

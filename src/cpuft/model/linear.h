@@ -15,6 +15,10 @@ namespace cpuft {
 struct GemmIn {
   const void* data = nullptr;
   DType dtype = DType::kF32;
+  // A bf16 weight only: its copies in oneDNN's layouts for the forward product and for backward-data
+  // (kernels/gemm.h block_weight), each nullable.
+  const void* forward_blocked = nullptr;
+  const void* backward_blocked = nullptr;
 };
 
 // The operand a product reads from the f32 tensor x (n elements): x itself when b16 is null (f32

@@ -21,6 +21,7 @@ void AdamW::step(QaModel& model, double lr, float grad_scale, bool zero_grads) {
     adamw_step(model.params() + e.offset, m_.data() + e.offset, v_.data() + e.offset, model.bf16_copy(e.offset),
                model.grads() + e.offset, static_cast<int64_t>(e.numel), p, step_);
   }
+  model.refresh_blocked_copies();
 }
 
 double clip_grad_norm(QaModel& model, double max_norm) {

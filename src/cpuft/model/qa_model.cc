@@ -8,6 +8,7 @@
 #include <cstring>
 #include <random>
 
+#include "cpuft/kernels/gemm.h"
 #include "cpuft/model/activations.h"
 #include "cpuft/tensor/bf16.h"
 #include "cpuft/util/error.h"
@@ -53,8 +54,43 @@ QaModel::QaModel(ModelConfig config, bool bf16, uint64_t seed)
         total += e.numel;
       }
     bf16_weights_.assign(total, 0);
+    make_blocked_copies(WeightUse::kForward);
     refresh_bf16_weights();
   }
+}
+
+void QaModel::make_blocked_copies(WeightUse use) {
+  BlockedCopies& b = blocked_[static_cast<int>(use)];
+  if (!bf16_ || !b.by_param.empty()) return;
+  // The weights as the products read them: a layer's q, k, v as one [3 hidden, hidden] weight at q.
+  std::unordered_map<size_t, int64_t> rows_at;  // param offset -> rows of the product's weight (0: none)
+  for (int64_t i = 0; i < config_.layers; ++i) {
+    const LayerOffsets& l = table_.layer(static_cast<int>(i));
+    rows_at[l.qkv.w] = 3 * config_.hidden;
+    rows_at[l.k.w] = rows_at[l.v.w] = 0;
+  }
+  std::unordered_map<size_t, BlockedCopies::Copy> by_param;
+  size_t total = 0;
+  for (const ParamEntry& e : table_.entries()) {
+    if (!e.gemm_weight) continue;
+    const auto fused = rows_at.find(e.offset);
+    const int64_t n = fused == rows_at.end() ? e.shape[0] : fused->second, k = e.shape[1];
+    if (n == 0) continue;
+    const size_t bytes = blocked_weight_bytes(n, k, use);
+    if (bytes == 0) return;  // bf16 products are not native here: no copies
+    by_param[e.offset] = BlockedCopies::Copy{total, n, k};
+    total += (bytes + 63) / 64 * 64;
+  }
+  check_fits_in_memory(total, "the weights' copies in oneDNN's layout");
+  b.words.assign(total / 8 + 8, 0);
+  b.by_param = std::move(by_param);
+  refresh_blocked_copies();
+}
+
+void QaModel::refresh_blocked_copies() {
+  for (BlockedCopies& b : blocked_)
+    for (const auto& [offset, c] : b.by_param)
+      block_weight(b.base() + c.at, bf16_copy(offset), c.n, c.k, static_cast<WeightUse>(&b - blocked_));
 }
 
 void QaModel::zero_grads() { std::fill(grads_.begin(), grads_.end(), 0.f); }
@@ -67,6 +103,7 @@ void QaModel::refresh_bf16_weights() {
     uint16_t* dst = bf16_weights_.data() + bf16_offset_.at(e.offset);
     f32_to_bf16_array(src, dst, static_cast<int64_t>(e.numel));
   }
+  refresh_blocked_copies();
 }
 
 uint16_t* QaModel::bf16_copy(size_t offset) {
@@ -76,7 +113,16 @@ uint16_t* QaModel::bf16_copy(size_t offset) {
 
 GemmIn QaModel::gemm_weight(size_t offset) const {
   if (!bf16_) return {params_.data() + offset, DType::kF32};
-  return {bf16_weights_.data() + bf16_offset_.at(offset), DType::kBf16};
+  GemmIn w{bf16_weights_.data() + bf16_offset_.at(offset), DType::kBf16};
+  const void* blocked[2] = {nullptr, nullptr};
+  for (int use = 0; use < 2; ++use) {
+    const BlockedCopies& b = blocked_[use];
+    const auto it = b.by_param.find(offset);
+    if (it != b.by_param.end()) blocked[use] = b.base() + it->second.at;
+  }
+  w.forward_blocked = blocked[static_cast<int>(WeightUse::kForward)];
+  w.backward_blocked = blocked[static_cast<int>(WeightUse::kBackwardData)];
+  return w;
 }
 
 size_t QaModel::activation_bytes(const ModelConfig& config, bool bf16, int batch, int seq_len, bool training) {
@@ -100,6 +146,7 @@ size_t QaModel::reserve(int batch, int seq_len, bool training) {
              nullptr);
   if (view_->floats > acts_.size()) acts_.assign(view_->floats, 0.f);
   if (training && grads_.empty()) grads_.assign(table_.total(), 0.f);  // evaluation needs no gradients
+  if (training) make_blocked_copies(WeightUse::kBackwardData);          // nor the input gradients' weights
   return acts_.size() * sizeof(float);
 }
 

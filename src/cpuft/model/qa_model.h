@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "cpuft/io/hf_config.h"
+#include "cpuft/kernels/gemm.h"
 #include "cpuft/model/int8_linear.h"
 #include "cpuft/model/linear.h"
 #include "cpuft/model/param_table.h"
@@ -148,6 +149,11 @@ class QaModel {
   // The bf16 copy of the parameter tensor at `offset` (a ParamEntry offset), or null when it has none
   // (f32 mode, or not a matrix-product weight).
   uint16_t* bf16_copy(size_t offset);
+  // Re-derives the copies of the products' weights in oneDNN's layouts (kernels/gemm.h block_weight) from
+  // the bf16 copies, where the model keeps them (bf16 mode where bf16 products are native: the forward's
+  // always, backward-data's once reserved for training); AdamW calls it after writing the bf16 copies.
+  // A layer's q, k and v weights are one copy: the [3 hidden, hidden] weight of their one product.
+  void refresh_blocked_copies();
 
   // Called during backward each time the gradient range [begin, end) (in floats, into grads()) is
   // final: the head first, then layers L-1 .. 0, then the embeddings.
@@ -172,7 +178,7 @@ class QaModel {
   void head_forward(const Batch& b, const Acts& a, const float* x, bool train, uint64_t seed);
   void head_backward(const Batch& b, const Acts& a, uint64_t seed);
   float head_loss(const Batch& b, const Acts& a, float loss_scale) const;
-  GemmIn gemm_weight(size_t offset) const;  // f32 master or bf16 copy of a Linear weight
+  GemmIn gemm_weight(size_t offset) const;  // f32 master or bf16 copy (and its blocked copies) of a Linear weight
   // y = x W^T + b for an encoder linear layer: the int8 product when the model has one for it, else
   // linear_fwd on xin (x itself, or its bf16 copy). model/int8_model.cc.
   void linear(float* y, const float* x, GemmIn xin, const LinearOffsets& l, int64_t rows, int64_t in, int64_t out);
@@ -183,6 +189,21 @@ class QaModel {
   std::vector<float> params_, grads_;
   std::vector<uint16_t> bf16_weights_;              // bf16 copies of the gemm weights
   std::unordered_map<size_t, size_t> bf16_offset_;  // param offset -> offset in bf16_weights_
+  // The bf16 copies in oneDNN's layouts, for the forward products and for backward-data (indexed by
+  // WeightUse): empty when not kept. Each copy starts on a 64-byte boundary of the block.
+  struct BlockedCopies {
+    struct Copy {
+      size_t at;     // byte offset from base()
+      int64_t n, k;  // the weight's [out, in]
+    };
+    std::vector<uint64_t> words;                // the block, 64 bytes longer than the copies need
+    std::unordered_map<size_t, Copy> by_param;  // param offset -> its copy
+    uint8_t* base() const {
+      return reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(words.data()) + 63) / 64 * 64);
+    }
+  };
+  BlockedCopies blocked_[2];
+  void make_blocked_copies(WeightUse use);
   std::vector<float> acts_;
   std::shared_ptr<Acts> view_;  // the arena's layout for the current (batch, seq_len)
   int max_threads_ = 1;

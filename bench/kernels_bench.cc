@@ -120,7 +120,7 @@ void BM_SoftmaxFwd(benchmark::State& state) {
   std::vector<uint16_t> bf(s.size());
   for (auto _ : state) {
     k->softmax_fwd(p.data(), bf.data(), s.data(), mask.data(), kB, kHeads, kT, kT, 1.0f,
-                   kMaskLowestF32);
+                   kMaskLowestF32, nullptr);
   }
   set_bytes(state, n * (4.0 * 2 + 2));
 }
@@ -131,7 +131,7 @@ void BM_SoftmaxBwd(benchmark::State& state) {
   const int64_t n = int64_t(kB) * kHeads * kT * kT;
   auto dp = random_floats(n), p = random_floats(n, 0.01f);
   std::vector<float> ds(n);
-  for (auto _ : state) k->softmax_bwd(ds.data(), nullptr, dp.data(), p.data(), nullptr, kB, kHeads, kT, kT, 1.0f);
+  for (auto _ : state) k->softmax_bwd(ds.data(), nullptr, dp.data(), p.data(), nullptr, kB, kHeads, kT, kT, 1.0f, nullptr);
   set_bytes(state, n * 4.0 * 3);
 }
 
@@ -142,7 +142,7 @@ void BM_DropoutScores(benchmark::State& state) {
   auto x = random_floats(n);
   std::vector<float> y(n);
   std::vector<uint16_t> bf(n);
-  for (auto _ : state) k->dropout_apply(y.data(), bf.data(), x.data(), n, 1.0f / 0.9f, 42, 1677722, nullptr, nullptr);
+  for (auto _ : state) k->dropout_apply(y.data(), bf.data(), x.data(), n, 1.0f / 0.9f, 42, 1677722);
   set_bytes(state, n * (4.0 * 2 + 2));
 }
 

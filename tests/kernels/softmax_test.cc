@@ -1,6 +1,9 @@
 // Masked softmax: vector vs reference, HF masking semantics, gradient vs finite differences.
 #include "cpuft/kernels/softmax.h"
 
+#include "cpuft/kernels/dropout.h"
+#include "cpuft/kernels/dropout_hash.h"
+
 #include "cpuft/tensor/bf16.h"
 #include "kernel_test_util.h"
 
@@ -29,22 +32,22 @@ TEST_P(Softmax, VectorMatchesReferenceOnTails) {
         std::vector<float> p1(n), p2(n);
         std::vector<uint16_t> h2(n);
         ref().softmax_fwd(p1.data(), nullptr, s.data(), mask.data(), B, H, T, T, divisor,
-                          kMaskLowestF32);
+                          kMaskLowestF32, nullptr);
         vec().softmax_fwd(p2.data(), h2.data(), s.data(), mask.data(), B, H, T, T, divisor,
-                          kMaskLowestF32);
+                          kMaskLowestF32, nullptr);
         // The reference sums a row sequentially in f32 (error growing with T), the vector
         // kernel in W lanes: 5e-6 relative covers T = 769.
         EXPECT_LT(max_rel_err(p2, p1, 1e-3), 5e-6) << "T=" << T << " H=" << H;
         auto dp = randn(n, 3);
         std::vector<float> d1(n), d2(n);
-        ref().softmax_bwd(d1.data(), nullptr, dp.data(), p1.data(), mask.data(), B, H, T, T, divisor);
-        vec().softmax_bwd(d2.data(), nullptr, dp.data(), p1.data(), mask.data(), B, H, T, T, divisor);
+        ref().softmax_bwd(d1.data(), nullptr, dp.data(), p1.data(), mask.data(), B, H, T, T, divisor, nullptr);
+        vec().softmax_bwd(d2.data(), nullptr, dp.data(), p1.data(), mask.data(), B, H, T, T, divisor, nullptr);
         EXPECT_LT(max_rel_err(d2, d1, max_abs(d1) + 1e-30), 2e-6) << "T=" << T;
         // The bf16 copy is the rounded gradient, with or without the f32 one.
         std::vector<uint16_t> b_both(n), b_only(n);
         std::vector<float> d3(n);
-        vec().softmax_bwd(d3.data(), b_both.data(), dp.data(), p1.data(), mask.data(), B, H, T, T, divisor);
-        vec().softmax_bwd(nullptr, b_only.data(), dp.data(), p1.data(), mask.data(), B, H, T, T, divisor);
+        vec().softmax_bwd(d3.data(), b_both.data(), dp.data(), p1.data(), mask.data(), B, H, T, T, divisor, nullptr);
+        vec().softmax_bwd(nullptr, b_only.data(), dp.data(), p1.data(), mask.data(), B, H, T, T, divisor, nullptr);
         EXPECT_EQ(d3, d2);
         EXPECT_EQ(b_both, b_only);
         for (int64_t i = 0; i < n; ++i) ASSERT_EQ(b_both[i], f32_to_bf16(d2[i])) << "T=" << T << " at " << i;
@@ -61,7 +64,7 @@ TEST_P(Softmax, FullyMaskedRowIsUniformAndMaskedKeysGetNothing) {
   mask[T + 3] = 0;                          // batch 1: key 3 masked
   for (float lowest : {kMaskLowestF32, kMaskLowestBf16}) {
     std::vector<float> p(s.size());
-    vec().softmax_fwd(p.data(), nullptr, s.data(), mask.data(), B, H, T, T, 1.0f, lowest);
+    vec().softmax_fwd(p.data(), nullptr, s.data(), mask.data(), B, H, T, T, 1.0f, lowest, nullptr);
     for (int i = 0; i < H * T * T; ++i) ASSERT_FLOAT_EQ(p[i], 1.0f / T) << i;
     for (int row = H * T; row < 2 * H * T; ++row) {
       EXPECT_EQ(p[size_t(row) * T + 3], 0.0f);
@@ -71,7 +74,7 @@ TEST_P(Softmax, FullyMaskedRowIsUniformAndMaskedKeysGetNothing) {
     }
     auto dp = randn(p.size(), 6);
     std::vector<float> ds(p.size());
-    vec().softmax_bwd(ds.data(), nullptr, dp.data(), p.data(), mask.data(), B, H, T, T, 1.0f);
+    vec().softmax_bwd(ds.data(), nullptr, dp.data(), p.data(), mask.data(), B, H, T, T, 1.0f, nullptr);
     for (int i = 0; i < H * T * T; ++i) ASSERT_EQ(ds[i], 0.0f);  // masked_fill blocks gradient
     for (int row = H * T; row < 2 * H * T; ++row) EXPECT_EQ(ds[size_t(row) * T + 3], 0.0f);
   }
@@ -82,8 +85,8 @@ TEST_P(Softmax, InPlaceAndBf16CopyAgree) {
   auto s = randn(size_t(B) * H * T * T, 7);
   std::vector<float> p(s.size());
   std::vector<uint16_t> bf(s.size());
-  vec().softmax_fwd(p.data(), bf.data(), s.data(), nullptr, B, H, T, T, 8.0f, kMaskLowestF32);
-  vec().softmax_fwd(s.data(), nullptr, s.data(), nullptr, B, H, T, T, 8.0f, kMaskLowestF32);
+  vec().softmax_fwd(p.data(), bf.data(), s.data(), nullptr, B, H, T, T, 8.0f, kMaskLowestF32, nullptr);
+  vec().softmax_fwd(s.data(), nullptr, s.data(), nullptr, B, H, T, T, 8.0f, kMaskLowestF32, nullptr);
   EXPECT_EQ(p, s);
   for (size_t i = 0; i < p.size(); ++i) {
     uint32_t bits;
@@ -109,12 +112,12 @@ TEST_P(Softmax, RowsOverTheRealKeysMatchTheFullPaddedSoftmax) {
       dpc[row * Tk + c] = dp[row * T + c];
     }
   std::vector<float> p(full), pc(cut), pr(cut), ds(full), dsc(cut);
-  vec().softmax_fwd(p.data(), nullptr, s.data(), mask.data(), B, H, T, T, 2.0f, kMaskLowestF32);
-  vec().softmax_fwd(pc.data(), nullptr, sc.data(), mask_cut.data(), B, H, T, Tk, 2.0f, kMaskLowestF32);
-  ref().softmax_fwd(pr.data(), nullptr, sc.data(), mask_cut.data(), B, H, T, Tk, 2.0f, kMaskLowestF32);
+  vec().softmax_fwd(p.data(), nullptr, s.data(), mask.data(), B, H, T, T, 2.0f, kMaskLowestF32, nullptr);
+  vec().softmax_fwd(pc.data(), nullptr, sc.data(), mask_cut.data(), B, H, T, Tk, 2.0f, kMaskLowestF32, nullptr);
+  ref().softmax_fwd(pr.data(), nullptr, sc.data(), mask_cut.data(), B, H, T, Tk, 2.0f, kMaskLowestF32, nullptr);
   EXPECT_LT(max_rel_err(pc, pr, 1e-3), 5e-6);
-  vec().softmax_bwd(ds.data(), nullptr, dp.data(), p.data(), mask.data(), B, H, T, T, 2.0f);
-  vec().softmax_bwd(dsc.data(), nullptr, dpc.data(), pc.data(), mask_cut.data(), B, H, T, Tk, 2.0f);
+  vec().softmax_bwd(ds.data(), nullptr, dp.data(), p.data(), mask.data(), B, H, T, T, 2.0f, nullptr);
+  vec().softmax_bwd(dsc.data(), nullptr, dpc.data(), pc.data(), mask_cut.data(), B, H, T, Tk, 2.0f, nullptr);
   for (size_t row = 0; row < size_t(B) * H * T; ++row) {
     for (int c = 0; c < Tk; ++c) {
       ASSERT_NEAR(pc[row * Tk + c], p[row * T + c], 1e-6f) << row << "," << c;
@@ -124,7 +127,87 @@ TEST_P(Softmax, RowsOverTheRealKeysMatchTheFullPaddedSoftmax) {
   }
 }
 
+// The dropout in the softmax's passes gives softmax_fwd then dropout_fwd (and dropout_bwd then
+// softmax_bwd) bit for bit, with the mask index of each element over the rows back to back from
+// first_index; the bits written are that mask, row by row, and applied again they give the same values.
+TEST_P(Softmax, DropoutInTheSamePassesIsSoftmaxAndDropout) {
+  const float p = 0.3f;
+  const uint64_t seed = 9, stream = 21, first = 1000003;
+  for (int Tk : {1, 7, 8, 16, 17, 63, 64, 65, 130}) {
+    const int rows = 5;
+    const int64_t n = int64_t(rows) * Tk, row_bytes = softmax_dropout_row_bytes(Tk);
+    const auto s = randn(n, 4, 3.0f), ddrop = randn(n, 5);
+    const auto mask = make_mask(1, Tk, 6);
+    for (const KernelTable* k : {&ref(), &vec()}) {
+      const std::string what = std::string(k->name) + " Tk=" + std::to_string(Tk);
+      std::vector<float> p0(n), d32(n), ddp(n), ds0(n);
+      std::vector<uint16_t> d16(n), ds016(n);
+      k->softmax_fwd(p0.data(), nullptr, s.data(), mask.data(), 1, 1, rows, Tk, 1.f, kMaskLowestF32, nullptr);
+      dropout_fwd(d32.data(), d16.data(), p0.data(), n, p, seed, stream, first);
+      dropout_bwd(ddp.data(), nullptr, ddrop.data(), n, p, seed, stream, first);
+      k->softmax_bwd(ds0.data(), ds016.data(), ddp.data(), p0.data(), mask.data(), 1, 1, rows, Tk, 1.f, nullptr);
+
+      std::vector<uint8_t> keep(static_cast<size_t>(rows * row_bytes), 0xa5);
+      DropoutPass pass;
+      pass.scale = 1.0f / (1.0f - p);
+      pass.key = dropout_key_at(seed, stream, first);
+      pass.threshold24 = dropout_threshold24(p);
+      pass.keep = keep.data();
+      pass.row_bytes = row_bytes;
+      for (bool draw : {true, false}) {
+        std::vector<float> p1(n), o32(n), ds1(n);
+        std::vector<uint16_t> o16(n), ds116(n);
+        pass.draw = draw;
+        pass.out = o32.data();
+        pass.out_bf16 = o16.data();
+        k->softmax_fwd(p1.data(), nullptr, s.data(), mask.data(), 1, 1, rows, Tk, 1.f, kMaskLowestF32, &pass);
+        EXPECT_EQ(p1, p0) << what;
+        EXPECT_EQ(o32, d32) << what << " draw " << draw;
+        EXPECT_EQ(o16, d16) << what << " draw " << draw;
+        pass.out = nullptr;
+        pass.out_bf16 = nullptr;
+        pass.draw = false;
+        k->softmax_bwd(ds1.data(), ds116.data(), ddrop.data(), p1.data(), mask.data(), 1, 1, rows, Tk, 1.f, &pass);
+        EXPECT_EQ(ds1, ds0) << what;
+        EXPECT_EQ(ds116, ds016) << what;
+      }
+      for (int r = 0; r < rows; ++r)
+        for (int c = 0; c < (Tk + 7) / 8 * 8; ++c) {
+          const int bit = (keep[static_cast<size_t>(r * row_bytes + c / 8)] >> (c % 8)) & 1;
+          ASSERT_EQ(bit, c < Tk && dropout_keep(seed, stream, first + uint64_t(r) * Tk + c, p) ? 1 : 0)
+              << what << " row " << r << " col " << c;
+        }
+    }
+  }
+}
+
 CPUFT_INSTANTIATE_ISA_TEST(Softmax);
+
+// The public calls: the same values as the table's with the pass they build; bad arguments refused.
+TEST(SoftmaxDropoutApi, MatchesSoftmaxAndDropoutAndRefusesBadArguments) {
+  const int rows = 3, Tk = 40;
+  const int64_t n = int64_t(rows) * Tk;
+  const auto s = randn(n, 7, 2.0f), g = randn(n, 8);
+  std::vector<uint8_t> keep(static_cast<size_t>(rows * softmax_dropout_row_bytes(Tk)));
+  const SoftmaxDropout d{0.1f, 3, 4, 77, keep.data()};
+  std::vector<float> p0(n), d0(n), p1(n), d1(n), g0(n), ds0(n), ds1(n);
+  softmax_fwd(p0.data(), nullptr, s.data(), nullptr, 1, 1, rows, Tk, 1.f, kMaskLowestF32);
+  dropout_fwd(d0.data(), nullptr, p0.data(), n, 0.1f, 3, 4, 77);
+  softmax_dropout_fwd(p1.data(), d1.data(), nullptr, s.data(), nullptr, rows, Tk, kMaskLowestF32, d, true);
+  EXPECT_EQ(p1, p0);
+  EXPECT_EQ(d1, d0);
+  dropout_bwd(g0.data(), nullptr, g.data(), n, 0.1f, 3, 4, 77);
+  softmax_bwd(ds0.data(), nullptr, g0.data(), p0.data(), nullptr, 1, 1, rows, Tk, 1.f);
+  softmax_dropout_bwd(ds1.data(), nullptr, g.data(), p1.data(), nullptr, rows, Tk, d);
+  EXPECT_EQ(ds1, ds0);
+  SoftmaxDropout bad = d;
+  bad.keep = nullptr;
+  EXPECT_THROW(softmax_dropout_fwd(p1.data(), d1.data(), nullptr, s.data(), nullptr, rows, Tk, kMaskLowestF32, bad, true),
+               Error);
+  bad = d;
+  bad.p = 0.f;
+  EXPECT_THROW(softmax_dropout_bwd(ds1.data(), nullptr, g.data(), p1.data(), nullptr, rows, Tk, bad), Error);
+}
 
 TEST(SoftmaxRef, GradientMatchesFiniteDifferences) {
   for (Isa isa : {Isa::kRef, kernel_isa()}) {
@@ -134,8 +217,8 @@ TEST(SoftmaxRef, GradientMatchesFiniteDifferences) {
     std::vector<int8_t> mask = {1, 1, 0, 1, 1};
     std::vector<float> p(s.size()), ds(s.size());
     const KernelTable& k = kernel_table(isa);
-    k.softmax_fwd(p.data(), nullptr, s.data(), mask.data(), B, H, T, T, divisor, kMaskLowestF32);
-    k.softmax_bwd(ds.data(), nullptr, R.data(), p.data(), mask.data(), B, H, T, T, divisor);
+    k.softmax_fwd(p.data(), nullptr, s.data(), mask.data(), B, H, T, T, divisor, kMaskLowestF32, nullptr);
+    k.softmax_bwd(ds.data(), nullptr, R.data(), p.data(), mask.data(), B, H, T, T, divisor, nullptr);
     // Double forward: L = sum(softmax(masked(s / divisor)) * R).
     auto loss = [&](const std::vector<double>& sd) {
       double L = 0;

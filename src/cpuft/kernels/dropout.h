@@ -1,8 +1,5 @@
 // Dropout with a counter-based keep mask: a pure function of (seed, stream, element index), so
-// forward and backward regenerate it without storing it and results do not depend on threads. Where
-// one mask is applied several times (the attention probabilities: forward, their recomputation and
-// their backward), dropout_fwd can also write it as bits (1/32 of the f32 tensor) for
-// dropout_apply_mask, which applies it without hashing again.
+// forward and backward regenerate it without storing it and results do not depend on threads.
 #pragma once
 
 #include <cstdint>
@@ -21,18 +18,8 @@ bool dropout_keep(uint64_t seed, uint64_t stream, uint64_t index, float p);
 // feed the probs x V GEMM). out may be null when only out_bf16 is wanted.
 // Element i uses the mask of index first_index + i (dropout_keep), so a tensor that is one slice of
 // a larger batch (one rank's share of a global batch) draws the masks of that slice.
-// keep_bits (nullable, dropout_mask_bytes(n) bytes): the mask drawn, bit i % 8 of byte i / 8 for
-// element i (bits past n are 0), for dropout_apply_mask to apply again without the hash.
 void dropout_fwd(float* out, uint16_t* out_bf16, const float* in, int64_t n, float p,
-                 uint64_t seed, uint64_t stream, uint64_t first_index = 0, uint8_t* keep_bits = nullptr);
-
-// Bytes that hold the keep bits of n elements: whole 64-bit words.
-constexpr int64_t dropout_mask_bytes(int64_t n) { return (n + 63) / 64 * 8; }
-
-// out (n) = in * keep / (1 - p) with the mask a dropout_fwd wrote to keep_bits (same p): the forward
-// again, or its backward (the same operation). out may alias in; out and out_bf16 nullable.
-void dropout_apply_mask(float* out, uint16_t* out_bf16, const float* in, int64_t n, float p,
-                        const uint8_t* keep_bits);
+                 uint64_t seed, uint64_t stream, uint64_t first_index = 0);
 
 // din (n) = dout * keep / (1 - p), the same mask as dropout_fwd with the same (seed, stream).
 // din OVERWRITTEN, may alias dout. din_bf16 (n) nullable: bf16 copy of din (the output gradient a

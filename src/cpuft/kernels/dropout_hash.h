@@ -34,6 +34,15 @@ static inline uint32_t dropout_hash(uint64_t key, uint32_t index) {
   return dropout_mix32(h ^ static_cast<uint32_t>(key >> 32));
 }
 
+// The key of element 0 of a tensor whose elements are numbered from first_index: the hash takes
+// index * golden + low32(key) (mod 2^32), so moving the low word by first_index * golden numbers
+// the elements from first_index without touching the kernels.
+static inline uint64_t dropout_key_at(uint64_t seed, uint64_t stream, uint64_t first_index) {
+  const uint64_t key = dropout_key(seed, stream);
+  const uint32_t low = static_cast<uint32_t>(key) + static_cast<uint32_t>(first_index) * 0x9e3779b9u;
+  return (key & 0xffffffff00000000ull) | low;
+}
+
 // Kept iff the top 24 bits of the hash are >= threshold24 = round(p * 2^24).
 static inline uint32_t dropout_threshold24(float p) {
   double t = static_cast<double>(p) * 16777216.0 + 0.5;

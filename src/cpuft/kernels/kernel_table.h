@@ -35,6 +35,7 @@
 
 #include "cpuft/cpu/isa.h"
 #include "cpuft/kernels/adamw.h"
+#include "cpuft/kernels/softmax.h"
 
 namespace cpuft {
 
@@ -59,15 +60,15 @@ struct KernelTable {
   void (*gelu_bwd)(float* dpre, uint16_t* dpre_bf16, float* dbias, const float* dout, const float* pre,
                    const uint16_t* pre_bf16, int64_t M, int64_t N);
   void (*bias_grad)(float* db, const float* dy, int64_t M, int64_t N);
+  // drop (nullable): the dropout done in the same passes (softmax.h's softmax_dropout_fwd / _bwd).
   void (*softmax_fwd)(float* probs, uint16_t* probs_bf16, const float* scores, const int8_t* key_mask, int B,
-                      int H, int Tq, int Tk, float divisor, float mask_value);
-  void (*softmax_bwd)(float* dscores, uint16_t* dscores_bf16, const float* dprobs, const float* probs, const int8_t* key_mask, int B,
-                      int H, int Tq, int Tk, float divisor);
-  // out = in * keep * scale with keep from (key, index) and the 24-bit threshold (dropout.h), or
-  // read from keep_in's bits when not null; keep_out (nullable) gets the bits. dropout_fwd,
-  // dropout_bwd and dropout_apply_mask are this one operation. out nullable, out_bf16 nullable.
+                      int H, int Tq, int Tk, float divisor, float mask_value, const DropoutPass* drop);
+  void (*softmax_bwd)(float* dscores, uint16_t* dscores_bf16, const float* dprobs, const float* probs,
+                      const int8_t* key_mask, int B, int H, int Tq, int Tk, float divisor, const DropoutPass* drop);
+  // out = in * keep * scale with keep from (key, index) and the 24-bit threshold (dropout.h);
+  // both dropout_fwd and dropout_bwd are this one operation. out nullable, out_bf16 nullable.
   void (*dropout_apply)(float* out, uint16_t* out_bf16, const float* in, int64_t n, float scale,
-                        uint64_t key, uint32_t threshold24, const uint8_t* keep_in, uint8_t* keep_out);
+                        uint64_t key, uint32_t threshold24);
   void (*adamw_step)(float* w, float* m, float* v, uint16_t* w_bf16, float* g, int64_t n, const AdamWParams& p,
                      int64_t step);
   // Sums of squares per block of kSumSquaresBlock elements (out has ceil(n / block) entries, in

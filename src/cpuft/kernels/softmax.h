@@ -31,4 +31,41 @@ void softmax_fwd(float* probs, uint16_t* probs_bf16, const float* scores, const 
 void softmax_bwd(float* dscores, uint16_t* dscores_bf16, const float* dprobs, const float* probs,
                  const int8_t* key_mask, int B, int H, int Tq, int Tk, float divisor);
 
+// ---- The attention's softmax and its dropout in the same passes (training).
+// Element (r, c) of `rows` rows of Tk probabilities is dropout mask index first_index + r * Tk + c of
+// (seed, stream) (dropout.h: the masks of dropout_fwd over the rows back to back). The mask is drawn
+// once and kept as bits: row r's at keep + r * softmax_dropout_row_bytes(Tk), bit c % 8 of byte c / 8.
+struct SoftmaxDropout {
+  float p = 0.f;  // in (0, 1)
+  uint64_t seed = 0, stream = 0, first_index = 0;
+  uint8_t* keep = nullptr;
+};
+inline int64_t softmax_dropout_row_bytes(int64_t Tk) { return (Tk + 63) / 64 * 8; }
+
+// softmax_fwd of (rows, Tk) scores under one key_mask (Tk) with divisor 1, and the dropped
+// probabilities probs * keep / (1 - p) written in its last pass: dropped (f32) and dropped_bf16, each
+// nullable, the values dropout_fwd gives. draw: the mask is hashed and its bits written to d.keep;
+// otherwise the bits there (a drawing call's) are applied. probs (f32, undropped) is written too.
+void softmax_dropout_fwd(float* probs, float* dropped, uint16_t* dropped_bf16, const float* scores,
+                         const int8_t* key_mask, int rows, int Tk, float mask_value, const SoftmaxDropout& d,
+                         bool draw);
+
+// softmax_bwd (divisor 1) from the gradient of the dropped probabilities: dprobs = ddropped * keep /
+// (1 - p) with the kept bits, applied as read (dropout_bwd's values, without its pass).
+void softmax_dropout_bwd(float* dscores, uint16_t* dscores_bf16, const float* ddropped, const float* probs,
+                         const int8_t* key_mask, int rows, int Tk, const SoftmaxDropout& d);
+
+// The dropout as the kernels take it (kernel_table.h): the precomputed key (dropout_key_at), threshold
+// and scale, the bits with their row stride, whether to draw, and the forward's outputs.
+struct DropoutPass {
+  float scale = 1.f;
+  uint64_t key = 0;
+  uint32_t threshold24 = 0;
+  uint8_t* keep = nullptr;
+  int64_t row_bytes = 0;
+  bool draw = false;
+  float* out = nullptr;
+  uint16_t* out_bf16 = nullptr;
+};
+
 }  // namespace cpuft

@@ -3,13 +3,28 @@
 
 #include <cmath>
 
+#include "cpuft/kernels/dropout_hash.h"
 #include "cpuft/tensor/bf16.h"
 
 namespace cpuft {
 namespace ref {
 
+namespace {
+
+// Whether element c of row `row` is kept: hashed (and its bit written) when drawing, else read.
+bool keep_at(const DropoutPass& d, int64_t row, int64_t c, int64_t Tk) {
+  uint8_t& byte = d.keep[row * d.row_bytes + c / 8];
+  const uint8_t bit = static_cast<uint8_t>(1u << (c % 8));
+  if (!d.draw) return (byte & bit) != 0;
+  const bool keep = (dropout_hash(d.key, static_cast<uint32_t>(row * Tk + c)) >> 8) >= d.threshold24;
+  byte = static_cast<uint8_t>((c % 8 == 0 ? 0 : byte) | (keep ? bit : 0));
+  return keep;
+}
+
+}  // namespace
+
 void softmax_fwd(float* probs, uint16_t* probs_bf16, const float* scores, const int8_t* key_mask,
-                 int B, int H, int Tq, int Tk, float divisor, float mask_value) {
+                 int B, int H, int Tq, int Tk, float divisor, float mask_value, const DropoutPass* drop) {
   const int64_t rows = static_cast<int64_t>(B) * H * Tq, T = Tk;
 #pragma omp parallel for schedule(static)
   for (int64_t row = 0; row < rows; ++row) {
@@ -31,21 +46,29 @@ void softmax_fwd(float* probs, uint16_t* probs_bf16, const float* scores, const 
     for (int64_t c = 0; c < T; ++c) {
       probs[off + c] *= inv;
       if (probs_bf16) probs_bf16[off + c] = f32_to_bf16(probs[off + c]);
+      if (!drop) continue;
+      const float y = probs[off + c] * (keep_at(*drop, row, c, T) ? drop->scale : 0.0f);
+      if (drop->out) drop->out[off + c] = y;
+      if (drop->out_bf16) drop->out_bf16[off + c] = f32_to_bf16(y);
     }
   }
 }
 
 void softmax_bwd(float* dscores, uint16_t* dscores_bf16, const float* dprobs, const float* probs, const int8_t* key_mask,
-                 int B, int H, int Tq, int Tk, float divisor) {
+                 int B, int H, int Tq, int Tk, float divisor, const DropoutPass* drop) {
   const int64_t rows = static_cast<int64_t>(B) * H * Tq, T = Tk;
 #pragma omp parallel for schedule(static)
   for (int64_t row = 0; row < rows; ++row) {
     const int64_t off = row * T;
     const int8_t* km = key_mask ? key_mask + (row / (static_cast<int64_t>(H) * Tq)) * Tk : nullptr;
+    // The gradient of the undropped probabilities: the dropped ones' times keep / (1 - p).
+    auto dp = [&](int64_t c) {
+      return drop ? dprobs[off + c] * (keep_at(*drop, row, c, T) ? drop->scale : 0.0f) : dprobs[off + c];
+    };
     float dot = 0.0f;
-    for (int64_t c = 0; c < T; ++c) dot += dprobs[off + c] * probs[off + c];
+    for (int64_t c = 0; c < T; ++c) dot += dp(c) * probs[off + c];
     for (int64_t c = 0; c < T; ++c) {
-      float ds = probs[off + c] * (dprobs[off + c] - dot);
+      float ds = probs[off + c] * (dp(c) - dot);
       if (divisor != 1.0f) ds /= divisor;
       if (km && km[c] == 0) ds = 0.0f;
       if (dscores) dscores[off + c] = ds;

@@ -5,7 +5,6 @@
 #include <cstring>
 #include <type_traits>
 
-#include "cpuft/kernels/dropout.h"
 #include "cpuft/kernels/gemm.h"
 #include "cpuft/kernels/softmax.h"
 #include "cpuft/util/error.h"
@@ -24,10 +23,11 @@ int64_t attended_keys(const int8_t* key_mask, int64_t T) {
   return T;
 }
 
-// Element i of the (T, L) probabilities of sequence-head bh draws dropout mask index
-// first_index + bh*T*T + i (unique, as T*L <= T*T).
-uint64_t dropout_first(const AttentionDropout& drop, int64_t bh, int64_t T) {
-  return drop.first_index + static_cast<uint64_t>(bh * T * T);
+// The mask of sequence-head bh: element i of its (T, L) probabilities draws dropout mask index
+// first_index + bh*T*T + i (unique, as T*L <= T*T); its bits at bh * attention_keep_bytes(T).
+SoftmaxDropout mask_of(const AttentionDropout& drop, int64_t bh, int64_t T) {
+  return SoftmaxDropout{drop.p, drop.seed, drop.stream, drop.first_index + static_cast<uint64_t>(bh * T * T),
+                        drop.keep + bh * attention_keep_bytes(T)};
 }
 
 // The element type of the attention core's operands: f32 (f32 mode) or bf16 (uint16_t, bf16 mode).
@@ -48,30 +48,27 @@ void product(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, con
 // and in `pd` the probabilities the probs x V product reads: dropped (training), as E. Forward and
 // backward both call this, with the same inputs and the same single-threaded product, so backward
 // recomputes exactly the probabilities forward used instead of keeping them: forward draws the dropout
-// mask (`draw`) and keeps its bits in drop.keep, backward applies those bits. In bf16 mode the scores
-// are rounded to bf16 as the product stores them (autocast's bf16 product output), and the softmax
-// or the dropout writes pd as bf16 in its own pass. In f32 mode without dropout, pd is p itself.
+// mask (`draw`) and keeps its bits in drop.keep, backward applies those bits; the dropout runs in the
+// softmax's last pass. In bf16 mode the scores are rounded to bf16 as the product stores them
+// (autocast's bf16 product output), and the softmax writes pd as bf16. In f32 mode without dropout,
+// pd is p itself.
 template <class E>
 const E* probabilities(float* p, E* pd, const E* q, const E* k, const int8_t* mask, int64_t T, int64_t L, int64_t HD,
                        int64_t ld, float score_scale, int64_t bh, const AttentionDropout& drop, bool draw) {
   product(false, true, T, L, HD, score_scale, q, ld, k, ld, p, L,
           kBf16<E> ? TileStore::kF32RoundedToBf16 : TileStore::kF32);
-  const bool dropped = drop.p > 0.f;
   uint16_t* p16 = nullptr;
-  if constexpr (kBf16<E>) p16 = pd;
-  softmax_fwd(p, dropped ? nullptr : p16, p, mask, 1, 1, static_cast<int>(T), static_cast<int>(L), 1.f, kMaskLowestF32);
-  if (!dropped) {
-    if constexpr (kBf16<E>) return pd;
-    else return p;
-  }
   float* p32 = nullptr;
-  if constexpr (!kBf16<E>) p32 = pd;
-  uint8_t* keep = drop.keep + bh * attention_keep_bytes(T);
-  if (draw)
-    dropout_fwd(p32, p16, p, T * L, drop.p, drop.seed, drop.stream, dropout_first(drop, bh, T), keep);
-  else
-    dropout_apply_mask(p32, p16, p, T * L, drop.p, keep);
-  return pd;
+  if constexpr (kBf16<E>) p16 = pd;
+  else p32 = pd;
+  if (drop.p > 0.f) {
+    softmax_dropout_fwd(p, p32, p16, p, mask, static_cast<int>(T), static_cast<int>(L), kMaskLowestF32,
+                        mask_of(drop, bh, T), draw);
+    return pd;
+  }
+  softmax_fwd(p, p16, p, mask, 1, 1, static_cast<int>(T), static_cast<int>(L), 1.f, kMaskLowestF32);
+  if constexpr (kBf16<E>) return pd;
+  else return p;
 }
 
 // The rows of sequence `bi`: its first row and its query count.
@@ -132,15 +129,19 @@ void backward(float* dqkv, float* tiles, const E* dctx, const E* qkv, const int8
     const E* pd = probabilities(p, t0, q, k, mask, T, L, HD, H3, score_scale, bh, drop, false);  // the forward's
     product(true, false, L, HD, T, 1.f, pd, L, dc, H, dv, H3, TileStore::kF32);  // dV = Pd^T dctx
     product(false, true, T, L, HD, 1.f, dc, H, v, H3, dp, L, TileStore::kF32);   // dPd = dctx V^T
-    if (drop.p > 0.f) dropout_apply_mask(dp, nullptr, dp, T * L, drop.p, drop.keep + bh * attention_keep_bytes(T));
-    const E* ds = nullptr;  // dS: f32 in place over dPd, or bf16 over the dropped probabilities (read by dV already)
-    if constexpr (kBf16<E>) {
-      softmax_bwd(nullptr, t0, dp, p, mask, 1, 1, static_cast<int>(T), static_cast<int>(L), 1.f);
-      ds = t0;
-    } else {
-      softmax_bwd(dp, nullptr, dp, p, mask, 1, 1, static_cast<int>(T), static_cast<int>(L), 1.f);
-      ds = dp;
-    }
+    // dS (through the dropout's kept mask): f32 in place over dPd, or bf16 over the dropped probabilities
+    // (read by dV already).
+    float* ds32 = nullptr;
+    uint16_t* ds16 = nullptr;
+    if constexpr (kBf16<E>) ds16 = t0;
+    else ds32 = dp;
+    if (drop.p > 0.f)
+      softmax_dropout_bwd(ds32, ds16, dp, p, mask, static_cast<int>(T), static_cast<int>(L), mask_of(drop, bh, T));
+    else
+      softmax_bwd(ds32, ds16, dp, p, mask, 1, 1, static_cast<int>(T), static_cast<int>(L), 1.f);
+    const E* ds = nullptr;
+    if constexpr (kBf16<E>) ds = t0;
+    else ds = dp;
     product(false, false, T, HD, L, dq_scale, ds, L, k, H3, dq, H3, TileStore::kF32);    // dQ = dS K
     product(true, false, L, HD, T, score_scale, ds, L, q, H3, dk, H3, TileStore::kF32);  // dK = dS^T Q
     zero_rows(dv, L, T, HD, H3);  // padded keys: no gradient

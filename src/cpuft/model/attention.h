@@ -21,7 +21,7 @@
 #include <cmath>
 #include <cstdint>
 
-#include "cpuft/kernels/dropout.h"
+#include "cpuft/kernels/softmax.h"
 
 namespace cpuft {
 
@@ -56,14 +56,15 @@ struct AttentionShape {
 // Attention-probability dropout: element (i, j) of the (T, L) probabilities of sequence-head bh uses
 // mask index first_index + bh*T*T + i*L + j of (seed, stream) (kernels/dropout.h); p == 0 is no
 // dropout. With p > 0, keep holds the drawn mask as bits between forward and backward: batch * heads
-// regions of attention_keep_bytes(T) bytes, sequence-head bh's at bh * attention_keep_bytes(T);
-// attention_fwd writes them and attention_bwd applies them (twice) instead of hashing the mask again.
+// regions of attention_keep_bytes(T) bytes, sequence-head bh's at bh * attention_keep_bytes(T) (its
+// rows as kernels/softmax.h keeps them); attention_fwd writes them and attention_bwd applies them
+// (twice) instead of hashing the mask again. The dropout runs inside the softmax passes.
 struct AttentionDropout {
   float p = 0.f;
   uint64_t seed = 0, stream = 0, first_index = 0;
   uint8_t* keep = nullptr;
 };
-inline int64_t attention_keep_bytes(int64_t seq) { return dropout_mask_bytes(seq * seq); }
+inline int64_t attention_keep_bytes(int64_t seq) { return seq * softmax_dropout_row_bytes(seq); }
 
 // scores = score_scale * q k^T, masked softmax over keys (key_mask (N), one flag per token row,
 // nullable), then ctx = dropout(probs) v. f32 mode reads qkv and writes ctx; bf16 mode (qkv16 set)

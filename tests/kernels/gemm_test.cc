@@ -333,8 +333,22 @@ TEST(Gemm, BlockedWeightsGiveTheRowMajorProducts) {
         bwd(blocked_weight_bytes(s.N, s.K, WeightUse::kBackwardData) + 64);
     uint8_t* f = fwd.data() + (64 - reinterpret_cast<uintptr_t>(fwd.data()) % 64) % 64;
     uint8_t* b = bwd.data() + (64 - reinterpret_cast<uintptr_t>(bwd.data()) % 64) % 64;
-    block_weight(f, w.data(), s.N, s.K, WeightUse::kForward);
-    block_weight(b, w.data(), s.N, s.K, WeightUse::kBackwardData);
+    block_weight(f, w.data(), DType::kBf16, s.N, s.K, WeightUse::kForward);
+    block_weight(b, w.data(), DType::kBf16, s.N, s.K, WeightUse::kBackwardData);
+    // From f32 values, the copy of their bf16 rounding (f32_to_bf16's), byte for byte.
+    for (WeightUse use : {WeightUse::kForward, WeightUse::kBackwardData}) {
+      std::vector<float> w32(static_cast<size_t>(s.N * s.K));
+      std::mt19937 rng(11);
+      std::normal_distribution<float> normal(0.f, 0.3f);
+      for (float& v : w32) v = normal(rng);
+      std::vector<uint16_t> w16(w32.size());
+      f32_to_bf16_array(w32.data(), w16.data(), static_cast<int64_t>(w32.size()));
+      const size_t bytes = blocked_weight_bytes(s.N, s.K, use);
+      std::vector<uint8_t> from32(bytes), from16(bytes);
+      block_weight(from32.data(), w32.data(), DType::kF32, s.N, s.K, use);
+      block_weight(from16.data(), w16.data(), DType::kBf16, s.N, s.K, use);
+      EXPECT_EQ(from32, from16) << "use " << static_cast<int>(use);
+    }
     const std::string what = "M=" + std::to_string(s.M) + " N=" + std::to_string(s.N) + " K=" + std::to_string(s.K);
     std::vector<float> y0(static_cast<size_t>(s.M * s.N)), y1 = y0;
     linear_forward(s.M, s.N, s.K, x.data(), w.data(), DType::kBf16, bias.data(), y0.data());

@@ -379,16 +379,18 @@ TEST(QaModel, OptimizerStepRefreshesTheBf16WeightCopies) {
   m.zero_grads();
   EXPECT_EQ(m.forward_backward(ref.batch_view(), 1), loss);
   EXPECT_EQ(std::vector<float>(m.grads(), m.grads() + m.num_params()), grads);
+  // Row-major copies are kept only where bf16 products are emulated (oneDNN's layout otherwise).
+  const bool row_major = blocked_weight_bytes(64, 64, WeightUse::kForward) == 0;
   int copies = 0;
   for (const ParamEntry& e : m.table().entries()) {
     const uint16_t* copy = m.bf16_copy(e.offset);
-    ASSERT_EQ(copy != nullptr, e.gemm_weight) << e.name;
+    ASSERT_EQ(copy != nullptr, e.gemm_weight && row_major) << e.name;
     if (!copy) continue;
     ++copies;
     for (size_t i = 0; i < e.numel; ++i)
       ASSERT_EQ(copy[i], f32_to_bf16(m.params()[e.offset + i])) << e.name << "[" << i << "]";
   }
-  EXPECT_GT(copies, 0);
+  EXPECT_EQ(copies > 0, row_major);
   QaModel f32(tiny_config("bert_hd8", 0.f), false, 5);
   EXPECT_EQ(f32.bf16_copy(f32.table().entries().front().offset), nullptr);
 }

@@ -29,7 +29,7 @@ void validate(int64_t B, int64_t H, int64_t M, int64_t N, int64_t K, const MatIn
   for (int i = 0; i < 5; ++i)
     if (sizes[i] <= 0) fail("matmul: ", names[i], " is ", sizes[i], ", expected > 0");
   check_operand("A", a.data, a.dtype, a.row_stride, a.trans ? M : K);
-  check_operand("B", b.data, b.dtype, b.row_stride, b.trans ? K : N);
+  check_operand("B", b.data ? b.data : b.blocked, b.dtype, b.row_stride, b.trans ? K : N);
   check_operand("C", c.data, c.dtype, c.row_stride, N);
   if (opt.bias && (B != 1 || H != 1))
     fail("matmul: a bias needs B == H == 1, got B = ", B, ", H = ", H);
@@ -138,6 +138,7 @@ void matmul(int64_t B, int64_t H, int64_t M, int64_t N, int64_t K, const MatIn& 
       return;
     }
     s.b_blocked = false;
+    if (!b.data) fail_internal("matmul: oneDNN cannot build the product with the blocked B of M=", M, " N=", N, " K=", K, " and there is no row-major B");
   }
   if (const gemm_detail::Primitive* p = gemm_detail::find_primitive(s)) {
     gemm_detail::execute(*p, a.data, b.data, c.data, opt.bias);
@@ -153,12 +154,13 @@ size_t blocked_weight_bytes(int64_t N, int64_t K, WeightUse use) {
   return use == WeightUse::kForward ? gemm_detail::blocked_bytes(K, N, true) : gemm_detail::blocked_bytes(N, K, false);
 }
 
-void block_weight(void* dst, const uint16_t* w, int64_t N, int64_t K, WeightUse use) {
+void block_weight(void* dst, const void* w, DType w_type, int64_t N, int64_t K, WeightUse use) {
   if (blocked_weight_bytes(N, K, use) == 0) fail("block_weight: no blocked layout here (bf16 products are not native)");
+  if (!is_float(w_type)) fail("block_weight: weight dtype ", dtype_name(w_type), ", expected f32 or bf16");
   if (use == WeightUse::kForward)
-    gemm_detail::block(dst, w, K, N, true);
+    gemm_detail::block(dst, w, w_type, K, N, true);
   else
-    gemm_detail::block(dst, w, N, K, false);
+    gemm_detail::block(dst, w, w_type, N, K, false);
 }
 
 namespace {

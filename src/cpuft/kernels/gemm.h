@@ -38,7 +38,7 @@ struct MatIn {
   int64_t batch_stride = 0;  // distance between consecutive b (unused when B == 1)
   int64_t head_stride = 0;   // distance between consecutive h (unused when H == 1)
   // B only (bf16, B == H == 1): the same matrix as block_weight made it, read in its place where oneDNN
-  // builds that product (otherwise data is read); null: none.
+  // builds that product (otherwise data is read: with data null, the product fails); null: none.
   const void* blocked = nullptr;
 };
 
@@ -73,12 +73,14 @@ void matmul(int64_t B, int64_t H, int64_t M, int64_t N, int64_t K, const MatIn& 
 enum class WeightUse { kForward, kBackwardData };
 // Bytes of W [N, K]'s copy for `use`; 0 where bf16 products are not native (no copy is made then).
 size_t blocked_weight_bytes(int64_t N, int64_t K, WeightUse use);
-// dst (blocked_weight_bytes) = the bf16 W [N, K] (row-major) in that layout.
-void block_weight(void* dst, const uint16_t* w, int64_t N, int64_t K, WeightUse use);
+// dst (blocked_weight_bytes) = W [N, K] (row-major, f32 or bf16) in that layout, as bf16 (f32 rounded to
+// nearest even: the values of f32_to_bf16).
+void block_weight(void* dst, const void* w, DType w_type, int64_t N, int64_t K, WeightUse use);
 
 // ---- Linear layer: x [M, K] row-major, W [N, K] row-major (as Hugging Face stores [out, in]).
 // `in` is the dtype of x/dy and W (f32 or bf16), `out` the dtype of the result. w_blocked (nullable,
-// bf16 only): W as block_weight made it for the product's use, read instead of w where oneDNN builds it.
+// bf16 only): W as block_weight made it for the product's use, read instead of w where oneDNN builds it
+// (w may then be null: a model that keeps only the blocked copies).
 
 // y[M,N] = x[M,K] · W[N,K]^T (+ bias[N], may be null).
 void linear_forward(int64_t M, int64_t N, int64_t K, const void* x, const void* w, DType in,

@@ -81,8 +81,8 @@ Key make_key(const ProductShape& s) {
 }
 
 // The row-major bf16 [K, N] B (or [N, K] read transposed) as oneDNN describes it.
-dnnl::memory::desc plain_b(int64_t K, int64_t N, bool trans) {
-  return dnnl::memory::desc({K, N}, dt::bf16, trans ? dnnl::memory::dims{1, K} : dnnl::memory::dims{N, 1});
+dnnl::memory::desc plain_b(int64_t K, int64_t N, bool trans, DType type) {
+  return dnnl::memory::desc({K, N}, to_dnnl(type), trans ? dnnl::memory::dims{1, K} : dnnl::memory::dims{N, 1});
 }
 
 // The layout oneDNN's bf16 product picks for a [K, N] B given the choice (format_tag::any), asked with
@@ -198,9 +198,9 @@ const char* impl_name(const Primitive& p) { return p.impl.c_str(); }
 
 size_t blocked_bytes(int64_t K, int64_t N, bool trans) { return blocked_desc(K, N, trans).get_size(); }
 
-void block(void* dst, const uint16_t* src, int64_t K, int64_t N, bool trans) {
+void block(void* dst, const void* src, DType src_type, int64_t K, int64_t N, bool trans) {
   Runtime& rt = runtime();
-  dnnl::memory from(plain_b(K, N, trans), rt.engine, const_cast<uint16_t*>(src));
+  dnnl::memory from(plain_b(K, N, trans, src_type), rt.engine, const_cast<void*>(src));
   dnnl::memory to(blocked_desc(K, N, trans), rt.engine, dst);
   dnnl::reorder(from, to).execute(rt.stream, from, to);
   rt.stream.wait();

@@ -32,9 +32,9 @@ const Primitive* find_primitive(const ProductShape& shape);
 
 // Bytes of a bf16 [K, N] B operand (stored [N, K] when trans) in the layout oneDNN's bf16 product prefers
 // for it (its blocked weights format: the same for every M), 0 where bf16 products are not native; and
-// the reorder of a row-major copy into it.
+// the reorder of a row-major f32 or bf16 matrix into it (f32 rounded to nearest even).
 size_t blocked_bytes(int64_t K, int64_t N, bool trans);
-void block(void* dst, const uint16_t* src, int64_t K, int64_t N, bool trans);
+void block(void* dst, const void* src, DType src_type, int64_t K, int64_t N, bool trans);
 
 // Runs a primitive from find_primitive on the shared stream and waits for it.
 void execute(const Primitive& p, const void* a, const void* b, void* c, const float* bias);

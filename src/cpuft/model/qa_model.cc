@@ -47,15 +47,19 @@ QaModel::QaModel(ModelConfig config, bool bf16, uint64_t seed)
   if (pad >= 0 && pad < config_.vocab_size)
     std::fill_n(params_.data() + table_.embeddings().word + pad * config_.hidden, config_.hidden, 0.f);
   if (bf16_) {
-    size_t total = 0;
-    for (const ParamEntry& e : table_.entries())
-      if (e.gemm_weight) {
-        bf16_offset_[e.offset] = total;
-        total += e.numel;
-      }
-    bf16_weights_.assign(total, 0);
+    // Where bf16 products are native the products read only the copies in oneDNN's layout; elsewhere
+    // the row-major bf16 copies.
     make_blocked_copies(WeightUse::kForward);
-    refresh_bf16_weights();
+    if (blocked_[static_cast<int>(WeightUse::kForward)].by_param.empty()) {
+      size_t total = 0;
+      for (const ParamEntry& e : table_.entries())
+        if (e.gemm_weight) {
+          bf16_offset_[e.offset] = total;
+          total += e.numel;
+        }
+      bf16_weights_.assign(total, 0);
+      refresh_bf16_weights();
+    }
   }
 }
 
@@ -90,19 +94,16 @@ void QaModel::make_blocked_copies(WeightUse use) {
 void QaModel::refresh_blocked_copies() {
   for (BlockedCopies& b : blocked_)
     for (const auto& [offset, c] : b.by_param)
-      block_weight(b.base() + c.at, bf16_copy(offset), c.n, c.k, static_cast<WeightUse>(&b - blocked_));
+      block_weight(b.base() + c.at, params_.data() + offset, DType::kF32, c.n, c.k, static_cast<WeightUse>(&b - blocked_));
 }
 
 void QaModel::zero_grads() { std::fill(grads_.begin(), grads_.end(), 0.f); }
 
 void QaModel::refresh_bf16_weights() {
   if (!bf16_) return;
-  for (const ParamEntry& e : table_.entries()) {
-    if (!e.gemm_weight) continue;
-    const float* src = params_.data() + e.offset;
-    uint16_t* dst = bf16_weights_.data() + bf16_offset_.at(e.offset);
-    f32_to_bf16_array(src, dst, static_cast<int64_t>(e.numel));
-  }
+  for (const ParamEntry& e : table_.entries())
+    if (uint16_t* dst = bf16_copy(e.offset))
+      f32_to_bf16_array(params_.data() + e.offset, dst, static_cast<int64_t>(e.numel));
   refresh_blocked_copies();
 }
 
@@ -113,7 +114,8 @@ uint16_t* QaModel::bf16_copy(size_t offset) {
 
 GemmIn QaModel::gemm_weight(size_t offset) const {
   if (!bf16_) return {params_.data() + offset, DType::kF32};
-  GemmIn w{bf16_weights_.data() + bf16_offset_.at(offset), DType::kBf16};
+  const auto plain = bf16_offset_.find(offset);
+  GemmIn w{plain == bf16_offset_.end() ? nullptr : bf16_weights_.data() + plain->second, DType::kBf16};
   const void* blocked[2] = {nullptr, nullptr};
   for (int use = 0; use < 2; ++use) {
     const BlockedCopies& b = blocked_[use];

@@ -145,14 +145,15 @@ class QaModel {
   void zero_grads();
   // Re-derives the bf16 weight copies from the f32 master weights (after weights are loaded or
   // replaced; AdamW writes them in its own pass); does nothing in f32 mode.
+  // The copies: where bf16 products are native, each product weight in oneDNN's own layouts
+  // (kernels/gemm.h block_weight: one for the forward products, and once reserved for training one for
+  // backward-data; a layer's q, k and v as one [3 hidden, hidden] weight, as their product reads them);
+  // elsewhere (bf16 emulated in f32) a row-major bf16 copy of each matrix-product weight.
   void refresh_bf16_weights();
-  // The bf16 copy of the parameter tensor at `offset` (a ParamEntry offset), or null when it has none
-  // (f32 mode, or not a matrix-product weight).
+  // The row-major bf16 copy of the parameter tensor at `offset` (a ParamEntry offset), or null when it
+  // has none (f32 mode, a model that keeps the copies in oneDNN's layout, or not a matrix-product weight).
   uint16_t* bf16_copy(size_t offset);
-  // Re-derives the copies of the products' weights in oneDNN's layouts (kernels/gemm.h block_weight) from
-  // the bf16 copies, where the model keeps them (bf16 mode where bf16 products are native: the forward's
-  // always, backward-data's once reserved for training); AdamW calls it after writing the bf16 copies.
-  // A layer's q, k and v weights are one copy: the [3 hidden, hidden] weight of their one product.
+  // Re-derives the copies in oneDNN's layouts from the f32 masters (AdamW calls it after its update).
   void refresh_blocked_copies();
 
   // Called during backward each time the gradient range [begin, end) (in floats, into grads()) is
@@ -187,7 +188,7 @@ class QaModel {
   ParamTable table_;
   bool bf16_ = false;
   std::vector<float> params_, grads_;
-  std::vector<uint16_t> bf16_weights_;              // bf16 copies of the gemm weights
+  std::vector<uint16_t> bf16_weights_;              // row-major bf16 copies of the gemm weights (bf16 emulated)
   std::unordered_map<size_t, size_t> bf16_offset_;  // param offset -> offset in bf16_weights_
   // The bf16 copies in oneDNN's layouts, for the forward products and for backward-data (indexed by
   // WeightUse): empty when not kept. Each copy starts on a 64-byte boundary of the block.

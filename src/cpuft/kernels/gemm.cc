@@ -151,7 +151,7 @@ void matmul(int64_t B, int64_t H, int64_t M, int64_t N, int64_t K, const MatIn& 
 
 size_t blocked_weight_bytes(int64_t N, int64_t K, WeightUse use) {
   // The forward reads W^T ([K, N], stored [N, K]); backward-data reads W ([N, K] as stored).
-  return use == WeightUse::kForward ? gemm_detail::blocked_bytes(K, N, true) : gemm_detail::blocked_bytes(N, K, false);
+  return use == WeightUse::kForward ? gemm_detail::blocked_bytes(K, N) : gemm_detail::blocked_bytes(N, K);
 }
 
 void block_weight(void* dst, const void* w, DType w_type, int64_t N, int64_t K, WeightUse use) {

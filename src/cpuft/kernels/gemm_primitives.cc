@@ -86,11 +86,12 @@ dnnl::memory::desc plain_b(int64_t K, int64_t N, bool trans, DType type) {
 }
 
 // The layout oneDNN's bf16 product picks for a [K, N] B given the choice (format_tag::any), asked with
-// a 64-row A; an empty descriptor where that product is not native. Cached per (K, N, trans).
-const dnnl::memory::desc& blocked_desc(int64_t K, int64_t N, bool trans) {
+// a 64-row A; an empty descriptor where that product is not native. Cached per (K, N): the layout does
+// not depend on how the row-major copy it is made from is stored.
+const dnnl::memory::desc& blocked_desc(int64_t K, int64_t N) {
   static std::mutex mu;
   static auto* cache = new std::unordered_map<std::string, dnnl::memory::desc>;
-  std::string key = std::to_string(K) + "x" + std::to_string(N) + (trans ? "t" : "");
+  std::string key = std::to_string(K) + "x" + std::to_string(N);
   std::lock_guard<std::mutex> lock(mu);
   auto it = cache->find(key);
   if (it != cache->end()) return it->second;
@@ -109,7 +110,7 @@ const dnnl::memory::desc& blocked_desc(int64_t K, int64_t N, bool trans) {
 std::unique_ptr<Primitive> build(const ProductShape& s) {
   auto p = std::make_unique<Primitive>();
   p->a = matrix_desc(s, s.M, s.K, s.a_type, s.a_row, s.a_trans, s.a_batch, s.a_head);
-  p->b = s.b_blocked ? blocked_desc(s.K, s.N, s.b_trans)
+  p->b = s.b_blocked ? blocked_desc(s.K, s.N)
                      : matrix_desc(s, s.K, s.N, s.b_type, s.b_row, s.b_trans, s.b_batch, s.b_head);
   if (s.b_blocked && (s.B != 1 || s.H != 1 || s.b_type != DType::kBf16 || p->b.get_size() == 0)) return nullptr;
   p->c = matrix_desc(s, s.M, s.N, s.c_type, s.c_row, false, s.c_batch, s.c_head);
@@ -196,12 +197,12 @@ void execute(const Primitive& p, const void* a, const void* b, void* c, const fl
 
 const char* impl_name(const Primitive& p) { return p.impl.c_str(); }
 
-size_t blocked_bytes(int64_t K, int64_t N, bool trans) { return blocked_desc(K, N, trans).get_size(); }
+size_t blocked_bytes(int64_t K, int64_t N) { return blocked_desc(K, N).get_size(); }
 
 void block(void* dst, const void* src, DType src_type, int64_t K, int64_t N, bool trans) {
   Runtime& rt = runtime();
   dnnl::memory from(plain_b(K, N, trans, src_type), rt.engine, const_cast<void*>(src));
-  dnnl::memory to(blocked_desc(K, N, trans), rt.engine, dst);
+  dnnl::memory to(blocked_desc(K, N), rt.engine, dst);
   dnnl::reorder(from, to).execute(rt.stream, from, to);
   rt.stream.wait();
 }

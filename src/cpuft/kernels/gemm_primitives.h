@@ -20,7 +20,7 @@ struct ProductShape {
   bool bias = false;
   bool accumulate = false;
   bool gelu = false;
-  bool b_blocked = false;  // B (B == H == 1, bf16) in blocked_desc's layout for (K, N, b_trans)
+  bool b_blocked = false;  // B (B == H == 1, bf16) in the blocked layout of blocked_bytes (K, N)
 };
 
 class Primitive;
@@ -30,10 +30,10 @@ class Primitive;
 // emulates in f32). Thread-safe.
 const Primitive* find_primitive(const ProductShape& shape);
 
-// Bytes of a bf16 [K, N] B operand (stored [N, K] when trans) in the layout oneDNN's bf16 product prefers
-// for it (its blocked weights format: the same for every M), 0 where bf16 products are not native; and
-// the reorder of a row-major f32 or bf16 matrix into it (f32 rounded to nearest even).
-size_t blocked_bytes(int64_t K, int64_t N, bool trans);
+// Bytes of a bf16 [K, N] B operand in the layout oneDNN's bf16 product prefers for it (its blocked
+// weights format: the same for every M), 0 where bf16 products are not native; and the reorder of a
+// row-major f32 or bf16 matrix (stored [N, K] when trans) into it (f32 rounded to nearest even).
+size_t blocked_bytes(int64_t K, int64_t N);
 void block(void* dst, const void* src, DType src_type, int64_t K, int64_t N, bool trans);
 
 // Runs a primitive from find_primitive on the shared stream and waits for it.

@@ -2,7 +2,6 @@
 #pragma once
 
 #include <cstdint>
-
 #include <cstring>
 
 #include "cpuft/kernels/dropout_vec.h"

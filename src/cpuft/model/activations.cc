@@ -26,7 +26,6 @@ void QaModel::Acts::plan(Acts& a, const ModelConfig& c, bool bf16, int64_t rows,
   auto take_bf16 = [&](size_t count) { return reinterpret_cast<uint16_t*>(take((count + 1) / 2)); };
   auto take_i32 = [&](size_t count) { return reinterpret_cast<int32_t*>(take(count)); };
   auto take_i8 = [&](size_t count) { return reinterpret_cast<int8_t*>(take((count + 3) / 4)); };
-  auto take_u8 = [&](size_t count) { return reinterpret_cast<uint8_t*>(take((count + 3) / 4)); };
   const size_t keep_bytes = static_cast<size_t>(batch) * static_cast<size_t>(c.heads) *
                             static_cast<size_t>(attention_keep_bytes(seq));
   a.positions = take_i32(n);
@@ -83,7 +82,7 @@ void QaModel::Acts::plan(Acts& a, const ModelConfig& c, bool bf16, int64_t rows,
     l.mean2 = take(n);
     l.rstd2 = take(n);
     l.h2 = bf16_training && i >= 2 ? a.layers[static_cast<size_t>(i - 2)].h2 : take(n * h);
-    l.attn_keep = training && c.attention_dropout > 0.f ? take_u8(keep_bytes) : nullptr;
+    l.attn_keep = training && c.attention_dropout > 0.f ? reinterpret_cast<uint8_t*>(take_i8(keep_bytes)) : nullptr;
     input = l.h2;
     a.layers.push_back(l);
   }

@@ -12,8 +12,8 @@
 // them from q and k (bit for bit the forward's), as flash attention does, which saves
 // B * heads * T^2 floats per layer (56 MiB per DistilBERT layer at batch 8 x 384) for one extra
 // scores product. Only the dropout mask is kept, as bits (1/32 of that: 1.7 MiB), so that backward
-// applies it twice without hashing it again. Keys after a sequence's last unmasked one (right padding) are left out of every
-// product: their probabilities are exactly 0, so the result is the same, and SQuAD windows are
+// applies it twice without hashing it again. Keys after a sequence's last unmasked one (right padding)
+// are left out of every product: their probabilities are exactly 0, so the result is the same, and SQuAD windows are
 // 35-54% padding; the tiles then hold (T, L), L the number of keys up to the last unmasked one.
 // A packed sequence of length T' has T' queries and T' keys (its masked keys, if any, masked).
 #pragma once

@@ -204,6 +204,7 @@ class QaModel {
     }
   };
   BlockedCopies blocked_[2];
+  std::vector<uint16_t> blocked_scratch_;  // one weight as bf16, on its way into its copies (kept: no allocation per step)
   void make_blocked_copies(WeightUse use);
   std::vector<float> acts_;
   std::shared_ptr<Acts> view_;  // the arena's layout for the current (batch, seq_len)

@@ -11,6 +11,17 @@
 namespace cpuft {
 namespace {
 
+// SamplerOptions without --group_by_length (every field named, so no initializer is left out).
+SamplerOptions plain(int64_t n, int64_t batch, uint64_t seed, int world, int rank) {
+  SamplerOptions o;
+  o.num_features = n;
+  o.per_device_batch = batch;
+  o.seed = seed;
+  o.world_size = world;
+  o.rank = rank;
+  return o;
+}
+
 nlohmann::json fixture() {
   return nlohmann::json::parse(read_file(std::string(CPUFT_FIXTURES) + "/data/randperm_cases.json"));
 }
@@ -45,13 +56,13 @@ TEST(Sampler, RandpermMatchesTorch) {
 TEST(Sampler, GlobalBatchesDoNotDependOnWorldSize) {
   for (int64_t n : {1, 7, 64, 100, 1001}) {
     for (int world : {1, 2, 3, 8}) {
-      SamplerOptions single{n, 4 * world, 42, 1, 0};
+      SamplerOptions single = plain(n, 4 * world, 42, 1, 0);
       const Sampler one(single);
       for (int64_t epoch : {0, 2}) {
         for (int64_t step = 0; step < one.batches_per_epoch(); ++step) {
           std::vector<int64_t> joined;
           for (int r = 0; r < world; ++r) {
-            const Sampler shard(SamplerOptions{n, 4, 42, world, r});
+            const Sampler shard(plain(n, 4, 42, world, r));
             ASSERT_EQ(shard.batches_per_epoch(), one.batches_per_epoch());
             const auto part = shard.batch(epoch, step);
             if ((step + 1) * 4 * world <= n) {
@@ -67,7 +78,7 @@ TEST(Sampler, GlobalBatchesDoNotDependOnWorldSize) {
 }
 
 TEST(Sampler, EpochsUseSeedPlusEpochAndCoverEveryFeature) {
-  const Sampler s(SamplerOptions{10, 3, 42, 1, 0});
+  const Sampler s(plain(10, 3, 42, 1, 0));
   EXPECT_EQ(s.epoch_order(1), torch_randperm(10, 43));
   EXPECT_EQ(s.batches_per_epoch(), 4);
   EXPECT_EQ(s.batch(0, 0), (std::vector<int64_t>{2, 6, 1}));
@@ -82,7 +93,7 @@ TEST(Sampler, EpochsUseSeedPlusEpochAndCoverEveryFeature) {
 }
 
 TEST(Sampler, ResumeGivesTheSameBatches) {
-  const SamplerOptions o{1000, 16, 7, 2, 1};
+  const SamplerOptions o = plain(1000, 16, 7, 2, 1);
   const Sampler run(o);
   std::vector<std::vector<int64_t>> straight;
   for (int64_t e = 0; e < 2; ++e)
@@ -104,7 +115,7 @@ TEST(Sampler, LengthGroupedOrderMatchesTransformers) {
     const auto want = c["order"].get<std::vector<int64_t>>();
     EXPECT_EQ(length_grouped_order(torch_randperm(n, c["seed"].get<uint64_t>()), lengths, c["batch_size"]), want)
         << "n=" << n << " batch=" << c["batch_size"];
-    SamplerOptions o{n, c["batch_size"].get<int64_t>(), c["seed"].get<uint64_t>() - 1, 1, 0};
+    SamplerOptions o = plain(n, c["batch_size"].get<int64_t>(), c["seed"].get<uint64_t>() - 1, 1, 0);
     o.lengths = lengths;
     o.group_batch = c["batch_size"];
     EXPECT_EQ(Sampler(o).epoch_order(1), want);  // epoch 1 draws with seed + 1
@@ -115,7 +126,7 @@ TEST(Sampler, LengthGroupedBatchesAreSortedAndLongestFirst) {
   const int64_t n = 1000, batch = 8;
   std::vector<int32_t> lengths(n);
   for (int64_t i = 0; i < n; ++i) lengths[i] = static_cast<int32_t>(20 + (i * 7919) % 365);
-  SamplerOptions o{n, batch, 42, 1, 0};
+  SamplerOptions o = plain(n, batch, 42, 1, 0);
   o.lengths = lengths;
   o.group_batch = batch;
   const Sampler s(o);
@@ -141,15 +152,15 @@ TEST(Sampler, LengthGroupedBatchesAreSortedAndLongestFirst) {
 }
 
 TEST(Sampler, BadOptionsThrow) {
-  EXPECT_THROW(Sampler(SamplerOptions{0, 8, 42, 1, 0}), Error);
-  EXPECT_THROW(Sampler(SamplerOptions{10, 0, 42, 1, 0}), Error);
-  EXPECT_THROW(Sampler(SamplerOptions{10, 8, 42, 0, 0}), Error);
-  EXPECT_THROW(Sampler(SamplerOptions{10, 8, 42, 2, 2}), Error);
-  SamplerOptions lengths{10, 8, 42, 1, 0};
+  EXPECT_THROW(Sampler(plain(0, 8, 42, 1, 0)), Error);
+  EXPECT_THROW(Sampler(plain(10, 0, 42, 1, 0)), Error);
+  EXPECT_THROW(Sampler(plain(10, 8, 42, 0, 0)), Error);
+  EXPECT_THROW(Sampler(plain(10, 8, 42, 2, 2)), Error);
+  SamplerOptions lengths = plain(10, 8, 42, 1, 0);
   lengths.lengths = {1, 2, 3};  // not one per feature
   lengths.group_batch = 8;
   EXPECT_THROW(Sampler{lengths}, Error);
-  const Sampler s(SamplerOptions{10, 8, 42, 1, 0});
+  const Sampler s(plain(10, 8, 42, 1, 0));
   EXPECT_THROW(s.batch(0, 2), Error);
   EXPECT_THROW(s.batch(-1, 0), Error);
 }

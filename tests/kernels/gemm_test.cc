@@ -440,6 +440,42 @@ TEST(Gemm, EmulatedBf16EqualsF32OnRoundedInputs) {
   for (int64_t i = 0; i < M * N; ++i) ASSERT_EQ(y16[i], y32[i]) << "element " << i;
 }
 
+// A product longer than the rows the emulation converts at a time (4,096 rows) goes block by block:
+// every element is still the f32-accumulated product of the bf16 values (checked against a double
+// reference, to the f32 summation's error: oneDNN's f32 bits depend on the row count), for f32 and
+// bf16 outputs, written and accumulated, with A and C rows longer than the product's (strided), and
+// the columns past N untouched.
+TEST(Gemm, EmulationOfALongProductGoesByRowBlocks) {
+  const int64_t M = 2 * 4096 + 37, N = 24, K = 20, lda = K + 3, ldc = N + 5;
+  Buf x(DType::kBf16, M * lda, 17), w(DType::kBf16, N * K, 18), bias(DType::kF32, N, 19);
+  const MatIn a{x.data(), DType::kBf16, lda}, b{w.data(), DType::kBf16, K, true};
+  MatmulOptions with_bias;
+  with_bias.bias = bias.f.data();
+  MatmulOptions accumulate;
+  accumulate.accumulate = true;
+  for (const MatmulOptions& opt : {with_bias, accumulate}) {
+    for (DType out : {DType::kF32, DType::kBf16}) {
+      Buf c(out, M * ldc, 20);
+      const Buf start = c;
+      gemm_detail::emulate_in_f32(1, 1, M, N, K, a, b, MatOut{c.data(), out, ldc}, opt);
+      for (int64_t i = 0; i < M; ++i) {
+        for (int64_t j = 0; j < N; ++j) {
+          double want = opt.bias ? opt.bias[j] : start.at(i * ldc + j), size = std::fabs(want);
+          for (int64_t k = 0; k < K; ++k) {
+            const double t = x.at(i * lda + k) * w.at(j * K + k);
+            want += t;
+            size += std::fabs(t);
+          }
+          const double tol = 1e-6 * size + (out == DType::kBf16 ? std::fabs(want) / 256 : 0.0);
+          ASSERT_NEAR(c.at(i * ldc + j), want, tol)
+              << dtype_name(out) << " C, row " << i << " column " << j << ", accumulate " << opt.accumulate;
+        }
+        for (int64_t j = N; j < ldc; ++j) ASSERT_EQ(c.at(i * ldc + j), start.at(i * ldc + j)) << "padding of row " << i;
+      }
+    }
+  }
+}
+
 // Where oneDNN multiplies bf16 natively (AVX512_BF16, AMX), its products agree with the emulation
 // up to the order of the f32 accumulation.
 TEST(Gemm, NativeBf16AgreesWithTheEmulation) {

@@ -1,5 +1,6 @@
 #include "cpuft/kernels/gemm.h"
 
+#include <algorithm>
 #include <vector>
 
 #include "cpuft/cpu/onednn_info.h"
@@ -93,14 +94,10 @@ MatIn as_f32(int64_t B, int64_t H, int64_t rows, int64_t cols, const MatIn& m, i
   return out;
 }
 
-}  // namespace
-
-namespace gemm_detail {
-
-void emulate_in_f32(int64_t B, int64_t H, int64_t M, int64_t N, int64_t K, const MatIn& a,
-                    const MatIn& b, const MatOut& c, const MatmulOptions& opt) {
+// The emulated product once B is f32 (b32): A converted, the f32 product, a bf16 C rounded from it.
+void emulate_with_f32_b(int64_t B, int64_t H, int64_t M, int64_t N, int64_t K, const MatIn& a, const MatIn& b32,
+                        const MatOut& c, const MatmulOptions& opt) {
   const MatIn a32 = as_f32(B, H, M, K, a, 0);
-  const MatIn b32 = as_f32(B, H, K, N, b, 1);
   if (c.dtype == DType::kF32) {
     matmul(B, H, M, N, K, a32, b32, c, opt);
     return;
@@ -115,6 +112,32 @@ void emulate_in_f32(int64_t B, int64_t H, int64_t M, int64_t N, int64_t K, const
   c32.head_stride = M * N;
   matmul(B, H, M, N, K, a32, b32, c32, opt);
   scatter_bf16(B, H, M, N, buf, c.data, c.row_stride, c.batch_stride, c.head_stride);
+}
+
+// The rows of A (and C) one emulated product converts at a time: the scratch of a long product (the
+// forward of a b64 s384 evaluation batch: 24,576 rows) stays at a few of these blocks instead of
+// holding every row in f32 twice.
+constexpr int64_t kEmulatedRows = 4096;
+
+}  // namespace
+
+namespace gemm_detail {
+
+void emulate_in_f32(int64_t B, int64_t H, int64_t M, int64_t N, int64_t K, const MatIn& a,
+                    const MatIn& b, const MatOut& c, const MatmulOptions& opt) {
+  const MatIn b32 = as_f32(B, H, K, N, b, 1);
+  if (B != 1 || H != 1 || a.trans || M <= kEmulatedRows) {
+    emulate_with_f32_b(B, H, M, N, K, a, b32, c, opt);
+    return;
+  }
+  // Each output row depends on its own row of A only, so the rows go block by block.
+  for (int64_t r = 0; r < M; r += kEmulatedRows) {
+    MatIn ar = a;
+    MatOut cr = c;
+    ar.data = static_cast<const char*>(a.data) + r * a.row_stride * static_cast<int64_t>(dtype_size(a.dtype));
+    cr.data = static_cast<char*>(c.data) + r * c.row_stride * static_cast<int64_t>(dtype_size(c.dtype));
+    emulate_with_f32_b(1, 1, std::min(kEmulatedRows, M - r), N, K, ar, b32, cr, opt);
+  }
 }
 
 }  // namespace gemm_detail

@@ -16,7 +16,9 @@
 // with the requested dtypes (bf16 in oneDNN 2.6 without AVX-512, e.g. AMD Zen 3; a bf16 output
 // from f32 inputs; one bf16 and one f32 input), the bf16 operands are converted to f32 scratch,
 // the f32 product runs, and a bf16 output is rounded from the f32 result: numerically the same as
-// a bf16 product with f32 accumulation. gemm_bf16_native() says which case applies to bf16 inputs.
+// a bf16 product with f32 accumulation. A long product (B == H == 1, A not transposed) converts its
+// rows 4,096 at a time, so that this scratch stays bounded. gemm_bf16_native() says which case
+// applies to bf16 inputs.
 #pragma once
 
 #include <cstdint>

@@ -440,13 +440,13 @@ TEST(Gemm, EmulatedBf16EqualsF32OnRoundedInputs) {
   for (int64_t i = 0; i < M * N; ++i) ASSERT_EQ(y16[i], y32[i]) << "element " << i;
 }
 
-// A product longer than the rows the emulation converts at a time (4,096 rows) goes block by block:
+// A product longer than the rows the emulation converts at a time (kEmulatedRows) goes block by block:
 // every element is still the f32-accumulated product of the bf16 values (checked against a double
 // reference, to the f32 summation's error: oneDNN's f32 bits depend on the row count), for f32 and
 // bf16 outputs, written and accumulated, with A and C rows longer than the product's (strided), and
 // the columns past N untouched.
 TEST(Gemm, EmulationOfALongProductGoesByRowBlocks) {
-  const int64_t M = 2 * 4096 + 37, N = 24, K = 20, lda = K + 3, ldc = N + 5;
+  const int64_t M = 2 * gemm_detail::kEmulatedRows + 37, N = 24, K = 20, lda = K + 3, ldc = N + 5;
   Buf x(DType::kBf16, M * lda, 17), w(DType::kBf16, N * K, 18), bias(DType::kF32, N, 19);
   const MatIn a{x.data(), DType::kBf16, lda}, b{w.data(), DType::kBf16, K, true};
   MatmulOptions with_bias;

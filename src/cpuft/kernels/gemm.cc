@@ -114,11 +114,6 @@ void emulate_with_f32_b(int64_t B, int64_t H, int64_t M, int64_t N, int64_t K, c
   scatter_bf16(B, H, M, N, buf, c.data, c.row_stride, c.batch_stride, c.head_stride);
 }
 
-// The rows of A (and C) one emulated product converts at a time: the scratch of a long product (the
-// forward of a b64 s384 evaluation batch: 24,576 rows) stays at a few of these blocks instead of
-// holding every row in f32 twice.
-constexpr int64_t kEmulatedRows = 4096;
-
 }  // namespace
 
 namespace gemm_detail {
@@ -126,11 +121,12 @@ namespace gemm_detail {
 void emulate_in_f32(int64_t B, int64_t H, int64_t M, int64_t N, int64_t K, const MatIn& a,
                     const MatIn& b, const MatOut& c, const MatmulOptions& opt) {
   const MatIn b32 = as_f32(B, H, K, N, b, 1);
-  if (B != 1 || H != 1 || a.trans || M <= kEmulatedRows) {
+  if (B != 1 || H != 1 || a.trans) {
     emulate_with_f32_b(B, H, M, N, K, a, b32, c, opt);
     return;
   }
-  // Each output row depends on its own row of A only, so the rows go block by block.
+  // Each output row depends on its own row of A only, so the rows go block by block (one block for
+  // M <= kEmulatedRows).
   for (int64_t r = 0; r < M; r += kEmulatedRows) {
     MatIn ar = a;
     MatOut cr = c;

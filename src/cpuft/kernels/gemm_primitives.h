@@ -42,6 +42,11 @@ void execute(const Primitive& p, const void* a, const void* b, void* c, const fl
 // oneDNN's name for the implementation a primitive runs ("brg:avx512_core_bf16", "gemm:jit", ...).
 const char* impl_name(const Primitive& p);
 
+// The rows of A (and C) an emulated product converts at a time: the scratch of a long product (the
+// forward of a b64 s384 evaluation batch: 24,576 rows) stays at one such block instead of holding
+// every row in f32 twice.
+constexpr int64_t kEmulatedRows = 4096;
+
 // The product with every bf16 operand converted to f32 scratch, the f32 product, and a bf16 output
 // rounded once from it: what matmul() does where oneDNN has no bf16 product (gemm.h). Exposed so
 // that tests run it on CPUs where bf16 products are native too.

@@ -97,4 +97,12 @@ TEST(JsonRead, TextPreviewCutsAtCharacterBoundaries) {
   EXPECT_EQ(cpuft::text_preview("aaaaaaaaa\xC3\xA9xyz", 10), "aaaaaaaaa...");
 }
 
+TEST(JsonRead, TextPreviewEscapesControlBytes) {
+  // A name from a file may hold a newline (a JSON key "a\\nb"): the message must stay one line.
+  EXPECT_EQ(cpuft::text_preview("a\nb\rc\td"), "a\\nb\\rc\\td");
+  EXPECT_EQ(cpuft::text_preview(std::string("x\0y\x1f\x7f", 5)), "x\\x00y\\x1f\\x7f");
+  EXPECT_EQ(cpuft::text_preview(std::string(20, '\n'), 4), "\\n\\n\\n\\n...");
+  EXPECT_EQ(cpuft::text_preview("caf\xC3\xA9"), "caf\xC3\xA9");  // UTF-8 as is
+}
+
 }  // namespace

@@ -5,6 +5,7 @@
 
 #include "cpuft/cpu/cpu_features.h"
 #include "cpuft/util/error.h"
+#include "cpuft/util/json_read.h"
 
 namespace cpuft {
 namespace {
@@ -31,10 +32,10 @@ Isa choose_isa() {
   const std::string want = env;
   for (Isa isa : kLevels) {
     if (want != isa_name(isa)) continue;
-    if (const char* lack = missing(isa)) fail("CPUFT_ISA=", want, ": this CPU has no ", lack);
+    if (const char* lack = missing(isa)) fail("CPUFT_ISA=", text_preview(want), ": this CPU has no ", lack);
     return isa;
   }
-  fail("CPUFT_ISA: found '", want, "', expected one of ref, avx2, avx512, avx512_bf16");
+  fail("CPUFT_ISA: found '", text_preview(want), "', expected one of ref, avx2, avx512, avx512_bf16");
 }
 
 }  // namespace

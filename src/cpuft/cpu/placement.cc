@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "cpuft/util/error.h"
+#include "cpuft/util/json_read.h"
 
 namespace cpuft {
 
@@ -23,7 +24,7 @@ int omp_threads_from_env() {
   char* end = nullptr;
   long v = std::strtol(first.c_str(), &end, 10);
   if (end == first.c_str() || *end != '\0' || v < 1 || v > 4096)
-    fail("environment OMP_NUM_THREADS: found '", env, "', expected a positive thread count");
+    fail("environment OMP_NUM_THREADS: found '", text_preview(env), "', expected a positive thread count");
   return static_cast<int>(v);
 }
 

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <unordered_map>
 
-#include "cpuft/data/message_text.h"
 #include "cpuft/text/utf8.h"
 #include "cpuft/util/error.h"
 #include "cpuft/util/json_read.h"
@@ -134,7 +133,7 @@ CsvTable parse_csv(std::string_view text, const std::string& source) {
     if (name.empty()) fail(source, ":", parser.record_line(), ": column ", i + 1, " has no name, expected a header name");
     auto [it, inserted] = seen.emplace(name, i);
     if (!inserted)
-      fail(source, ":", parser.record_line(), ": column name '", shown_text(name), "' repeated (columns ",
+      fail(source, ":", parser.record_line(), ": column name '", text_preview(name), "' repeated (columns ",
            it->second + 1, " and ", i + 1, "), expected unique names");
   }
   const size_t width = table.header.size();

@@ -5,7 +5,6 @@
 #include <unordered_map>
 #include <utility>
 
-#include "cpuft/data/message_text.h"
 #include "cpuft/util/error.h"
 #include "cpuft/util/json_read.h"
 #include "cpuft/util/memory.h"
@@ -123,7 +122,7 @@ Table parse_json_lines_table(std::string_view text, const std::string& source) {
       auto [it, inserted] = index.emplace(item.key(), t.columns.size());
       if (inserted) {
         if (t.columns.size() == kMaxTableColumns)
-          fail(where, ": key '", shown_text(item.key()), "' makes more than ", kMaxTableColumns,
+          fail(where, ": key '", text_preview(item.key()), "' makes more than ", kMaxTableColumns,
                " columns, expected at most ", kMaxTableColumns, " distinct keys in the file");
         t.columns.push_back(item.key());
         row.cells.emplace_back();
@@ -146,7 +145,7 @@ Table read_table(const std::string& path) {
 
 std::string describe_cell(const TableCell& cell) {
   switch (cell.kind) {
-    case Kind::kText: return str_cat("\"", shown_text(cell.text), "\"");
+    case Kind::kText: return str_cat("\"", text_preview(cell.text), "\"");
     case Kind::kInteger: return "the integer " + cell.text;
     case Kind::kFloat: return "the number " + cell.text;
     case Kind::kBool: return cell.text;

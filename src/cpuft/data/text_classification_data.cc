@@ -6,7 +6,6 @@
 #include <map>
 #include <optional>
 
-#include "cpuft/data/message_text.h"
 #include "cpuft/util/error.h"
 #include "cpuft/util/json_read.h"
 #include "cpuft/util/memory.h"
@@ -84,7 +83,7 @@ double to_double(std::string_view s) {
 }
 
 std::string where(const Table& t, const TableRow& row, const std::string& column) {
-  return str_cat(t.path, ":", row.line, ": column '", shown_text(column), "'");
+  return str_cat(t.path, ":", row.line, ": column '", text_preview(column), "'");
 }
 
 std::string label_name(const LabelSet& labels) {
@@ -110,7 +109,7 @@ LabelValue read_label(const Table& t, const TableRow& row, int col, LabelKind ki
   const TableCell& cell = row.cells[col];
   const std::string at = where(t, row, kLabelColumn);
   if (cell.kind == Kind::kMissing || cell.kind == Kind::kNull || (t.csv && is_pandas_na(cell.text)))
-    fail(at, ": no label (", t.csv ? str_cat("\"", shown_text(cell.text), "\", which pandas reads as NaN")
+    fail(at, ": no label (", t.csv ? str_cat("\"", text_preview(cell.text), "\", which pandas reads as NaN")
                                    : describe_cell(cell),
          "), expected a label on every row");
   auto wrong = [&]() {
@@ -150,7 +149,7 @@ LabelKind csv_label_kind(const Table& t, int col) {
   for (const TableRow& row : t.rows) {
     const std::string& s = row.cells[col].text;
     if (is_pandas_na(s))
-      fail(where(t, row, kLabelColumn), ": no label (\"", shown_text(s),
+      fail(where(t, row, kLabelColumn), ": no label (\"", text_preview(s),
            "\", which pandas reads as NaN), expected a label on every row");
     bool b = false;
     all_int = all_int && looks_integer(s);
@@ -205,7 +204,7 @@ int required_column(const Table& t, const std::string& name, const char* why) {
   if (col < 0) {
     std::string have;
     for (const std::string& c : t.columns) have += (have.empty() ? "" : ", ") + c;
-    fail(t.path, ": no column '", shown_text(name), "' (", why, "); the file has ", shown_text(have, 120));
+    fail(t.path, ": no column '", text_preview(name), "' (", why, "); the file has ", text_preview(have, 120));
   }
   return col;
 }
@@ -278,8 +277,8 @@ std::vector<TextExample> text_examples(const Table& table, const TextColumns& co
         if (it == id_of.end()) {
           std::string known;
           for (const std::string& n : labels.names) known += (known.empty() ? "" : ", ") + n;
-          fail(where(table, row, kLabelColumn), ": label \"", shown_text(v.name), "\" is not one of the ",
-               labels.names.size(), " labels of the training file (", shown_text(known, 120),
+          fail(where(table, row, kLabelColumn), ": label \"", text_preview(v.name), "\" is not one of the ",
+               labels.names.size(), " labels of the training file (", text_preview(known, 120),
                "); run_glue stops on it with a KeyError");
         }
         ex.label = it->second;

@@ -6,7 +6,6 @@
 #include <unordered_set>
 
 #include "cpuft/data/csv_reader.h"
-#include "cpuft/data/message_text.h"
 #include "cpuft/util/error.h"
 #include "cpuft/util/json_read.h"
 #include "cpuft/util/memory.h"
@@ -37,7 +36,7 @@ void for_each_object(std::string_view text, const std::string& source,
 }
 
 std::string at(const TokenFile& f, int64_t line, const std::string& column) {
-  return str_cat(f.path, ":", line, ": column '", shown_text(column), "'");
+  return str_cat(f.path, ":", line, ": column '", text_preview(column), "'");
 }
 
 const json& tags_of(const TokenFile& f, int64_t line, const json& obj, const std::string& column) {
@@ -62,7 +61,7 @@ TokenFile parse_token_file(std::string text, const std::string& source) {
     for (const auto& item : ordered.items()) {
       if (seen.count(item.key())) continue;
       if (f.columns.size() == kMaxTableColumns)
-        fail(source, ":", n, ": key '", shown_text(item.key()), "' makes more than ", kMaxTableColumns,
+        fail(source, ":", n, ": key '", text_preview(item.key()), "' makes more than ", kMaxTableColumns,
              " columns, expected at most ", kMaxTableColumns, " distinct keys in the file");
       seen.insert(item.key());
       f.columns.push_back(item.key());
@@ -87,7 +86,7 @@ TokenColumns choose_token_columns(const TokenFile& file, const TokenColumnFlags&
     fail(file.path, ": ", file.columns.size(), file.columns.size() == 1 ? " column" : " columns",
          ", expected the words ('tokens') and their tags ('", task_tags, "') in each line");
   for (const std::string* name : {&c.words, &c.tags})
-    if (!has(*name)) fail(file.path, ": no column '", shown_text(*name), "' in any line");
+    if (!has(*name)) fail(file.path, ": no column '", text_preview(*name), "' in any line");
   return c;
 }
 
@@ -109,13 +108,13 @@ TagSet read_tag_set(const TokenFile& train, const TokenColumns& columns) {
     }
   });
   if (!strings.empty() && !integers.empty())
-    fail(train.path, ": column '", shown_text(columns.tags), "' mixes string tags (line ", first_string,
+    fail(train.path, ": column '", text_preview(columns.tags), "' mixes string tags (line ", first_string,
          ") and integer tags (line ", first_integer, "), expected tags of one type");
   TagSet set;
   set.integer = !integers.empty();
   for (const auto& [s, v] : strings) set.names.push_back(s), set.values.push_back(v);  // byte order = code points
   for (const auto& [i, v] : integers) set.names.push_back(std::to_string(i)), set.values.push_back(v);
-  if (set.names.empty()) fail(train.path, ": no tags in column '", shown_text(columns.tags), "', expected at least one");
+  if (set.names.empty()) fail(train.path, ": no tags in column '", text_preview(columns.tags), "', expected at least one");
   for (size_t i = 0; i < set.names.size(); ++i) {
     int32_t to = static_cast<int32_t>(i);
     const std::string& label = set.names[i];

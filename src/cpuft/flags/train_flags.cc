@@ -33,7 +33,7 @@ Flag& steps(FlagTable& t, const char* name, double* field, bool (*ok)(double), c
       name, "N|RATIO", help, range,
       [=](const std::string& v, const std::string& who) {
         const double d = read_decimal(v, who, expected);
-        if (!ok(d)) fail(who, ": found '", v, "', expected ", expected);
+        if (!ok(d)) fail(who, ": found '", text_preview(v), "', expected ", expected);
         *field = d;
       },
       [=] { return show_number(*field); });
@@ -169,7 +169,7 @@ void training(FlagTable& t, TrainArgs& a) {
       "max_steps", "N", "optimizer steps to train; overrides --num_train_epochs", str_cat("-1 or [1, ", kMaxCount, "]"),
       [&a, max_steps_expected](const std::string& v, const std::string& who) {
         const int64_t n = read_whole(v, who, max_steps_expected);
-        if (n != -1 && (n < 1 || n > kMaxCount)) fail(who, ": found '", v, "', expected ", max_steps_expected);
+        if (n != -1 && (n < 1 || n > kMaxCount)) fail(who, ": found '", text_preview(v), "', expected ", max_steps_expected);
         a.max_steps = n;
       },
       [&a] { return std::to_string(a.max_steps); });

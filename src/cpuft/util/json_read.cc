@@ -157,10 +157,24 @@ json read_json_file(const std::string& path, uint64_t max_bytes, const JsonReadO
 std::string json_preview(const json& value, size_t max_chars) { return Preview(max_chars).take(value); }
 
 std::string text_preview(std::string_view text, size_t max_chars) {
-  if (text.size() <= max_chars) return std::string(text);
-  size_t cut = max_chars;
-  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;  // not inside a character
-  return std::string(text.substr(0, cut)) + "...";
+  size_t cut = text.size();
+  if (cut > max_chars) {
+    cut = max_chars;
+    while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;  // not inside a character
+  }
+  static const char kHex[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(cut + 3);
+  for (size_t i = 0; i < cut; ++i) {  // control bytes escaped, so that a message stays one line
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c == '\n') out += "\\n";
+    else if (c == '\r') out += "\\r";
+    else if (c == '\t') out += "\\t";
+    else if (c < 0x20 || c == 0x7F) out += {'\\', 'x', kHex[c >> 4], kHex[c & 0xF]};
+    else out += static_cast<char>(c);
+  }
+  if (cut < text.size()) out += "...";
+  return out;
 }
 
 std::string json_describe(const json& value) {

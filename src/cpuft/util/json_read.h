@@ -39,8 +39,9 @@ nlohmann::json read_json_file(const std::string& path, uint64_t max_bytes, const
 // of the value than it prints.
 std::string json_preview(const nlohmann::json& value, size_t max_chars = 48);
 
-// `text` as is when short, else its first max_chars characters (cut at a UTF-8 boundary) + "...": for
-// names and strings from a file that a message quotes itself.
+// `text` as is when short, else its first max_chars bytes (cut at a UTF-8 boundary) + "...", with
+// control bytes escaped (\n, \r, \t, \xNN) so that the message stays one line: for names and strings
+// from a file that a message quotes itself.
 std::string text_preview(std::string_view text, size_t max_chars = 48);
 
 // "string \"abc\"", "number 12", "array", "object": the type and, for scalars, a preview.

@@ -5,6 +5,7 @@
 
 #include "cpuft/text/utf8.h"
 #include "cpuft/util/error.h"
+#include "cpuft/util/json_read.h"
 
 namespace cpuft {
 namespace {
@@ -116,7 +117,8 @@ std::vector<ExamplePrediction> postprocess_qa_predictions(const std::vector<Exam
   for (size_t e = 0; e < examples.size(); ++e) {
     const Example& ex = examples[e];
     if (opt.version_2_with_negative && features_of[e].empty()) {
-      fail("postprocess: example ", e, " (id \"", ex.id, "\") has no features; a v2 null score needs one");
+      fail("postprocess: example ", e, " (id \"", text_preview(ex.id),
+           "\") has no features; a v2 null score needs one");
     }
     Candidate min_null;
     bool have_null = false;

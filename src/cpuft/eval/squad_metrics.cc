@@ -8,6 +8,7 @@
 
 #include "cpuft/text/utf8.h"
 #include "cpuft/util/error.h"
+#include "cpuft/util/json_read.h"
 
 namespace cpuft {
 namespace {
@@ -220,7 +221,8 @@ SquadV1Scores squad_v1_score(const std::vector<Example>& references, const IdPre
       ++s.missing;
       continue;
     }
-    if (ex.answers.empty()) fail("squad v1.1 metric: question \"", ex.id, "\" has no answer, expected at least one");
+    if (ex.answers.empty())
+      fail("squad v1.1 metric: question \"", text_preview(ex.id), "\" has no answer, expected at least one");
     double best_exact = 0.0, best_f1 = 0.0;
     for (size_t k = 0; k < ex.answers.size(); ++k) {
       const double e = exact_match_score(*it->second, ex.answers[k].text);
@@ -247,7 +249,8 @@ SquadV2Scores squad_v2_score(const std::vector<Example>& references, const IdPre
     const Example& ex = references[q];
     index_of[ex.id] = q;
     auto it = pred.find(ex.id);
-    if (it == pred.end()) fail("squad v2.0 metric: no prediction for question \"", ex.id, "\", expected one per question");
+    if (it == pred.end())
+      fail("squad v2.0 metric: no prediction for question \"", text_preview(ex.id), "\", expected one per question");
     has_ans[q] = !ex.answers.empty();
     std::vector<std::string> golds;
     for (const auto& a : ex.answers) {

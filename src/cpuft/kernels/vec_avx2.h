@@ -59,9 +59,13 @@ struct VecAvx2 {
 
   static M lt(F a, F b) { return _mm256_cmp_ps(a, b, _CMP_LT_OQ); }
   static F select(M m, F a, F b) { return _mm256_blendv_ps(b, a, m); }  // m ? a : b
-  // Lanes whose int8 at p[0..n) is 0 (n in [0, W]; lanes >= n are false).
-  // Lanes whose int8 at p[0..n) is 0 (n in [0, W]; lanes >= n are false).
+  // Lanes whose int8 at p[0..n) is 0 (n in [0, W]; lanes >= n are false). A full vector is one 8-byte
+  // load: a copy of variable length is a call to memcpy, and the load after it waits for its stores.
   static M zero_i8(const int8_t* p, int n) {
+    if (n == W) {
+      const I v = _mm256_cvtepi8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p)));
+      return _mm256_castsi256_ps(_mm256_cmpeq_epi32(v, _mm256_setzero_si256()));
+    }
     int64_t bytes = 0;
     std::memcpy(&bytes, p, static_cast<size_t>(n));
     I v = _mm256_cvtepi8_epi32(_mm_cvtsi64_si128(bytes));

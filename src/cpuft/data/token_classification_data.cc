@@ -114,7 +114,8 @@ TagSet read_tag_set(const TokenFile& train, const TokenColumns& columns) {
   set.integer = !integers.empty();
   for (const auto& [s, v] : strings) set.names.push_back(s), set.values.push_back(v);  // byte order = code points
   for (const auto& [i, v] : integers) set.names.push_back(std::to_string(i)), set.values.push_back(v);
-  if (set.names.empty()) fail(train.path, ": no tags in column '", text_preview(columns.tags), "', expected at least one");
+  if (set.names.empty())
+    fail(train.path, ": no tags in column '", text_preview(columns.tags), "', expected at least one");
   for (size_t i = 0; i < set.names.size(); ++i) {
     int32_t to = static_cast<int32_t>(i);
     const std::string& label = set.names[i];

@@ -169,7 +169,8 @@ void training(FlagTable& t, TrainArgs& a) {
       "max_steps", "N", "optimizer steps to train; overrides --num_train_epochs", str_cat("-1 or [1, ", kMaxCount, "]"),
       [&a, max_steps_expected](const std::string& v, const std::string& who) {
         const int64_t n = read_whole(v, who, max_steps_expected);
-        if (n != -1 && (n < 1 || n > kMaxCount)) fail(who, ": found '", text_preview(v), "', expected ", max_steps_expected);
+        if (n != -1 && (n < 1 || n > kMaxCount))
+          fail(who, ": found '", text_preview(v), "', expected ", max_steps_expected);
         a.max_steps = n;
       },
       [&a] { return std::to_string(a.max_steps); });

@@ -124,8 +124,9 @@ void check_moments(const NamedArrays& m, const NamedArrays& v) {
     fail("checkpoint: ", m.size(), " first-moment arrays but ", v.size(), " second-moment arrays");
   for (size_t i = 0; i < m.size(); ++i)
     if (m[i].name != v[i].name || m[i].shape != v[i].shape)
-      fail("checkpoint: moment ", i, ": exp_avg '", text_preview(m[i].name), "' ", shape_text(m[i].shape), " vs exp_avg_sq '",
-           text_preview(v[i].name), "' ", shape_text(v[i].shape), ", expected the same name and shape");
+      fail("checkpoint: moment ", i, ": exp_avg '", text_preview(m[i].name), "' ", shape_text(m[i].shape),
+           " vs exp_avg_sq '", text_preview(v[i].name), "' ", shape_text(v[i].shape),
+           ", expected the same name and shape");
 }
 
 void write_optimizer(const std::string& path, const NamedArrays& m, const NamedArrays& v, int64_t adam_step) {

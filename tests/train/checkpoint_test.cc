@@ -201,6 +201,20 @@ TEST(Checkpoint, CorruptOrForeignStateIsReported) {
   long_value.replace(long_value.find("\"global_step\": 3"), 16, "\"global_step\": \"" + std::string(1 << 20, 'g') + "\"");
   cpuft::write_file_atomic(path, long_value);
   EXPECT_EQ(load_error(dir, d.m(), d.v()), path + ": global_step: found \"" + std::string(44, 'g') + "..., expected an integer");
+  // Flag names are the file's: quoted with control bytes escaped and cut short, a NUL in one kept.
+  const size_t flags_at = text.find("\"flags\": {");
+  ASSERT_NE(flags_at, std::string::npos);
+  auto with_flag = [&](const std::string& entry) {
+    std::string t = text;
+    t.insert(flags_at + 10, t[flags_at + 10] == '}' ? entry : entry + ",");
+    return t;
+  };
+  cpuft::write_file_atomic(path, with_flag("\"dodel.safet\\nsors\": {\"bytes\": 1}"));
+  EXPECT_EQ(load_error(dir, d.m(), d.v()), path + ": flags.dodel.safet\\nsors: found {\"bytes\":1}, expected a string");
+  cpuft::write_file_atomic(path, with_flag("\"a\\u0000b\": 2"));
+  EXPECT_EQ(load_error(dir, d.m(), d.v()), path + ": flags.a\\x00b: found 2, expected a string");
+  cpuft::write_file_atomic(path, with_flag("\"" + std::string(5000, 'k') + "\": 3"));
+  EXPECT_EQ(load_error(dir, d.m(), d.v()), path + ": flags." + std::string(48, 'k') + "...: found 3, expected a string");
   // trainer_state.json of another step: not the file the checkpoint was written with
   cpuft::write_file_atomic(path, text);
   cpuft::write_file_atomic(dir + "/trainer_state.json", f.trainer_state(4));

@@ -276,8 +276,12 @@ CheckpointState parse_checkpoint_state(std::string_view text, const std::string&
   for (auto [key, map] : {std::pair{"flags", &s.flags}, std::pair{"made_from", &s.made_from}}) {
     const json& obj = r.get(j, key, "");
     if (!obj.is_object()) fail(path, ": ", key, ": found ", json_preview(obj), ", expected an object");
-    for (auto it = obj.begin(); it != obj.end(); ++it)
-      (*map)[it.key()] = r.text(obj, it.key().c_str(), str_cat(key, "."));
+    for (auto it = obj.begin(); it != obj.end(); ++it) {
+      // The names are the file's own (any text, NUL included): quoted through text_preview, never looked up again.
+      if (!it->is_string())
+        fail(path, ": ", key, ".", text_preview(it.key()), ": found ", json_preview(*it), ", expected a string");
+      (*map)[it.key()] = it->get<std::string>();
+    }
   }
   const json& files = r.get(j, "files", "");
   if (!files.is_object()) fail(path, ": files: found ", json_preview(files), ", expected an object");

@@ -202,11 +202,13 @@ TEST(Checkpoint, CorruptOrForeignStateIsReported) {
   cpuft::write_file_atomic(path, long_value);
   EXPECT_EQ(load_error(dir, d.m(), d.v()), path + ": global_step: found \"" + std::string(44, 'g') + "..., expected an integer");
   // Flag names are the file's: quoted with control bytes escaped and cut short, a NUL in one kept.
-  const size_t flags_at = text.find("\"flags\": {");
+  const std::string flags_open = "\"flags\": {";
+  const size_t flags_at = text.find(flags_open);
   ASSERT_NE(flags_at, std::string::npos);
   auto with_flag = [&](const std::string& entry) {
     std::string t = text;
-    t.insert(flags_at + 10, t[flags_at + 10] == '}' ? entry : entry + ",");
+    const size_t first = flags_at + flags_open.size();
+    t.insert(first, t[first] == '}' ? entry : entry + ",");
     return t;
   };
   cpuft::write_file_atomic(path, with_flag("\"dodel.safet\\nsors\": {\"bytes\": 1}"));
@@ -214,7 +216,8 @@ TEST(Checkpoint, CorruptOrForeignStateIsReported) {
   cpuft::write_file_atomic(path, with_flag("\"a\\u0000b\": 2"));
   EXPECT_EQ(load_error(dir, d.m(), d.v()), path + ": flags.a\\x00b: found 2, expected a string");
   cpuft::write_file_atomic(path, with_flag("\"" + std::string(5000, 'k') + "\": 3"));
-  EXPECT_EQ(load_error(dir, d.m(), d.v()), path + ": flags." + std::string(48, 'k') + "...: found 3, expected a string");
+  EXPECT_EQ(load_error(dir, d.m(), d.v()),
+            path + ": flags." + std::string(48, 'k') + "...: found 3, expected a string");
   // trainer_state.json of another step: not the file the checkpoint was written with
   cpuft::write_file_atomic(path, text);
   cpuft::write_file_atomic(dir + "/trainer_state.json", f.trainer_state(4));

@@ -113,8 +113,11 @@ struct Reader {
     return v.get<double>();
   }
   std::string text(const json& obj, const char* key, const std::string& where = "") const {
-    const json& v = get(obj, key, where);
-    if (!v.is_string()) fail(path, ": ", where, key, ": found ", json_preview(v), ", expected a string");
+    return text_at(get(obj, key, where), where + key);
+  }
+  // v as a string; `at` is its JSON path as the message shows it (names from the file already quoted).
+  std::string text_at(const json& v, const std::string& at) const {
+    if (!v.is_string()) fail(path, ": ", at, ": found ", json_preview(v), ", expected a string");
     return v.get<std::string>();
   }
 };
@@ -276,12 +279,9 @@ CheckpointState parse_checkpoint_state(std::string_view text, const std::string&
   for (auto [key, map] : {std::pair{"flags", &s.flags}, std::pair{"made_from", &s.made_from}}) {
     const json& obj = r.get(j, key, "");
     if (!obj.is_object()) fail(path, ": ", key, ": found ", json_preview(obj), ", expected an object");
-    for (auto it = obj.begin(); it != obj.end(); ++it) {
-      // The names are the file's own (any text, NUL included): quoted through text_preview, never looked up again.
-      if (!it->is_string())
-        fail(path, ": ", key, ".", text_preview(it.key()), ": found ", json_preview(*it), ", expected a string");
-      (*map)[it.key()] = it->get<std::string>();
-    }
+    // The names are the file's own (any text, NUL included): quoted through text_preview, never looked up again.
+    for (auto it = obj.begin(); it != obj.end(); ++it)
+      (*map)[it.key()] = r.text_at(*it, str_cat(key, ".", text_preview(it.key())));
   }
   const json& files = r.get(j, "files", "");
   if (!files.is_object()) fail(path, ": files: found ", json_preview(files), ", expected an object");

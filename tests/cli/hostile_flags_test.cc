@@ -1,6 +1,7 @@
 // Hostile numbers given to the cpuft program: flags beyond their range are refused before any work
 // (no model is even looked for), and sizes that reach memory (a config, a batch) are checked against
 // the machine before anything of that size is allocated.
+#include <sstream>
 #include <thread>
 
 #include "cli/e2e_fixture.h"
@@ -63,6 +64,37 @@ TEST_F(HostileFlags, PathsTooLongToOpenAreCut) {
   ProcessResult deep = cpuft({"evaluate", "--model_name_or_path", path("m"), "--validation_file", path("d.json"),
                               "--output_dir", path(std::string(300, 'n') + "/out")});
   EXPECT_ONE_LINE_ERROR(deep, "--output_dir: found '", "with names of at most 255");
+}
+
+// Linux lets a file name hold a newline or an escape byte; printed as is, such a path broke the error
+// line in two (or sent escape sequences to the terminal). Every message escapes its control bytes.
+TEST_F(HostileFlags, ControlBytesInPathsKeepTheErrorOneLine) {
+  const auto every_line_is_cpuft = [](const ProcessResult& r) {
+    std::istringstream lines(r.err);
+    for (std::string line; std::getline(lines, line);)
+      EXPECT_EQ(line.rfind("cpuft", 0), 0u) << "a line of stderr that cpuft did not start: " << line;
+  };
+  const std::string odd = path("a\nb\x1b[2J");
+  const std::vector<Args> commands = {
+      {"train", "--model_name_or_path", odd, "--train_file", path("t.json"), "--output_dir", path("out")},
+      {"evaluate", "--model_name_or_path", odd, "--validation_file", path("d.json"), "--output_dir", path("e")},
+      {"predict", "--model_name_or_path", odd, "--question", "q", "--context", "c"},
+      {"quantize", "--model_name_or_path", odd, "--output_dir", path("q")}};
+  for (const Args& args : commands) {
+    SCOPED_TRACE(args[0]);
+    ProcessResult r = cpuft(args);
+    EXPECT_ONE_LINE_ERROR(r, "a\\nb\\x1b[2J");
+    every_line_is_cpuft(r);
+  }
+  // A file flag, read after the model.
+  ProcessResult r = cpuft(concat({"evaluate", "--output_dir", path("e2"), "--model_name_or_path", tiny_model(),
+                                  "--validation_file", path("dev\tfile\n.json")},
+                                 tiny_flags()));
+  EXPECT_ONE_LINE_ERROR(r, "dev\\tfile\\n.json");
+  every_line_is_cpuft(r);
+  ProcessResult unknown = cpuft({"tra\nin"});
+  EXPECT_EQ(unknown.status, 2);
+  EXPECT_NE(unknown.err.find("cpuft: unknown command 'tra\\nin'\n"), std::string::npos) << unknown.err;
 }
 
 TEST_F(HostileFlags, ThreadsBeyondTheMachine) {

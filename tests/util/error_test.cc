@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <new>
+#include <string>
 
 namespace cpuft {
 namespace {
@@ -25,6 +26,17 @@ TEST(Errors, UserErrorsExit1AndInternalErrorsExit3) {
     EXPECT_EQ(error_line(e), "internal error: GradBuckets::mark_ready before begin_step");
   }
   EXPECT_EQ(exit_status_of(std::bad_alloc()), 3);
+}
+
+// A message is printed on one line whatever it quotes: a path may hold a newline or an escape byte.
+TEST(Errors, ControlBytesArePrintedEscaped) {
+  EXPECT_EQ(one_line("plain text, UTF-8 \xC3\xA9"), "plain text, UTF-8 \xC3\xA9");
+  EXPECT_EQ(one_line(std::string("a\nb\rc\td\0e\x1b[2J\x7f", 14)), "a\\nb\\rc\\td\\x00e\\x1b[2J\\x7f");
+  try {
+    fail("/data/dev\n.json: cannot open");
+  } catch (const std::exception& e) {
+    EXPECT_EQ(error_line(e), "error: /data/dev\\n.json: cannot open");
+  }
 }
 
 }  // namespace

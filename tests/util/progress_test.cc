@@ -120,3 +120,12 @@ TEST(Log, PrefixesLevelsAndRanks) {
   cpuft::log_warn_all_ranks("only 3 cores");
   EXPECT_EQ(cap.text, "cpuft[rank 2/4]: warning: only 3 cores\n");
 }
+
+// Every message is one line: what a message quotes (a path, a tensor name from a file) may hold a
+// newline or an escape byte, and comes out escaped.
+TEST(Log, MessagesStayOneLine) {
+  Capture cap;
+  cpuft::log_warn("cannot read /runs/a\nb: ", "\x1b[2J");
+  cpuft::log_fatal("rank 1 on host\r\nx: stopped");
+  EXPECT_EQ(cap.text, "cpuft: warning: cannot read /runs/a\\nb: \\x1b[2J\ncpuft: rank 1 on host\\r\\nx: stopped\n");
+}

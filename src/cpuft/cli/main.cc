@@ -8,6 +8,7 @@
 #include "cpuft/cli/commands.h"
 #include "cpuft/cli/standard_streams.h"
 #include "cpuft/util/error.h"
+#include "cpuft/util/json_read.h"
 #include "cpuft/util/log.h"
 
 namespace {
@@ -61,7 +62,7 @@ int run(int argc, char** argv, cpuft::Communicator& comm) {
       comm.finalize();
       return rc;
     }
-    std::fprintf(stderr, "cpuft: unknown command '%s'\n\n%s", cmd.c_str(), kUsage);
+    std::fprintf(stderr, "cpuft: unknown command '%s'\n\n%s", cpuft::text_preview(cmd).c_str(), kUsage);
     return 2;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "cpuft: %s\n", cpuft::error_line(e).c_str());

@@ -162,17 +162,7 @@ std::string text_preview(std::string_view text, size_t max_chars) {
     cut = max_chars;
     while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;  // not inside a character
   }
-  static const char kHex[] = "0123456789abcdef";
-  std::string out;
-  out.reserve(cut + 3);
-  for (size_t i = 0; i < cut; ++i) {  // control bytes escaped, so that a message stays one line
-    const auto c = static_cast<unsigned char>(text[i]);
-    if (c == '\n') out += "\\n";
-    else if (c == '\r') out += "\\r";
-    else if (c == '\t') out += "\\t";
-    else if (c < 0x20 || c == 0x7F) out += {'\\', 'x', kHex[c >> 4], kHex[c & 0xF]};
-    else out += static_cast<char>(c);
-  }
+  std::string out = one_line(text.substr(0, cut));  // control bytes escaped: the message stays one line
   if (cut < text.size()) out += "...";
   return out;
 }

@@ -62,7 +62,7 @@ void log_message(LogLevel level, bool all_ranks, const std::string& message) {
   text += all_ranks && s.world > 1 ? str_cat("cpuft[rank ", s.rank, "/", s.world, "]: ") : "cpuft: ";
   if (level == LogLevel::kNotice) text += "notice: ";
   if (level == LogLevel::kWarn) text += "warning: ";
-  text += message;
+  text += one_line(message);
   text += "\n";
   write_locked(s, text);
 }
@@ -74,7 +74,7 @@ NoticeSink log_notices() {
 void log_fatal(const std::string& message) {
   LogState& s = state();
   std::lock_guard<std::mutex> lock(s.mu);
-  write_locked(s, str_cat(s.live_line ? "\r\033[K" : "", "cpuft: ", message, "\n"));
+  write_locked(s, str_cat(s.live_line ? "\r\033[K" : "", "cpuft: ", one_line(message), "\n"));
 }
 
 }  // namespace cpuft

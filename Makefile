@@ -50,8 +50,8 @@ bench: build
 
 # libFuzzer targets (fuzz/*_fuzz.cc) under ASan+UBSan, one per input cpuft parses: every JSON reader
 # (config.json, the safetensors header, tokenizer.json, tokenizer_config.json, SQuAD, cpuft_state.json,
-# trainer_state.json, predict's JSON lines), the classification jobs' tables (CSV / JSON lines) and the
-# tokenizer's text. Each runs FUZZ_TIME seconds from
+# trainer_state.json, predict's JSON lines), the classification jobs' tables (CSV / JSON lines), the
+# tokenizer's text and the command lines of train / evaluate / predict. Each runs FUZZ_TIME seconds from
 # its seeds in fuzz/corpus/TARGET with the dictionary fuzz/json.dict (deep nesting, huge numbers, odd
 # bytes); new finds are kept in $(FUZZ_BUILD)/corpus. Needs clang; `make test` does not. The library
 # sources they need are compiled here, not by CMake, into one archive each target takes what it uses from.
@@ -60,7 +60,7 @@ FUZZ_TIME ?= 20
 FUZZ_CXX ?= clang++
 FUZZ_FLAGS = -std=c++17 -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=undefined -Isrc -Ifuzz -MMD -MP
 FUZZ_TARGETS := tokenizer squad_reader config safetensors tokenizer_json tokenizer_config checkpoint_state \
-  trainer_state question_lines table_file token_file
+  trainer_state question_lines table_file token_file flags
 FUZZ_LIB_OBJS := $(patsubst src/%.cc,$(FUZZ_BUILD)/%.o,\
   $(addprefix src/cpuft/util/,atomic_file.cc read_file.cc json_read.cc py_json.cc checksum.cc log.cc memory.cc utf8.cc) \
   $(wildcard src/cpuft/text/*.cc) \

@@ -15,7 +15,7 @@ on the model, and the optimizer when training), --attn_implementation (sdpa by d
 
 The `datasets` and `evaluate` packages are not needed: run_qa's prepare_train_features and
 prepare_validation_features, utils_qa.postprocess_qa_predictions and the official metric are the re-typed
-references in tools/make_text_reference.py and tools/make_eval_reference.py (checked against cpuft's
+references in tools/run_qa_features.py and tools/make_eval_reference.py (checked against cpuft's
 fixtures). Writes OUT/{eval_results.json, predictions.json, timings.json}.
 """
 import argparse
@@ -28,7 +28,7 @@ import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from make_eval_reference import postprocess_qa_predictions, squad_v1_compute  # noqa: E402
-from make_text_reference import load_squad, tokenize_batch, train_labels  # noqa: E402
+from run_qa_features import load_squad, tokenize_batch, train_labels  # noqa: E402
 
 
 def parse_args():

@@ -17,7 +17,7 @@ one of two engines:
         --validation_file dev.json --threads 2 --per_device_eval_batch_size 32 --output_dir OUT
 
 run_qa's prepare_validation_features, utils_qa.postprocess_qa_predictions and the official metric are the
-re-typed references of tools/make_text_reference.py and tools/make_eval_reference.py. Writes
+re-typed references of tools/run_qa_features.py, tools/hf_reference_qa.py and tools/make_eval_reference.py. Writes
 OUT/{eval_results.json, predictions.json, timings.json} and prints one JSON line.
 """
 import argparse
@@ -32,7 +32,7 @@ import torch
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from make_eval_reference import postprocess_qa_predictions, squad_v1_compute  # noqa: E402
 from hf_reference_qa import eval_features  # noqa: E402  (run_qa's evaluation windows)
-from make_text_reference import load_squad  # noqa: E402
+from run_qa_features import load_squad  # noqa: E402
 
 
 def parse_args():

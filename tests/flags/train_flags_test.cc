@@ -103,6 +103,22 @@ TEST(TrainFlags, TrainingFlagsInEvaluateGiveANotice) {
   EXPECT_EQ(p.notices[0], "--warmup_ratio has no effect in cpuft predict: it only answers questions");
 }
 
+// The flags given are named as the table names them (an alias or --no_ by its flag), without the
+// ones set from the environment.
+TEST(TrainFlags, GivenFlagsAreNamedByTheTable) {
+  const auto env = [](const char* name) -> const char* {
+    return std::string(name) == "CPUFT_THREADS" ? "1" : nullptr;
+  };
+  const cpuft::ParsedArgs r = cpuft::parse_train_args(
+      Command::kTrain,
+      {"--model_name_or_path", "m", "--train_file", "t.json", "--output_dir", "o", "--evaluation_strategy", "no",
+       "--no_pad_to_max_length", "--seed=3"},
+      env);
+  EXPECT_EQ(r.given, (std::set<std::string>{"model_name_or_path", "train_file", "output_dir", "eval_strategy",
+                                            "pad_to_max_length", "seed"}));
+  EXPECT_EQ(r.args.threads, 1);
+}
+
 // ... and fails exactly as before where it failed before.
 TEST(TrainFlags, TrainingFlagsInEvaluateFailAsBefore) {
   EXPECT_EQ(error_of(Command::kEvaluate, evaluate_with({"--learning_rate", "0x10"})),

@@ -98,6 +98,7 @@ ParsedArgs parse_train_args(Command command, const std::vector<std::string>& fla
   // TrainingArguments: evaluating during training means evaluating (run_qa then also evaluates at the end).
   if (command == Command::kTrain && r.args.eval_strategy != EvalStrategy::kNo) r.args.do_eval = true;
   check_combination(r.args, parsed.given);
+  r.given = std::move(parsed.given);
   if (command == Command::kTrain)
     for (const std::string& name : r.args.report_to)
       if (name != "none" && name != "all" && name != "tensorboard")

@@ -3,6 +3,7 @@
 // window geometry, dataset hubs).
 #pragma once
 
+#include <set>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,7 @@ namespace cpuft {
 struct ParsedArgs {
   TrainArgs args;
   std::vector<std::string> notices;  // one line per flag with no effect (no "cpuft: " prefix)
+  std::set<std::string> given;       // names of the flags on the command line (flag_parser's ParsedFlags::given)
   bool help = false;                 // --help / -h was given: print train_args_help() and stop
 };
 

@@ -24,7 +24,8 @@
 // one set of tensors except its output h2, which alternates between two buffers (layer i reads
 // layer i - 1's); x0 is the embedding LayerNorm output itself, res1 reuses the embedding sum, the GELU
 // runs in place over f1 (f32) or inside the ff1 product (bf16: no f1), and the backward scratch and
-// dlogits are absent (null). Its size does not grow with the number of layers.
+// dlogits are absent (null). Its size does not grow with the number of layers, nor with the batch: it
+// holds one group of windows (QaModel::group_rows), and a forward pass runs a larger batch group by group.
 #pragma once
 
 #include <cstdint>

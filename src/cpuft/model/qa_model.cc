@@ -136,11 +136,29 @@ GemmIn QaModel::gemm_weight(size_t offset) const {
   return w;
 }
 
-size_t QaModel::activation_bytes(const ModelConfig& config, bool bf16, int batch, int seq_len, bool training) {
+int64_t QaModel::default_group_rows(int threads) { return std::max<int64_t>(kGroupRows, int64_t{256} * threads); }
+
+void QaModel::set_group_rows(int64_t rows) {
+  if (rows < 1) fail_internal("set_group_rows: ", rows, " rows, expected at least 1");
+  group_rows_ = rows;
+}
+
+size_t QaModel::arena_floats(const ModelConfig& config, bool bf16, int batch, int seq_len, int threads, bool training,
+                             int64_t group_rows) {
+  int64_t rows = static_cast<int64_t>(batch) * seq_len;
+  int windows = batch;
+  if (!training) {
+    rows = std::min(rows, std::max<int64_t>(group_rows, seq_len));
+    windows = static_cast<int>(std::min<int64_t>(batch, rows));
+  }
   Acts a;
-  Acts::plan(a, config, bf16, static_cast<int64_t>(batch) * seq_len, batch, seq_len, std::max(1, omp_get_max_threads()),
-             training, nullptr);
-  return a.floats * sizeof(float);
+  Acts::plan(a, config, bf16, rows, windows, seq_len, threads, training, nullptr);
+  return a.floats;
+}
+
+size_t QaModel::activation_bytes(const ModelConfig& config, bool bf16, int batch, int seq_len, bool training) {
+  const int threads = std::max(1, omp_get_max_threads());
+  return arena_floats(config, bf16, batch, seq_len, threads, training, default_group_rows(threads)) * sizeof(float);
 }
 
 size_t QaModel::reserve(int batch, int seq_len, bool training) {
@@ -153,9 +171,8 @@ size_t QaModel::reserve(int batch, int seq_len, bool training) {
     max_threads_ = std::max(1, omp_get_max_threads());
     view_ = std::make_shared<Acts>();
   }
-  Acts::plan(*view_, config_, bf16_, static_cast<int64_t>(batch) * seq_len, batch, seq_len, max_threads_, training,
-             nullptr);
-  if (view_->floats > acts_.size()) acts_.assign(view_->floats, 0.f);
+  const size_t floats = arena_floats(config_, bf16_, batch, seq_len, max_threads_, training, group_rows());
+  if (floats > acts_.size()) acts_.assign(floats, 0.f);
   if (training && grads_.empty()) grads_.assign(table_.total(), 0.f);  // evaluation needs no gradients
   if (training) make_blocked_copies(WeightUse::kBackwardData);          // nor the input gradients' weights
   return acts_.size() * sizeof(float);
@@ -249,8 +266,7 @@ float QaModel::forward_backward(const Batch& b, uint64_t dropout_seed, float los
   return loss;
 }
 
-QaModel::Batch QaModel::forward_packed(const Batch& b) {
-  check_batch(b);
+void QaModel::forward_packed(const Batch& b) {
   // The real tokens' count sizes the layout; the window offsets then go into it, and the tokens.
   int64_t tokens = 0;
   for (int w = 0; w < b.batch; ++w) tokens += b.cu_seqlens ? b.cu_seqlens[w + 1] - b.cu_seqlens[w] : window_length(b, w);
@@ -258,45 +274,73 @@ QaModel::Batch QaModel::forward_packed(const Batch& b) {
   a.packed_cu[0] = 0;
   for (int w = 0; w < b.batch; ++w)
     a.packed_cu[w + 1] = a.packed_cu[w] + (b.cu_seqlens ? b.cu_seqlens[w + 1] - b.cu_seqlens[w] : window_length(b, w));
-  const Batch packed = b.cu_seqlens ? b : pack(b, a);
-  forward_pass(packed, a, /*train=*/false, 0);
-  return packed;
+  forward_pass(b.cu_seqlens ? b : pack(b, a), a, /*train=*/false, 0);
+}
+
+void QaModel::forward_groups(const Batch& b, const std::function<void(int first, int count)>& done) {
+  check_batch(b);
+  auto length = [&](int w) -> int64_t { return b.cu_seqlens ? b.cu_seqlens[w + 1] - b.cu_seqlens[w] : window_length(b, w); };
+  const int64_t budget = group_rows();
+  for (int first = 0, end = 0; first < b.batch; first = end) {
+    int64_t rows = length(first);
+    for (end = first + 1; end < b.batch && rows + length(end) <= budget; ++end) rows += length(end);
+    // Windows [first, end) as a batch of their own: a padded batch's rows from `first`; a packed batch's
+    // tokens from its window `first`, with offsets from 0.
+    Batch g;
+    g.batch = end - first;
+    g.seq_len = b.seq_len;
+    g.row_offset = b.row_offset + first;
+    int64_t token = static_cast<int64_t>(first) * b.seq_len;
+    if (b.cu_seqlens) {
+      token = b.cu_seqlens[first];
+      group_cu_.resize(static_cast<size_t>(g.batch) + 1);
+      for (int w = 0; w <= g.batch; ++w) group_cu_[static_cast<size_t>(w)] = b.cu_seqlens[first + w] - b.cu_seqlens[first];
+      g.cu_seqlens = group_cu_.data();
+    }
+    g.input_ids = b.input_ids + token;
+    g.token_type_ids = b.token_type_ids ? b.token_type_ids + token : nullptr;
+    g.attention_mask = b.attention_mask ? b.attention_mask + token : nullptr;
+    forward_packed(g);
+    done(first, g.batch);
+  }
 }
 
 void QaModel::forward(const Batch& b, float* start_logits, float* end_logits) {
   if (config_.head.task != TaskHead::kQuestionAnswering)
     fail_internal("forward: the model has a ", task_name(config_.head.task), " head; use forward_classes");
-  forward_packed(b);
-  const Acts& a = *view_;
-  for (int w = 0; w < b.batch; ++w) {
-    float* s = start_logits + static_cast<int64_t>(w) * b.seq_len;
-    float* e = end_logits + static_cast<int64_t>(w) * b.seq_len;
-    const int32_t first = a.packed_cu[w], len = a.packed_cu[w + 1] - first;
-    for (int t = 0; t < len; ++t) {
-      s[t] = a.logits[2 * (first + t)];
-      e[t] = a.logits[2 * (first + t) + 1];
+  forward_groups(b, [&](int first, int count) {
+    const Acts& a = *view_;
+    for (int i = 0; i < count; ++i) {
+      float* s = start_logits + static_cast<int64_t>(first + i) * b.seq_len;
+      float* e = end_logits + static_cast<int64_t>(first + i) * b.seq_len;
+      const int32_t row = a.packed_cu[i], len = a.packed_cu[i + 1] - row;
+      for (int t = 0; t < len; ++t) {
+        s[t] = a.logits[2 * (row + t)];
+        e[t] = a.logits[2 * (row + t) + 1];
+      }
+      std::fill(s + len, s + b.seq_len, kPadLogit);
+      std::fill(e + len, e + b.seq_len, kPadLogit);
     }
-    std::fill(s + len, s + b.seq_len, kPadLogit);
-    std::fill(e + len, e + b.seq_len, kPadLogit);
-  }
+  });
 }
 
 void QaModel::forward_classes(const Batch& b, float* logits) {
   const TaskHead task = config_.head.task;
   if (task == TaskHead::kQuestionAnswering) fail_internal("forward_classes: the model has a question-answering head");
-  forward_packed(b);
-  const Acts& a = *view_;
   const int64_t W = table_.head().width;
-  if (task == TaskHead::kSequenceClassification) {
-    std::copy_n(a.logits, b.batch * W, logits);
-    return;
-  }
-  for (int w = 0; w < b.batch; ++w) {
-    float* out = logits + static_cast<int64_t>(w) * b.seq_len * W;
-    const int64_t first = a.packed_cu[w], len = a.packed_cu[w + 1] - first;
-    std::copy_n(a.logits + first * W, len * W, out);
-    std::fill(out + len * W, out + b.seq_len * W, kPadLogit);
-  }
+  forward_groups(b, [&](int first, int count) {
+    const Acts& a = *view_;
+    if (task == TaskHead::kSequenceClassification) {
+      std::copy_n(a.logits, count * W, logits + first * W);
+      return;
+    }
+    for (int i = 0; i < count; ++i) {
+      float* out = logits + static_cast<int64_t>(first + i) * b.seq_len * W;
+      const int64_t row = a.packed_cu[i], len = a.packed_cu[i + 1] - row;
+      std::copy_n(a.logits + row * W, len * W, out);
+      std::fill(out + len * W, out + b.seq_len * W, kPadLogit);
+    }
+  });
 }
 
 }  // namespace cpuft

@@ -96,12 +96,26 @@ class QaModel {
   const float* grads() const { return grads_.data(); }
 
   // Grows the activation arena to hold a training step (forward_backward) of (batch, seq_len), or with
-  // training = false only a forward pass (forward), which needs no activations for backward and so
-  // far less memory. Later steps may use any batch and seq_len that fit. Returns the arena size in
-  // bytes (the peak activation memory of a step): the largest of all reservations.
+  // training = false only a forward pass (forward) of one group of windows (group_rows()), which needs
+  // no activations for backward and so far less memory. Later steps may use any batch and seq_len
+  // that fit. Returns the arena size in bytes (the peak activation memory of a step): the largest of
+  // all reservations.
   size_t reserve(int batch, int seq_len, bool training = true);
   // Activation-arena bytes that reserve(batch, seq_len, training) needs, without allocating.
   static size_t activation_bytes(const ModelConfig& config, bool bf16, int batch, int seq_len, bool training = true);
+
+  // A forward pass (forward, forward_classes) runs its batch in groups of whole windows, in order, of at
+  // most group_rows() real tokens each (a longer window alone), so that a forward-only arena holds one
+  // group and stops growing with the batch: products over a few thousand rows already run at the
+  // matrix-product peak. The logits are those of the whole batch at once up to the rounding of products
+  // over other row counts, as with packing.
+  int64_t group_rows() const { return group_rows_ > 0 ? group_rows_ : default_group_rows(max_threads_); }
+  // kGroupRows, or 256 rows per thread where that is more, so that every thread has (window, head)
+  // tasks of attention in a group.
+  static int64_t default_group_rows(int threads);
+  static constexpr int64_t kGroupRows = 4096;
+  // Sets group_rows() (tests use small groups); call it before reserve(), which sizes the arena by it.
+  void set_group_rows(int64_t rows);
 
   // A batch of `batch` windows, padded or packed. Padded (cu_seqlens null): every array holds
   // (batch, seq_len) tokens, each window right-padded to seq_len. Packed (forward only): the windows'
@@ -129,9 +143,9 @@ class QaModel {
   // Returns the unscaled loss.
   float forward_backward(const Batch& batch, uint64_t dropout_seed, float loss_scale = 1.f);
   // Eval mode (no dropout): writes start_logits and end_logits, each (batch, seq_len). Only the real
-  // tokens are computed: a padded batch is packed first (a window's length is one past its last
-  // unmasked token, all of it when no token is), and every position past a window's length gets
-  // kPadLogit. The logits of real positions are those of a padded forward pass up to float
+  // tokens are computed, group by group (group_rows()): a padded batch is packed first (a window's
+  // length is one past its last unmasked token, all of it when no token is), and every position past
+  // a window's length gets kPadLogit. The logits of real positions are those of a padded forward pass up to float
   // rounding (the products see other row counts): padding never changes a real token's value.
   void forward(const Batch& batch, float* start_logits, float* end_logits);
   // The logit of a position past a window's length: below every real logit, so an answer search
@@ -164,13 +178,20 @@ class QaModel {
 
  private:
   struct Acts;  // pointers into the activation arena for one (batch, seq_len)
+  // The arena's size in floats for batches of (batch, seq_len): all of them for a training step; one
+  // group for a forward pass (at most group_rows tokens, or one window where that is longer).
+  static size_t arena_floats(const ModelConfig& config, bool bf16, int batch, int seq_len, int threads,
+                             bool training, int64_t group_rows);
   // The arena laid out for `rows` token rows of `batch` windows of at most seq_len tokens.
   const Acts& layout(int64_t rows, int batch, int seq_len, bool training);
   void check_batch(const Batch& b) const;
   // b's real tokens packed into the arena of `a` (a forward-only layout of their count); returns the packed view.
   Batch pack(const Batch& b, const Acts& a) const;
-  // Packs b (when padded) into a forward-only layout and runs forward_pass; returns the packed view.
-  Batch forward_packed(const Batch& b);
+  // Packs b (when padded) into a forward-only layout and runs forward_pass (b already checked).
+  void forward_packed(const Batch& b);
+  // Runs forward_packed over b's windows group by group (group_rows()); after each group, done(first,
+  // count) reads the logits of windows [first, first + count) from the arena (packed_cu: their rows).
+  void forward_groups(const Batch& b, const std::function<void(int first, int count)>& done);
   void forward_pass(const Batch& b, const Acts& a, bool train, uint64_t seed);
   void backward_pass(const Batch& b, const Acts& a, uint64_t seed);
   // The head on the last hidden states x (model/heads.cc): logits into a.logits; backward from
@@ -209,6 +230,8 @@ class QaModel {
   std::vector<float> acts_;
   std::shared_ptr<Acts> view_;  // the arena's layout for the current (batch, seq_len)
   int max_threads_ = 1;
+  int64_t group_rows_ = 0;           // 0: default_group_rows(max_threads_)
+  std::vector<int32_t> group_cu_;    // a packed batch's window offsets of one group, from 0
   std::function<void(size_t, size_t)> grad_ready_;
   std::shared_ptr<const Int8Weights> int8_;  // set by from_int8 only
   LinearInputObserver observer_;

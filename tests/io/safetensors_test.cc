@@ -4,8 +4,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <limits>
+
+#include <unistd.h>
 
 #include "common/temp_dir.h"
 #include "io_test_util.h"
@@ -89,6 +92,38 @@ TEST(Safetensors, RoundTripF32Bf16I64ScalarAndEmpty) {
   EXPECT_EQ(n % 8, 0u);
   const std::string start = R"({"__metadata__":{"format":"pt"},"ids":{"dtype":"I64","shape":[3],"data_offsets":[0,24]},)";
   EXPECT_EQ(bytes.substr(8, start.size()), start);
+}
+
+// Resident memory of this process, from /proc/self/statm (pages), in bytes.
+size_t resident_bytes() {
+  std::FILE* f = std::fopen("/proc/self/statm", "r");
+  if (!f) return 0;
+  unsigned long long size = 0, resident = 0;
+  const int got = std::fscanf(f, "%llu %llu", &size, &resident);
+  std::fclose(f);
+  return got == 2 ? static_cast<size_t>(resident) * static_cast<size_t>(::sysconf(_SC_PAGESIZE)) : 0;
+}
+
+// A model loads in about its own size: a tensor read leaves its copy, not also the file's pages, in
+// this process's memory; read again, it gives the same values.
+TEST(Safetensors, ReadTensorsLeaveNoFilePagesResident) {
+  std::string dir = cpuft_test::temp_dir_until_exit();
+  std::vector<float> w(size_t{8} << 20);  // 32 MiB
+  for (size_t i = 0; i < w.size(); ++i) w[i] = static_cast<float>(i % 1000) - 500.f;
+  cpuft::write_safetensors(dir + "/big.safetensors", {{"w", {static_cast<int64_t>(w.size())}, w.data()}});
+  SafetensorsReader r(dir + "/big.safetensors");
+  std::vector<float> out(w.size(), 1.f);  // its pages resident before the read
+  const size_t before = resident_bytes();
+  ASSERT_GT(before, 0u) << "no /proc/self/statm";
+  r.read_f32(*r.find("w"), out.data());
+  const size_t grown = resident_bytes() - std::min(before, resident_bytes());
+  EXPECT_EQ(out, w);
+  EXPECT_EQ(r.read_f32("w"), w);
+#ifndef __SANITIZE_ADDRESS__  // AddressSanitizer's own memory moves the count
+  EXPECT_LT(grown, size_t{8} << 20) << "the file's 32 MiB stayed mapped in: " << grown << " bytes more";
+#else
+  (void)grown;
+#endif
 }
 
 // Quantized models store their weights as I8 (written last, after the float tensors, as the

@@ -39,7 +39,8 @@ class SafetensorsReader {
   const StTensorInfo* find(const std::string& name) const;  // nullptr if absent
   const std::map<std::string, std::string>& metadata() const { return metadata_; }
 
-  // Copies the tensor into out as float32 (F32, BF16, F16 and F64 are converted; others error).
+  // Copies the tensor into out as float32 (F32, BF16, F16 and F64 are converted; others error). The
+  // tensor's file pages then leave the process's memory (a later read maps them again from the file).
   void read_f32(const StTensorInfo& t, float* out) const;
   std::vector<float> read_f32(const std::string& name) const;
   // Raw bytes of a tensor (for integer tensors).

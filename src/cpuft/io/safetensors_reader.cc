@@ -235,7 +235,7 @@ void SafetensorsReader::read_f32(const StTensorInfo& t, float* out) const {
   switch (t.dtype) {
     case StDtype::kF32:
       if (n > 0) std::memcpy(out, src, static_cast<size_t>(n) * 4);  // `out` may be null when empty
-      return;
+      break;
     case StDtype::kBf16:
     case StDtype::kF16:
       for (int64_t i = 0; i < n; ++i) {
@@ -243,18 +243,25 @@ void SafetensorsReader::read_f32(const StTensorInfo& t, float* out) const {
         std::memcpy(&h, src + 2 * i, 2);
         out[i] = t.dtype == StDtype::kBf16 ? bf16_to_f32(h) : f16_to_f32(h);
       }
-      return;
+      break;
     case StDtype::kF64:
       for (int64_t i = 0; i < n; ++i) {
         double d;
         std::memcpy(&d, src + 8 * i, 8);
         out[i] = static_cast<float>(d);
       }
-      return;
+      break;
     default:
       fail(path_, ": tensor ", quoted(t.name), " has dtype ", t.dtype_name,
            "; expected a floating-point dtype (F32, BF16, F16 or F64)");
   }
+  // The copy is made: the tensor's file pages leave this process's memory (the mapping is private and
+  // read-only, so a later read maps them again from the file), and a model loads in about its own size
+  // instead of twice it.
+  const uintptr_t page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
+  const uintptr_t begin = (reinterpret_cast<uintptr_t>(src) + page - 1) / page * page;
+  const uintptr_t end = (reinterpret_cast<uintptr_t>(src) + t.end - t.begin) / page * page;
+  if (end > begin) ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_DONTNEED);
 }
 
 std::vector<float> SafetensorsReader::read_f32(const std::string& name) const {

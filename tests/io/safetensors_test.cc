@@ -5,8 +5,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <string>
 
 #include <unistd.h>
 
@@ -123,6 +125,37 @@ TEST(Safetensors, ReadTensorsLeaveNoFilePagesResident) {
   EXPECT_LT(grown, size_t{8} << 20) << "the file's 32 MiB stayed mapped in: " << grown << " bytes more";
 #else
   (void)grown;
+#endif
+}
+
+// A field of /proc/self/status ("VmRSS", "VmHWM"), in bytes; 0 if missing.
+size_t status_bytes(const std::string& field) {
+  std::FILE* f = std::fopen("/proc/self/status", "r");
+  if (!f) return 0;
+  char line[256];
+  size_t kb = 0;
+  while (std::fgets(line, sizeof line, f))
+    if (std::strncmp(line, (field + ":").c_str(), field.size() + 1) == 0) kb = std::strtoull(line + field.size() + 1, nullptr, 10);
+  std::fclose(f);
+  return kb * 1024;
+}
+
+// The writer streams the tensors into the file: the process never holds a copy of the file (an
+// optimizer state, twice the model, is written while training holds everything else).
+TEST(Safetensors, WriterHoldsNoCopyOfTheFile) {
+  std::string dir = cpuft_test::temp_dir_until_exit();
+  std::vector<float> w(size_t{8} << 20, 0.5f);  // 32 MiB, resident
+  std::FILE* reset = std::fopen("/proc/self/clear_refs", "w");  // "5" resets the peak (VmHWM) to now
+  if (!reset || std::fputs("5", reset) < 0 || std::fclose(reset) != 0) GTEST_SKIP() << "cannot reset the peak RSS here";
+  const size_t before = status_bytes("VmRSS");
+  cpuft::write_safetensors(dir + "/w.safetensors", {{"w", {static_cast<int64_t>(w.size())}, w.data()}});
+  const size_t peak = status_bytes("VmHWM");
+  EXPECT_EQ(SafetensorsReader(dir + "/w.safetensors").read_f32("w"), w);
+#ifndef __SANITIZE_ADDRESS__  // AddressSanitizer's own memory moves the count
+  ASSERT_GT(before, 0u);
+  EXPECT_LT(peak - std::min(peak, before), size_t{8} << 20) << "the peak grew by " << peak - before << " bytes";
+#else
+  (void)peak;
 #endif
 }
 

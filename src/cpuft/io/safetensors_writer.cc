@@ -1,8 +1,8 @@
 // safetensors writer matching the reference serializer (docs/parity.md, Files), so that a model
 // saved by cpuft is byte-identical to the same tensors saved by transformers.
 #include <algorithm>
-#include <cstring>
 #include <set>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
@@ -89,16 +89,17 @@ void write_safetensors(const std::string& path, const std::vector<StTensorOut>& 
   header += "}";
   header.append((8 - header.size() % 8) % 8, ' ');
 
-  std::string file(8 + header.size() + offset, '\0');
-  uint64_t n = header.size();
-  for (int i = 0; i < 8; ++i) file[i] = static_cast<char>((n >> (8 * i)) & 0xff);  // little-endian
-  std::memcpy(&file[8], header.data(), header.size());
-  char* out = &file[8 + header.size()];
-  for (const Planned& p : order) {
-    if (p.bytes) std::memcpy(out, p.data, p.bytes);  // this engine only runs on little-endian x86
-    out += p.bytes;
-  }
-  write_file_atomic(path, file);
+  // Streamed from the tensors themselves: no copy of the file is held in memory (an optimizer state
+  // is twice the model's size, written while training holds everything else).
+  AtomicFile file(path);
+  char size[8];
+  const uint64_t n = header.size();
+  for (int i = 0; i < 8; ++i) size[i] = static_cast<char>((n >> (8 * i)) & 0xff);  // little-endian
+  file.append(std::string_view(size, sizeof size));
+  file.append(header);
+  for (const Planned& p : order)  // this engine only runs on little-endian x86
+    if (p.bytes) file.append(std::string_view(static_cast<const char*>(p.data), p.bytes));
+  file.commit();
 }
 
 }  // namespace cpuft

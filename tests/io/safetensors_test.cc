@@ -10,8 +10,6 @@
 #include <limits>
 #include <string>
 
-#include <unistd.h>
-
 #include "common/temp_dir.h"
 #include "io_test_util.h"
 
@@ -96,14 +94,17 @@ TEST(Safetensors, RoundTripF32Bf16I64ScalarAndEmpty) {
   EXPECT_EQ(bytes.substr(8, start.size()), start);
 }
 
-// Resident memory of this process, from /proc/self/statm (pages), in bytes.
-size_t resident_bytes() {
-  std::FILE* f = std::fopen("/proc/self/statm", "r");
+// A field of /proc/self/status ("VmRSS", "VmHWM"), in bytes; 0 if missing.
+size_t status_bytes(const std::string& field) {
+  std::FILE* f = std::fopen("/proc/self/status", "r");
   if (!f) return 0;
-  unsigned long long size = 0, resident = 0;
-  const int got = std::fscanf(f, "%llu %llu", &size, &resident);
+  char line[256];
+  size_t kb = 0;
+  while (std::fgets(line, sizeof line, f))
+    if (std::strncmp(line, (field + ":").c_str(), field.size() + 1) == 0)
+      kb = std::strtoull(line + field.size() + 1, nullptr, 10);
   std::fclose(f);
-  return got == 2 ? static_cast<size_t>(resident) * static_cast<size_t>(::sysconf(_SC_PAGESIZE)) : 0;
+  return kb * 1024;
 }
 
 // A model loads in about its own size: a tensor read leaves its copy, not also the file's pages, in
@@ -115,10 +116,11 @@ TEST(Safetensors, ReadTensorsLeaveNoFilePagesResident) {
   cpuft::write_safetensors(dir + "/big.safetensors", {{"w", {static_cast<int64_t>(w.size())}, w.data()}});
   SafetensorsReader r(dir + "/big.safetensors");
   std::vector<float> out(w.size(), 1.f);  // its pages resident before the read
-  const size_t before = resident_bytes();
-  ASSERT_GT(before, 0u) << "no /proc/self/statm";
+  const size_t before = status_bytes("VmRSS");
+  ASSERT_GT(before, 0u) << "no VmRSS in /proc/self/status";
   r.read_f32(*r.find("w"), out.data());
-  const size_t grown = resident_bytes() - std::min(before, resident_bytes());
+  const size_t after = status_bytes("VmRSS");
+  const size_t grown = after - std::min(before, after);
   EXPECT_EQ(out, w);
   EXPECT_EQ(r.read_f32("w"), w);
 #ifndef __SANITIZE_ADDRESS__  // AddressSanitizer's own memory moves the count
@@ -128,25 +130,14 @@ TEST(Safetensors, ReadTensorsLeaveNoFilePagesResident) {
 #endif
 }
 
-// A field of /proc/self/status ("VmRSS", "VmHWM"), in bytes; 0 if missing.
-size_t status_bytes(const std::string& field) {
-  std::FILE* f = std::fopen("/proc/self/status", "r");
-  if (!f) return 0;
-  char line[256];
-  size_t kb = 0;
-  while (std::fgets(line, sizeof line, f))
-    if (std::strncmp(line, (field + ":").c_str(), field.size() + 1) == 0) kb = std::strtoull(line + field.size() + 1, nullptr, 10);
-  std::fclose(f);
-  return kb * 1024;
-}
-
 // The writer streams the tensors into the file: the process never holds a copy of the file (an
 // optimizer state, twice the model, is written while training holds everything else).
 TEST(Safetensors, WriterHoldsNoCopyOfTheFile) {
   std::string dir = cpuft_test::temp_dir_until_exit();
   std::vector<float> w(size_t{8} << 20, 0.5f);  // 32 MiB, resident
   std::FILE* reset = std::fopen("/proc/self/clear_refs", "w");  // "5" resets the peak (VmHWM) to now
-  if (!reset || std::fputs("5", reset) < 0 || std::fclose(reset) != 0) GTEST_SKIP() << "cannot reset the peak RSS here";
+  const bool was_reset = reset && std::fputs("5", reset) >= 0;
+  if ((reset && std::fclose(reset) != 0) || !was_reset) GTEST_SKIP() << "cannot reset the peak RSS here";
   const size_t before = status_bytes("VmRSS");
   cpuft::write_safetensors(dir + "/w.safetensors", {{"w", {static_cast<int64_t>(w.size())}, w.data()}});
   const size_t peak = status_bytes("VmHWM");

@@ -71,8 +71,8 @@ struct StTensorOut {
 // copy of the file is held in memory), byte for byte as the reference writer (safetensors' serialize)
 // does: tensors sorted by dtype (I64, F32, BF16, I8) then name, compact header, "__metadata__" first
 // (omitted when `metadata` is empty; its entries in key order), header padded with spaces to a
-// multiple of 8. Throws cpuft::Error for an empty or
-// duplicate name, "__metadata__" as a name, a negative dimension or not exactly one data pointer.
+// multiple of 8. Throws cpuft::Error for an empty or duplicate name, "__metadata__" as a name, a
+// negative dimension or not exactly one data pointer.
 void write_safetensors(const std::string& path, const std::vector<StTensorOut>& tensors,
                        const std::map<std::string, std::string>& metadata = {{"format", "pt"}});
 

@@ -219,10 +219,11 @@ void QaModel::check_batch(const Batch& b) const {
 
 namespace {
 
-// The tokens of window w of a padded batch that are computed: up to and including its last unmasked
-// one (the rest is padding, which no real token attends to); all seq_len when none is unmasked
-// (transformers then attends uniformly over every position).
+// The tokens of window w that are computed: a packed batch's all; a padded batch's up to and including
+// its last unmasked one (the rest is padding, which no real token attends to), all seq_len when none
+// is unmasked (transformers then attends uniformly over every position).
 int window_length(const QaModel::Batch& b, int w) {
+  if (b.cu_seqlens) return b.cu_seqlens[w + 1] - b.cu_seqlens[w];
   if (!b.attention_mask) return b.seq_len;
   const int8_t* m = b.attention_mask + static_cast<int64_t>(w) * b.seq_len;
   for (int t = b.seq_len; t > 0; --t)
@@ -266,41 +267,44 @@ float QaModel::forward_backward(const Batch& b, uint64_t dropout_seed, float los
   return loss;
 }
 
-void QaModel::forward_packed(const Batch& b) {
+void QaModel::forward_packed(const Batch& b, const int32_t* lengths) {
   // The real tokens' count sizes the layout; the window offsets then go into it, and the tokens.
   int64_t tokens = 0;
-  for (int w = 0; w < b.batch; ++w) tokens += b.cu_seqlens ? b.cu_seqlens[w + 1] - b.cu_seqlens[w] : window_length(b, w);
+  for (int w = 0; w < b.batch; ++w) tokens += lengths[w];
   const Acts& a = layout(tokens, b.batch, b.seq_len, /*training=*/false);
   a.packed_cu[0] = 0;
-  for (int w = 0; w < b.batch; ++w)
-    a.packed_cu[w + 1] = a.packed_cu[w] + (b.cu_seqlens ? b.cu_seqlens[w + 1] - b.cu_seqlens[w] : window_length(b, w));
-  forward_pass(b.cu_seqlens ? b : pack(b, a), a, /*train=*/false, 0);
+  for (int w = 0; w < b.batch; ++w) a.packed_cu[w + 1] = a.packed_cu[w] + lengths[w];
+  if (!b.cu_seqlens) {
+    forward_pass(pack(b, a), a, /*train=*/false, 0);
+    return;
+  }
+  Batch packed = b;  // already packed: its windows' offsets from its first token are the arena's
+  packed.cu_seqlens = a.packed_cu;
+  forward_pass(packed, a, /*train=*/false, 0);
 }
 
 void QaModel::forward_groups(const Batch& b, const std::function<void(int first, int count)>& done) {
   check_batch(b);
-  auto length = [&](int w) -> int64_t { return b.cu_seqlens ? b.cu_seqlens[w + 1] - b.cu_seqlens[w] : window_length(b, w); };
+  lengths_.resize(static_cast<size_t>(b.batch));
+  for (int w = 0; w < b.batch; ++w) lengths_[static_cast<size_t>(w)] = window_length(b, w);
   const int64_t budget = group_rows();
   for (int first = 0, end = 0; first < b.batch; first = end) {
-    int64_t rows = length(first);
-    for (end = first + 1; end < b.batch && rows + length(end) <= budget; ++end) rows += length(end);
-    // Windows [first, end) as a batch of their own: a padded batch's rows from `first`; a packed batch's
-    // tokens from its window `first`, with offsets from 0.
+    int64_t rows = lengths_[static_cast<size_t>(first)];
+    for (end = first + 1; end < b.batch && rows + lengths_[static_cast<size_t>(end)] <= budget; ++end)
+      rows += lengths_[static_cast<size_t>(end)];
+    // Windows [first, end) as a batch of their own: a padded batch's rows from window `first`, a packed
+    // batch's tokens from it (its cu_seqlens then only say that it is packed: forward_packed counts the
+    // offsets from the group's first token).
     Batch g;
     g.batch = end - first;
     g.seq_len = b.seq_len;
     g.row_offset = b.row_offset + first;
-    int64_t token = static_cast<int64_t>(first) * b.seq_len;
-    if (b.cu_seqlens) {
-      token = b.cu_seqlens[first];
-      group_cu_.resize(static_cast<size_t>(g.batch) + 1);
-      for (int w = 0; w <= g.batch; ++w) group_cu_[static_cast<size_t>(w)] = b.cu_seqlens[first + w] - b.cu_seqlens[first];
-      g.cu_seqlens = group_cu_.data();
-    }
+    const int64_t token = b.cu_seqlens ? b.cu_seqlens[first] : static_cast<int64_t>(first) * b.seq_len;
+    g.cu_seqlens = b.cu_seqlens ? b.cu_seqlens + first : nullptr;
     g.input_ids = b.input_ids + token;
     g.token_type_ids = b.token_type_ids ? b.token_type_ids + token : nullptr;
     g.attention_mask = b.attention_mask ? b.attention_mask + token : nullptr;
-    forward_packed(g);
+    forward_packed(g, lengths_.data() + first);
     done(first, g.batch);
   }
 }

@@ -145,8 +145,8 @@ class QaModel {
   // Eval mode (no dropout): writes start_logits and end_logits, each (batch, seq_len). Only the real
   // tokens are computed, group by group (group_rows()): a padded batch is packed first (a window's
   // length is one past its last unmasked token, all of it when no token is), and every position past
-  // a window's length gets kPadLogit. The logits of real positions are those of a padded forward pass up to float
-  // rounding (the products see other row counts): padding never changes a real token's value.
+  // a window's length gets kPadLogit. The logits of real positions are those of a padded forward pass
+  // up to float rounding (the products see other row counts): padding never changes a real token's value.
   void forward(const Batch& batch, float* start_logits, float* end_logits);
   // The logit of a position past a window's length: below every real logit, so an answer search
   // never ranks it above a real position (and never picks it: its offsets are null).
@@ -187,8 +187,9 @@ class QaModel {
   void check_batch(const Batch& b) const;
   // b's real tokens packed into the arena of `a` (a forward-only layout of their count); returns the packed view.
   Batch pack(const Batch& b, const Acts& a) const;
-  // Packs b (when padded) into a forward-only layout and runs forward_pass (b already checked).
-  void forward_packed(const Batch& b);
+  // Packs b (when padded) into a forward-only layout and runs forward_pass (b already checked;
+  // lengths: its windows' computed tokens, forward_groups').
+  void forward_packed(const Batch& b, const int32_t* lengths);
   // Runs forward_packed over b's windows group by group (group_rows()); after each group, done(first,
   // count) reads the logits of windows [first, first + count) from the arena (packed_cu: their rows).
   void forward_groups(const Batch& b, const std::function<void(int first, int count)>& done);
@@ -231,7 +232,7 @@ class QaModel {
   std::shared_ptr<Acts> view_;  // the arena's layout for the current (batch, seq_len)
   int max_threads_ = 1;
   int64_t group_rows_ = 0;           // 0: default_group_rows(max_threads_)
-  std::vector<int32_t> group_cu_;    // a packed batch's window offsets of one group, from 0
+  std::vector<int32_t> lengths_;     // forward_groups: the computed tokens of each window of the batch
   std::function<void(size_t, size_t)> grad_ready_;
   std::shared_ptr<const Int8Weights> int8_;  // set by from_int8 only
   LinearInputObserver observer_;

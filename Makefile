@@ -28,10 +28,10 @@ test:
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
 # The in-process tests (CTest labels unit and parity; tests/README.md) once per kernel ISA this CPU can
-# run (CPUFT_ISA=ref, avx2, avx512, avx512_bf16: cpu/isa.h), so that every kernel path, bf16 conversion and
+# run (CPUFT_ISA=ref, avx2, avx512, avx512_bf16, amx: cpu/isa.h), so that every kernel path, bf16 conversion and
 # bf16 tile product is tested on the CPU that runs it; `make test` runs them with the best ISA only.
 test-isa: build
-	@for isa in ref avx2 avx512 avx512_bf16; do \
+	@for isa in ref avx2 avx512 avx512_bf16 amx; do \
 	  if ! CPUFT_ISA=$$isa $(BUILD)/cpuft doctor > /dev/null 2>&1; then \
 	    echo "test-isa: CPUFT_ISA=$$isa: not supported by this CPU, skipped"; continue; fi; \
 	  echo "test-isa: unit tests with CPUFT_ISA=$$isa"; \

@@ -10,8 +10,10 @@
 
 #include <cstdint>
 #include <random>
+#include <string>
 #include <vector>
 
+#include "cpuft/cpu/isa.h"
 #include "cpuft/kernels/gemm.h"
 #include "cpuft/model/attention.h"
 #include "cpuft/tensor/bf16.h"
@@ -81,7 +83,7 @@ void BM_AttentionCore(benchmark::State& state) {
   for (int64_t len : kSquadLengths) flops += 2.0 * kT * (padded ? len : kT) * kHeadDim * kHeads;
   flops *= pass == Pass::kBackward ? 5 : 2;
   state.counters["GFLOP"] = benchmark::Counter(flops * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
-  state.SetLabel(!bf16 ? "f32" : tile_matmul_bf16_native() ? "bf16 AVX512_BF16" : "bf16 as f32 products");
+  state.SetLabel(!bf16 ? "f32" : tile_matmul_bf16_native() ? std::string("bf16 tiles at ") + isa_name(kernel_isa()) : std::string("bf16 as f32 products"));
 }
 BENCHMARK(BM_AttentionCore)
     ->ArgsProduct({{0, 1, 2}, {0, 1}, {0, 1}})

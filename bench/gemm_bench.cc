@@ -6,8 +6,10 @@
 
 #include <cstring>
 #include <random>
+#include <string>
 #include <vector>
 
+#include "cpuft/cpu/isa.h"
 #include "cpuft/kernels/gemm.h"
 #include "cpuft/tensor/bf16.h"
 #include "cpuft/tensor/dtype.h"
@@ -113,7 +115,7 @@ void BM_AttentionTile(benchmark::State& state) {
     }
   }
   set_gflops(state, 2.0 * 2.0 * T * T * D);
-  state.SetLabel(!bf16 ? "f32" : tile_matmul_bf16_native() ? "bf16 AVX512_BF16" : "bf16 as f32 products");
+  state.SetLabel(!bf16 ? "f32" : tile_matmul_bf16_native() ? std::string("bf16 tiles at ") + isa_name(kernel_isa()) : std::string("bf16 as f32 products"));
 }
 BENCHMARK(BM_AttentionTile)->Arg(0)->Arg(1)->ArgName("bf16")->Unit(benchmark::kMicrosecond)->UseRealTime();
 

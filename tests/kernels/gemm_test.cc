@@ -16,6 +16,7 @@
 #include <dnnl_version.h>
 
 #include "cpuft/cpu/cpu_features.h"
+#include "cpuft/cpu/isa.h"
 #include "cpuft/cpu/onednn_info.h"
 #include "cpuft/tensor/bf16.h"
 #include "cpuft/util/error.h"
@@ -187,7 +188,7 @@ struct Tile {
   int64_t m, n, k;
 };
 const Tile kTiles[] = {{1, 1, 1},   {5, 15, 2},   {6, 16, 3},  {7, 17, 31}, {13, 64, 32},
-                       {12, 65, 64}, {31, 100, 65}, {64, 384, 64}, {384, 64, 96}};
+                       {12, 65, 64}, {31, 100, 65}, {64, 384, 64}, {384, 64, 96}, {33, 47, 70}, {17, 31, 130}};
 
 // Random values rounded to bf16 (and a few exact zeros), in f32 storage, row-major with `ld` >= cols.
 std::vector<float> bf16_values(int64_t rows, int64_t cols, int64_t ld, uint32_t seed) {
@@ -233,6 +234,13 @@ struct TileCase {
       s += double(ta ? a[p * lda + i] : a[i * lda + p]) * double(tb ? b[j * ldb + p] : b[p * ldb + j]);
     return s;
   }
+  // The sum of the products' magnitudes of output (i, j): the scale of its rounding errors.
+  double magnitude(int64_t i, int64_t j) const {
+    double s = 0;
+    for (int64_t p = 0; p < t.k; ++p)
+      s += std::fabs(double(ta ? a[p * lda + i] : a[i * lda + p]) * double(tb ? b[j * ldb + p] : b[p * ldb + j]));
+    return s;
+  }
   // tile_matmul_bf16 into an output of -7 (bf16 0xc0e0 for TileStore::kBf16), as floats.
   std::vector<float> bf16_product(TileStore store, bool reference = false) const {
     const size_t size = static_cast<size_t>(t.m * ldc);
@@ -270,8 +278,8 @@ TEST(TileMatmul, F32ProductsAreTheProduct) {
 // step (the odd element first), as the scalar model computes it; bit for bit on this CPU, for every
 // way of storing the result.
 TEST(TileMatmul, Bf16KernelMatchesItsScalarModel) {
-  if (!tile_matmul_bf16_native())
-    GTEST_SKIP() << "no AVX512_BF16 (or another kernel ISA) here: bf16 tiles run as f32 products";
+  if (kernel_isa() != Isa::kAvx512Bf16)
+    GTEST_SKIP() << "the kernel level is " << isa_name(kernel_isa()) << ", not avx512_bf16";
   for (bool ta : {false, true})
     for (bool tb : {false, true})
       for (const Tile& t : kTiles)
@@ -288,6 +296,48 @@ TEST(TileMatmul, Bf16KernelMatchesItsScalarModel) {
                 }
               }
           }
+}
+
+// The AMX kernel has no scalar model (gemm_tile_paths.h): it agrees with the pair model within a few
+// f32 roundings of the products' magnitudes (and one bf16 step more for the rounded stores), writes
+// nothing past n, and each output's bits come from its own row of A and column of B only: a row or a
+// column computed alone gives the bits it gets among the others (so a window's attention does not
+// depend on the windows beside it).
+TEST(TileMatmul, AmxKernelAgreesWithThePairModelAndEachOutputStandsAlone) {
+  if (kernel_isa() != Isa::kAmx) GTEST_SKIP() << "the kernel level is " << isa_name(kernel_isa()) << ", not amx";
+  for (bool ta : {false, true})
+    for (bool tb : {false, true})
+      for (const Tile& t : kTiles) {
+        for (TileStore store : kTileStores) {
+          TileCase c(ta, tb, t, 21);
+          const std::vector<float> got = c.bf16_product(store), want = c.bf16_product(store, /*reference=*/true);
+          for (int64_t i = 0; i < t.m; ++i)
+            for (int64_t j = 0; j < c.ldc; ++j) {
+              const float g = got[i * c.ldc + j], w = want[i * c.ldc + j];
+              if (j >= t.n) {
+                ASSERT_EQ(g, -7.0f) << "wrote past n " << c.name();
+                continue;
+              }
+              double bound = 0.125 * c.magnitude(i, j) * std::ldexp(1.0, -21);
+              if (store != TileStore::kF32) bound += std::fabs(w) * std::ldexp(1.0, -7);
+              ASSERT_LE(std::fabs(double(g) - w), bound) << c.name() << " store " << static_cast<int>(store) << " at " << i << ", " << j;
+            }
+        }
+        TileCase c(ta, tb, t, 23);
+        const std::vector<float> all = c.bf16_product(TileStore::kF32);
+        for (int64_t i : {int64_t{0}, t.m / 2, t.m - 1}) {  // row i alone
+          std::vector<float> row(static_cast<size_t>(t.n));
+          const uint16_t* ai = c.a16.data() + (ta ? i : i * c.lda);
+          tile_matmul_bf16(ta, tb, 1, t.n, t.k, 0.125f, ai, c.lda, c.b16.data(), c.ldb, row.data(), t.n, TileStore::kF32);
+          for (int64_t j = 0; j < t.n; ++j) ASSERT_EQ(row[j], all[i * c.ldc + j]) << c.name() << " row " << i;
+        }
+        for (int64_t j : {int64_t{0}, t.n - 1}) {  // column j alone
+          std::vector<float> col(static_cast<size_t>(t.m));
+          const uint16_t* bj = c.b16.data() + (tb ? j * c.ldb : j);
+          tile_matmul_bf16(ta, tb, t.m, 1, t.k, 0.125f, c.a16.data(), c.lda, bj, c.ldb, col.data(), 1, TileStore::kF32);
+          for (int64_t i = 0; i < t.m; ++i) ASSERT_EQ(col[i], all[i * c.ldc + j]) << c.name() << " column " << j;
+        }
+      }
 }
 
 // On every path: the product of the bf16 values up to f32 rounding, and the rounded and bf16 stores

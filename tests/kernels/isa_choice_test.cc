@@ -1,5 +1,5 @@
 // Every per-ISA table of kernels/ runs the one ISA choice (cpu/isa.h), so that `make test-isa`
-// (CPUFT_ISA=ref, avx2, avx512, avx512_bf16) really switches each of them.
+// (CPUFT_ISA=ref, avx2, avx512, avx512_bf16, amx) really switches each of them.
 #include <gtest/gtest.h>
 
 #include "cpuft/cpu/isa.h"
@@ -10,8 +10,8 @@
 namespace cpuft {
 namespace {
 
-// Our own kernels use no bf16 instruction: avx512_bf16 runs the avx512 builds.
-const char* own_kernels_build(Isa isa) { return isa == Isa::kAvx512Bf16 ? "avx512" : isa_name(isa); }
+// Our own kernels use no bf16 or AMX instruction: avx512_bf16 and amx run the avx512 builds.
+const char* own_kernels_build(Isa isa) { return isa >= Isa::kAvx512Bf16 ? "avx512" : isa_name(isa); }
 
 TEST(IsaChoice, KernelTableIsTheKernelIsas) {
   EXPECT_STREQ(kernels().name, own_kernels_build(kernel_isa()));
@@ -22,9 +22,10 @@ TEST(IsaChoice, QuantizeKernelsAreTheKernelIsas) {
   EXPECT_STREQ(quant_kernels(kernel_isa()).name, own_kernels_build(kernel_isa()));
 }
 
-// The bf16 tile product uses vdpbf16ps exactly at the avx512_bf16 level.
-TEST(IsaChoice, TileProductIsNativeBf16OnlyAtTheBf16Level) {
-  EXPECT_EQ(tile_matmul_bf16_native(), kernel_isa() == Isa::kAvx512Bf16);
+// The bf16 tile product uses bf16 dot products (vdpbf16ps, or AMX's tdpbf16ps) exactly at the
+// avx512_bf16 and amx levels.
+TEST(IsaChoice, TileProductIsNativeBf16OnlyAtTheBf16Levels) {
+  EXPECT_EQ(tile_matmul_bf16_native(), kernel_isa() >= Isa::kAvx512Bf16);
 }
 
 }  // namespace

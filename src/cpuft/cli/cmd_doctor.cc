@@ -88,7 +88,7 @@ int cmd_doctor(const Argv& argv) {
   }
   std::printf("cpuft %s\n", CPUFT_VERSION);
   std::printf("cpu:      %s\n", describe_cpu().c_str());
-  std::printf("kernels:  %s (force with CPUFT_ISA=ref|avx2|avx512|avx512_bf16)\n", isa_name(kernel_isa()));
+  std::printf("kernels:  %s (force with CPUFT_ISA=ref|avx2|avx512|avx512_bf16|amx)\n", isa_name(kernel_isa()));
   std::printf("oneDNN:   %s\n", describe_onednn().c_str());
   std::printf("bf16:     %s\n", explain_bf16_matmul(bf16).c_str());
   std::printf("int8:     %s\n", describe_int8_matmul().c_str());

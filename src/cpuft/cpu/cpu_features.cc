@@ -1,9 +1,10 @@
 #include "cpuft/cpu/cpu_features.h"
 
 #include <cpuid.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include <cstring>
-
 
 namespace cpuft {
 namespace {
@@ -16,6 +17,21 @@ unsigned xcr0() {
   unsigned lo, hi;
   __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
   return lo;
+}
+
+// Linux's arch_prctl requests for extended-state permissions, and the AMX tile-data component
+// (asm/prctl.h values; spelled out because older kernel headers do not have them).
+constexpr int kArchGetXcompPerm = 0x1022;
+constexpr int kArchReqXcompPerm = 0x1023;
+constexpr int kXfeatureXtiledata = 18;
+
+bool request_tile_data() {
+  unsigned long mask = 0;
+  if (syscall(SYS_arch_prctl, kArchGetXcompPerm, &mask) != 0) return false;
+  if (mask & (1ul << kXfeatureXtiledata)) return true;
+  if (syscall(SYS_arch_prctl, kArchReqXcompPerm, kXfeatureXtiledata) != 0) return false;
+  mask = 0;
+  return syscall(SYS_arch_prctl, kArchGetXcompPerm, &mask) == 0 && (mask & (1ul << kXfeatureXtiledata));
 }
 
 bool os_saves_avx512_state() {
@@ -98,6 +114,14 @@ std::string describe_cpu() {
   add(f.amx_int8, "amx_int8");
   s += ")";
   return s;
+}
+
+bool amx_tile_data_permitted() {
+  static const bool permitted = [] {
+    const CpuFeatures& f = cpu_features();
+    return f.amx_tile && f.amx_bf16 && f.amx_os && request_tile_data();
+  }();
+  return permitted;
 }
 
 }  // namespace cpuft

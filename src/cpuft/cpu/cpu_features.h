@@ -31,6 +31,11 @@ struct CpuFeatures {
 // Features of the CPU this process runs on (cached after the first call).
 const CpuFeatures& cpu_features();
 
+// Once per process: when the CPU lists AMX-TILE and AMX-BF16 and the OS enables the tile state, asks
+// Linux for this process's AMX tile-data permission (arch_prctl ARCH_REQ_XCOMP_PERM, Linux 5.16+),
+// which every thread needs before its first tile instruction. True when it is granted.
+bool amx_tile_data_permitted();
+
 // One line such as "AMD EPYC (avx2 fma avx512f avx512_bf16 avx512_vnni)".
 std::string describe_cpu();
 

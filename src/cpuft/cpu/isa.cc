@@ -10,7 +10,7 @@
 namespace cpuft {
 namespace {
 
-constexpr Isa kLevels[] = {Isa::kRef, Isa::kAvx2, Isa::kAvx512, Isa::kAvx512Bf16};
+constexpr Isa kLevels[] = {Isa::kRef, Isa::kAvx2, Isa::kAvx512, Isa::kAvx512Bf16, Isa::kAmx};
 
 // What this CPU lacks for `isa`, nullptr when it has everything.
 const char* missing(Isa isa) {
@@ -22,6 +22,12 @@ const char* missing(Isa isa) {
     case Isa::kAvx512Bf16:
       if (!f.has_avx512_kernels()) return "AVX-512 (F, BW, VL, DQ)";
       return f.avx512_bf16 ? nullptr : "AVX512_BF16";
+    case Isa::kAmx:
+      if (!f.has_avx512_kernels()) return "AVX-512 (F, BW, VL, DQ)";
+      if (!f.avx512_bf16) return "AVX512_BF16";
+      if (!f.amx_tile || !f.amx_bf16) return "AMX-BF16";
+      if (!f.amx_os) return "AMX tile state enabled by the OS (Linux 5.16 or newer)";
+      return amx_tile_data_permitted() ? nullptr : "AMX tile-data permission from Linux (arch_prctl refused)";
   }
   return "?";
 }
@@ -35,7 +41,7 @@ Isa choose_isa() {
     if (const char* lack = missing(isa)) fail("CPUFT_ISA=", text_preview(want), ": this CPU has no ", lack);
     return isa;
   }
-  fail("CPUFT_ISA: found '", text_preview(want), "', expected one of ref, avx2, avx512, avx512_bf16");
+  fail("CPUFT_ISA: found '", text_preview(want), "', expected one of ref, avx2, avx512, avx512_bf16, amx");
 }
 
 }  // namespace
@@ -46,6 +52,7 @@ const char* isa_name(Isa isa) {
     case Isa::kAvx2: return "avx2";
     case Isa::kAvx512: return "avx512";
     case Isa::kAvx512Bf16: return "avx512_bf16";
+    case Isa::kAmx: return "amx";
   }
   return "?";
 }

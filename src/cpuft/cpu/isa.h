@@ -10,10 +10,12 @@ namespace cpuft {
 //   ref          plain C++, any x86-64 CPU;
 //   avx2         AVX2 + FMA (the *_avx2.cc builds);
 //   avx512       AVX-512 F/BW/VL/DQ (the *_avx512.cc builds), bf16 rounded with integer instructions;
-//   avx512_bf16  avx512 plus the AVX512_BF16 instructions (vcvtne2ps2bf16, vdpbf16ps).
-enum class Isa { kRef, kAvx2, kAvx512, kAvx512Bf16 };
+//   avx512_bf16  avx512 plus the AVX512_BF16 instructions (vcvtne2ps2bf16, vdpbf16ps);
+//   amx          avx512_bf16 plus AMX-TILE and AMX-BF16 (tdpbf16ps), enabled by the OS and permitted to
+//                this process (Linux 5.16+).
+enum class Isa { kRef, kAvx2, kAvx512, kAvx512Bf16, kAmx };
 
-// "ref", "avx2", "avx512", "avx512_bf16": the names CPUFT_ISA takes.
+// "ref", "avx2", "avx512", "avx512_bf16", "amx": the names CPUFT_ISA takes.
 const char* isa_name(Isa isa);
 
 // True when this CPU (and its OS) can run `isa`.
@@ -30,7 +32,8 @@ Isa kernel_isa();
 void require_isa(Isa isa);
 
 // The build of `isa` among one per level (a table without a build of its own for a level passes the one
-// below it again); checks the CPU first (require_isa).
+// below it again); checks the CPU first (require_isa). Only the bf16 tile product (kernels/gemm_tile)
+// has an AMX build: every table runs its avx512_bf16 build at the amx level.
 template <typename T>
 T isa_pick(Isa isa, T ref, T avx2, T avx512, T avx512_bf16) {
   require_isa(isa);
@@ -38,7 +41,8 @@ T isa_pick(Isa isa, T ref, T avx2, T avx512, T avx512_bf16) {
     case Isa::kRef: return ref;
     case Isa::kAvx2: return avx2;
     case Isa::kAvx512: return avx512;
-    case Isa::kAvx512Bf16: return avx512_bf16;
+    case Isa::kAvx512Bf16:
+    case Isa::kAmx: return avx512_bf16;
   }
   return ref;
 }

@@ -1,8 +1,6 @@
 #include "cpuft/cpu/onednn_info.h"
 
-#include <sys/syscall.h>
 #include <sys/utsname.h>
-#include <unistd.h>
 
 #include <cstdlib>
 
@@ -12,21 +10,6 @@
 
 namespace cpuft {
 namespace {
-
-// Linux's arch_prctl requests for extended-state permissions, and the AMX tile-data component
-// (asm/prctl.h values; spelled out because older kernel headers do not have them).
-constexpr int kArchGetXcompPerm = 0x1022;
-constexpr int kArchReqXcompPerm = 0x1023;
-constexpr int kXfeatureXtiledata = 18;
-
-bool tile_data_permitted() {
-  unsigned long mask = 0;
-  if (syscall(SYS_arch_prctl, kArchGetXcompPerm, &mask) != 0) return false;
-  if (mask & (1ul << kXfeatureXtiledata)) return true;
-  if (syscall(SYS_arch_prctl, kArchReqXcompPerm, kXfeatureXtiledata) != 0) return false;
-  mask = 0;
-  return syscall(SYS_arch_prctl, kArchGetXcompPerm, &mask) == 0 && (mask & (1ul << kXfeatureXtiledata));
-}
 
 // ONEDNN_MAX_CPU_ISA (or its older name DNNL_MAX_CPU_ISA), "" when unset.
 std::string max_isa_env() {
@@ -59,8 +42,7 @@ bool onednn_needs_amx_opt_in(int major, int minor) { return major < 2 || (major 
 
 bool onednn_prepare() {
   static const bool permitted = [] {
-    const CpuFeatures& f = cpu_features();
-    if (!f.amx_tile || !f.amx_bf16 || !f.amx_os || !tile_data_permitted()) return false;
+    if (!amx_tile_data_permitted()) return false;
     const dnnl_version_t* v = dnnl_version();
     if (onednn_needs_amx_opt_in(v->major, v->minor) && max_isa_env().empty()) {
       try {

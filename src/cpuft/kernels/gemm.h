@@ -123,13 +123,13 @@ void tile_matmul(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, fl
 // scores, which the softmax reads as autocast's bf16 product output); or bf16 (uint16_t storage).
 enum class TileStore { kF32, kF32RoundedToBf16, kBf16 };
 
-// bf16 operands (uint16_t storage), f32 accumulation: AVX512_BF16 dot products where
-// tile_matmul_bf16_native(), else the f32 product of the same values (another summation order).
+// bf16 operands (uint16_t storage), f32 accumulation: AMX tiles (tdpbf16ps) at the amx kernel level,
+// AVX512_BF16 dot products (vdpbf16ps) at avx512_bf16, else the f32 product of the same values
+// (another summation order).
 // c is a float* or, with TileStore::kBf16, a uint16_t*.
 void tile_matmul_bf16(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, const uint16_t* a,
                       int64_t lda, const uint16_t* b, int64_t ldb, void* c, int64_t ldc, TileStore store);
-// True when tile_matmul_bf16 runs as AVX512_BF16 dot products (the CPU has them and the
-// kernel ISA is avx512).
+// True when tile_matmul_bf16 runs as bf16 dot products (the kernel level is avx512_bf16 or amx).
 bool tile_matmul_bf16_native();
 
 // ---- Introspection.

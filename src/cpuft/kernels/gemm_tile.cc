@@ -1,5 +1,5 @@
-// tile_matmul (gemm.h): oneDNN's f32 sgemm; tile_matmul_bf16: the AVX512_BF16 kernel where the CPU
-// has it, else the f32 sgemm of the same values; and the scalar model of the bf16 kernel that the
+// tile_matmul (gemm.h): oneDNN's f32 sgemm; tile_matmul_bf16: the AMX or AVX512_BF16 kernel where the
+// kernel level has it, else the f32 sgemm of the same values; and the scalar model of the bf16 kernel that the
 // tests hold it to.
 #include <dnnl.h>
 
@@ -83,7 +83,7 @@ void bf16_reference(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k,
 }  // namespace gemm_tile
 
 bool tile_matmul_bf16_native() {
-  static const bool native = kernel_isa() == Isa::kAvx512Bf16;
+  static const bool native = kernel_isa() >= Isa::kAvx512Bf16;
   return native;
 }
 
@@ -97,7 +97,8 @@ void tile_matmul_bf16(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t 
                       int64_t lda, const uint16_t* b, int64_t ldb, void* c, int64_t ldc, TileStore store) {
   check_sizes("tile_matmul_bf16", m, n, k);
   if (tile_matmul_bf16_native()) {
-    gemm_tile::bf16_avx512(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, c, ldc, store);
+    static const auto kernel = kernel_isa() == Isa::kAmx ? gemm_tile::bf16_amx : gemm_tile::bf16_avx512;
+    kernel(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, c, ldc, store);
     return;
   }
   // Elsewhere the operands' values go to f32 scratch (their stored rows packed) for the f32 product.

@@ -19,6 +19,7 @@
 #include <cstring>
 #include <vector>
 
+#include "cpuft/kernels/gemm_tile_pairs_avx512.h"
 #include "cpuft/kernels/gemm_tile_paths.h"
 #include "cpuft/tensor/bf16_round_avx512.h"
 
@@ -36,56 +37,6 @@ uint32_t* scratch(int slot, size_t words) {
   std::vector<uint32_t>& v = buffers[slot];
   if (v.size() < words) v.resize(words);
   return v.data();
-}
-
-inline __mmask16 first(int64_t count) {
-  return static_cast<__mmask16>(count >= 16 ? 0xffff : (1u << count) - 1u);
-}
-
-// dst[c * dld + r] = src[r * sld + c] for r < 16, c < cols: a 16 x 16 block of words transposed in
-// registers (unpack 32- and 64-bit elements inside 128-bit lanes, then a 4 x 4 transpose of lanes).
-void transpose16(const uint32_t* src, int64_t sld, uint32_t* dst, int64_t dld, int64_t cols) {
-  __m512i r[16], t[16];
-  for (int i = 0; i < 16; ++i) r[i] = _mm512_loadu_si512(src + i * sld);
-  for (int i = 0; i < 16; i += 2) {
-    t[i] = _mm512_unpacklo_epi32(r[i], r[i + 1]);
-    t[i + 1] = _mm512_unpackhi_epi32(r[i], r[i + 1]);
-  }
-  // u[g][q]: lane l holds rows 4g .. 4g + 3 of column 4l + q.
-  __m512i u[4][4];
-  for (int g = 0; g < 4; ++g) {
-    const __m512i* x = t + 4 * g;
-    u[g][0] = _mm512_unpacklo_epi64(x[0], x[2]);
-    u[g][1] = _mm512_unpackhi_epi64(x[0], x[2]);
-    u[g][2] = _mm512_unpacklo_epi64(x[1], x[3]);
-    u[g][3] = _mm512_unpackhi_epi64(x[1], x[3]);
-  }
-  for (int q = 0; q < 4; ++q) {
-    const __m512i a = _mm512_shuffle_i32x4(u[0][q], u[1][q], 0x88), b = _mm512_shuffle_i32x4(u[2][q], u[3][q], 0x88);
-    const __m512i c = _mm512_shuffle_i32x4(u[0][q], u[1][q], 0xdd), d = _mm512_shuffle_i32x4(u[2][q], u[3][q], 0xdd);
-    const __m512i col[4] = {_mm512_shuffle_i32x4(a, b, 0x88), _mm512_shuffle_i32x4(c, d, 0x88),
-                            _mm512_shuffle_i32x4(a, b, 0xdd), _mm512_shuffle_i32x4(c, d, 0xdd)};
-    for (int l = 0; l < 4; ++l)
-      if (4 * l + q < cols) _mm512_storeu_si512(dst + (4 * l + q) * dld, col[l]);
-  }
-}
-
-inline __mmask32 first32(int64_t count) {
-  return static_cast<__mmask32>(count >= 32 ? 0xffffffffu : (1u << count) - 1u);
-}
-
-// A row of k bf16 values as its kp = ceil(k / 2) pair words (zero past k).
-inline void pack_row(const uint16_t* x, int64_t k, uint32_t* out) {
-  const int64_t kp = (k + 1) / 2;
-  for (int64_t p = 0; p < kp; p += 16)
-    _mm512_mask_storeu_epi32(out + p, first(kp - p), _mm512_maskz_loadu_epi16(first32(k - 2 * p), x + 2 * p));
-}
-
-// Words (x[2p][i], x[2p + 1][i]) for i < count: rows lo and hi (null past an odd k) interleaved.
-inline __m512i pair_rows(const uint16_t* lo, const uint16_t* hi, __mmask16 mk) {
-  const __m512i l = _mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(mk, lo));
-  if (!hi) return l;
-  return _mm512_or_si512(l, _mm512_slli_epi32(_mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(mk, hi)), 16));
 }
 
 // bp[p * np + j] = (op(B)[2p][j], op(B)[2p + 1][j]), zero past n and past k.

@@ -1,4 +1,5 @@
-// The implementations behind tile_matmul_bf16 (gemm.h): the AVX512_BF16 kernel and its scalar model.
+// The implementations behind tile_matmul_bf16 (gemm.h): the AVX512_BF16 kernel and its scalar model,
+// and the AMX kernel.
 // Private to kernels/ and its tests.
 #pragma once
 
@@ -14,6 +15,15 @@ namespace cpuft::gemm_tile {
 // tile_matmul_bf16_native().
 void bf16_avx512(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, const uint16_t* a,
                  int64_t lda, const uint16_t* b, int64_t ldb, void* c, int64_t ldc, TileStore store);
+
+// The same product on AMX (gemm_tile_amx.cc): tdpbf16ps over tiles of 16 pairs (zero pairs past k),
+// then scaled by alpha and stored as `store` says. tdpbf16ps sums the products of a tile inside the
+// unit, in an order and with an internal rounding that Intel does not define (neither vdpbf16ps's
+// pair at a time, in either order, nor one rounding of the exact sum, on Sapphire Rapids), so it has no
+// scalar model: the tests hold it to the pair model within a few f32 roundings, and to giving each
+// output's bits from its own row and column only. Only at the amx kernel level (cpu/isa.h).
+void bf16_amx(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, const uint16_t* a,
+              int64_t lda, const uint16_t* b, int64_t ldb, void* c, int64_t ldc, TileStore store);
 
 // The same arithmetic in scalar code, for the tests: for each pair p, acc = (acc + a[2p+1] b[2p+1]) +
 // a[2p] b[2p] in f32 (each product of two bf16 values is exact in f32), as vdpbf16ps defines it,

@@ -1,0 +1,167 @@
+// tile_matmul_bf16's products on AMX (tdpbf16ps): C is computed in blocks of 32 x 32, four f32 tiles
+// of 16 x 16, while k runs over the pairs 16 at a time (two A tiles of 16 rows x 16 pair words, two B
+// tiles of 16 pair rows x 16 columns). Compiled with AVX-512, BF16 and AMX flags; entered only at the
+// amx kernel level (cpu/isa.h), which Linux has granted the tile data.
+//
+// Both operands are packed into bf16 pair words along k (gemm_tile_pairs_avx512.h), zero-padded to
+// whole tiles: A as ap[i][p] (rows to a multiple of 32, pairs to a multiple of 16), B as bp[p][j]
+// (pairs to a multiple of 16, columns to a multiple of 32). The zero pairs add exact zeros, so padding
+// changes no bit of the sums. Each block's tiles are stored to a 32 x 32 f32 buffer, then scaled by
+// alpha and stored as `store` says, rows and columns past m and n left alone.
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#include "cpuft/kernels/gemm_tile_pairs_avx512.h"
+#include "cpuft/kernels/gemm_tile_paths.h"
+#include "cpuft/tensor/bf16_round_avx512.h"
+
+namespace cpuft::gemm_tile {
+namespace {
+
+constexpr int64_t kTile = 16;   // rows of a tile; pair words of an A tile row; columns of a B or C tile
+constexpr int64_t kBlock = 32;  // rows and columns of C per block: 2 x 2 tiles
+
+int64_t round_up(int64_t x, int64_t to) { return (x + to - 1) / to * to; }
+
+// Palette 1 with tiles 0-7 all 16 rows of 64 bytes: 0-3 the C block, 4-5 A, 6-7 B.
+struct alignas(64) TileConfig {
+  uint8_t palette = 1;
+  uint8_t start_row = 0;
+  uint8_t reserved[14] = {};
+  uint16_t colsb[16] = {};
+  uint8_t rows[16] = {};
+};
+
+const TileConfig& whole_tiles() {
+  static const TileConfig config = [] {
+    TileConfig c;
+    for (int t = 0; t < 8; ++t) c.colsb[t] = 64, c.rows[t] = kTile;
+    return c;
+  }();
+  return config;
+}
+
+uint32_t* scratch(int slot, size_t words) {
+  thread_local std::vector<uint32_t> buffers[3];
+  std::vector<uint32_t>& v = buffers[slot];
+  if (v.size() < words) v.resize(words);
+  return v.data();
+}
+
+void zero(uint32_t* x, int64_t words) {
+  if (words > 0) std::memset(x, 0, static_cast<size_t>(words) * sizeof(uint32_t));
+}
+
+// Words (x[2p][i], x[2p + 1][i]) of a matrix stored [k, cols] (row stride ld), for p < kq and i < cols16
+// (a multiple of 16): w[p * cols16 + i], zero past k and cols.
+void pair_rows_of(const uint16_t* x, int64_t ld, int64_t k, int64_t cols, int64_t kq, int64_t cols16, uint32_t* w) {
+  const int64_t kp = (k + 1) / 2;
+  for (int64_t p = 0; p < kp; ++p) {
+    const uint16_t* lo = x + 2 * p * ld;
+    const uint16_t* hi = 2 * p + 1 < k ? lo + ld : nullptr;
+    for (int64_t i = 0; i < cols16; i += 16)
+      _mm512_storeu_si512(w + p * cols16 + i, pair_rows(lo + i, hi ? hi + i : nullptr, first(cols - i)));
+  }
+  zero(w + kp * cols16, (kq - kp) * cols16);
+}
+
+// The pair words of `rows` rows of k bf16 values (row stride ld), as out[r * kq + p], zero past k and
+// from `rows` to rows16.
+void row_pairs_of(const uint16_t* x, int64_t ld, int64_t rows, int64_t k, int64_t rows16, int64_t kq, uint32_t* out) {
+  const int64_t kp = (k + 1) / 2;
+  for (int64_t r = 0; r < rows; ++r) {
+    pack_row(x + r * ld, k, out + r * kq);
+    zero(out + r * kq + kp, kq - kp);
+  }
+  zero(out + rows * kq, (rows16 - rows) * kq);
+}
+
+// ap[i * kq + p] = (op(A)[i][2p], op(A)[i][2p + 1]) for i < mp, p < kq.
+void pack_a(const uint16_t* a, int64_t lda, bool trans_a, int64_t m, int64_t k, int64_t mp, int64_t kq, uint32_t* ap) {
+  if (!trans_a) {
+    row_pairs_of(a, lda, m, k, mp, kq, ap);
+    return;
+  }
+  // A stored [k, m]: its pair rows (kq x m16 words), transposed 16 x 16 words at a time.
+  const int64_t m16 = round_up(m, 16);
+  uint32_t* w = scratch(2, static_cast<size_t>(kq * m16));
+  pair_rows_of(a, lda, k, m, kq, m16, w);
+  for (int64_t i = 0; i < m16; i += 16)
+    for (int64_t p = 0; p < kq; p += 16) transpose16(w + p * m16 + i, m16, ap + i * kq + p, kq, 16);
+  zero(ap + m16 * kq, (mp - m16) * kq);
+}
+
+// bp[p * np + j] = (op(B)[2p][j], op(B)[2p + 1][j]) for p < kq, j < np.
+void pack_b(const uint16_t* b, int64_t ldb, bool trans_b, int64_t k, int64_t n, int64_t kq, int64_t np, uint32_t* bp) {
+  if (!trans_b) {
+    pair_rows_of(b, ldb, k, n, kq, np, bp);
+    return;
+  }
+  // B stored [n, k]: sixteen rows at a time as pair words (16 x kq), transposed into bp.
+  uint32_t* rows = scratch(2, static_cast<size_t>(16 * kq));
+  for (int64_t j = 0; j < np; j += 16) {
+    row_pairs_of(b + j * ldb, ldb, std::clamp<int64_t>(n - j, 0, 16), k, 16, kq, rows);
+    for (int64_t p = 0; p < kq; p += 16) transpose16(rows + p, kq, bp + p * np + j, np, 16);
+  }
+}
+
+// C[rows, cols] (row stride ldc, at c) = alpha * out[rows, cols] (row stride kBlock), stored as `store` says.
+void store_block(const float* out, int64_t rows, int64_t cols, float alpha, void* c, int64_t ldc, TileStore store) {
+  const __m512 s = _mm512_set1_ps(alpha);
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t j = 0; j < cols; j += 16) {
+      const __m512 y = _mm512_mul_ps(_mm512_loadu_ps(out + r * kBlock + j), s);
+      const __mmask16 m = first(cols - j);
+      const int64_t at = r * ldc + j;
+      if (store == TileStore::kBf16)
+        _mm256_mask_storeu_epi16(static_cast<uint16_t*>(c) + at, m, round16(_mm512_castps_si512(y)));
+      else
+        _mm512_mask_storeu_ps(static_cast<float*>(c) + at, m, store == TileStore::kF32 ? y : round_ps_to_bf16(y));
+    }
+}
+
+}  // namespace
+
+void bf16_amx(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, const uint16_t* a,
+              int64_t lda, const uint16_t* b, int64_t ldb, void* c, int64_t ldc, TileStore store) {
+  const int64_t kq = round_up((k + 1) / 2, kTile), np = round_up(n, kBlock), mp = round_up(m, kBlock);
+  uint32_t* bp = scratch(0, static_cast<size_t>(kq * np));
+  uint32_t* ap = scratch(1, static_cast<size_t>(mp * kq));
+  pack_b(b, ldb, trans_b, k, n, kq, np, bp);
+  pack_a(a, lda, trans_a, m, k, mp, kq, ap);
+  const size_t c_size = store == TileStore::kBf16 ? sizeof(uint16_t) : sizeof(float);
+  const int64_t a_stride = kq * 4, b_stride = np * 4;  // bytes
+  alignas(64) float out[kBlock * kBlock];
+  _tile_loadconfig(&whole_tiles());
+  for (int64_t i = 0; i < m; i += kBlock) {
+    const uint32_t* a0 = ap + i * kq;
+    const uint32_t* a1 = a0 + kTile * kq;
+    for (int64_t j = 0; j < n; j += kBlock) {
+      _tile_zero(0);
+      _tile_zero(1);
+      _tile_zero(2);
+      _tile_zero(3);
+      for (int64_t p = 0; p < kq; p += kTile) {
+        const uint32_t* b0 = bp + p * np + j;
+        _tile_loadd(4, a0 + p, a_stride);
+        _tile_loadd(5, a1 + p, a_stride);
+        _tile_loadd(6, b0, b_stride);
+        _tile_loadd(7, b0 + kTile, b_stride);
+        _tile_dpbf16ps(0, 4, 6);
+        _tile_dpbf16ps(1, 4, 7);
+        _tile_dpbf16ps(2, 5, 6);
+        _tile_dpbf16ps(3, 5, 7);
+      }
+      _tile_stored(0, out, kBlock * 4);
+      _tile_stored(1, out + kTile, kBlock * 4);
+      _tile_stored(2, out + kTile * kBlock, kBlock * 4);
+      _tile_stored(3, out + kTile * kBlock + kTile, kBlock * 4);
+      char* cij = static_cast<char*>(c) + static_cast<size_t>(i * ldc + j) * c_size;
+      store_block(out, std::min(kBlock, m - i), std::min(kBlock, n - j), alpha, cij, ldc, store);
+    }
+  }
+  _tile_release();
+}
+
+}  // namespace cpuft::gemm_tile

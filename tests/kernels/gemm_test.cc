@@ -183,12 +183,14 @@ TEST(Gemm, MixedInputDtypesAndScaledAccumulate) {
 }
 
 // tile_matmul: the small products of the attention tiles, every transpose combination, tail sizes
-// around the kernel's blocks (6 rows, 16-column vectors, pairs along k).
+// around the kernels' blocks (AVX512_BF16: 6 rows, 16-column vectors, pairs along k; AMX: 32 x 32
+// blocks of 16 x 16 tiles, 16 pairs along k, A read as stored when k is a multiple of 32).
 struct Tile {
   int64_t m, n, k;
 };
-const Tile kTiles[] = {{1, 1, 1},   {5, 15, 2},   {6, 16, 3},  {7, 17, 31}, {13, 64, 32},
-                       {12, 65, 64}, {31, 100, 65}, {64, 384, 64}, {384, 64, 96}, {33, 47, 70}, {17, 31, 130}};
+const Tile kTiles[] = {{1, 1, 1},     {5, 15, 2},     {6, 16, 3},    {7, 17, 31},   {13, 64, 32},
+                       {12, 65, 64},  {31, 100, 65},  {64, 384, 64}, {384, 64, 96}, {33, 47, 70},
+                       {17, 31, 130}, {45, 40, 64}};
 
 // Random values rounded to bf16 (and a few exact zeros), in f32 storage, row-major with `ld` >= cols.
 std::vector<float> bf16_values(int64_t rows, int64_t cols, int64_t ld, uint32_t seed) {

@@ -5,7 +5,8 @@
 //
 // Both operands are packed into bf16 pair words along k (gemm_tile_pairs_avx512.h), zero-padded to
 // whole tiles: A as ap[i][p] (rows to a multiple of 32, pairs to a multiple of 16), B as bp[p][j]
-// (pairs to a multiple of 16, columns to a multiple of 32). The zero pairs add exact zeros, so padding
+// (pairs to a multiple of 16, columns to a multiple of 32). An A read as stored whose k is a multiple of
+// 32 (the scores' q rows, head size 64) is its pair words already: only its last rows are packed. The zero pairs add exact zeros, so padding
 // changes no bit of the sums. Each block's tiles are stored to a 32 x 32 f32 buffer, then scaled by
 // alpha and stored as `store` says, rows and columns past m and n left alone.
 #include <algorithm>
@@ -127,16 +128,28 @@ void bf16_amx(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float
               int64_t lda, const uint16_t* b, int64_t ldb, void* c, int64_t ldc, TileStore store) {
   const int64_t kq = round_up((k + 1) / 2, kTile), np = round_up(n, kBlock), mp = round_up(m, kBlock);
   uint32_t* bp = scratch(0, static_cast<size_t>(kq * np));
-  uint32_t* ap = scratch(1, static_cast<size_t>(mp * kq));
   pack_b(b, ldb, trans_b, k, n, kq, np, bp);
-  pack_a(a, lda, trans_a, m, k, mp, kq, ap);
+  // A read as stored where its rows are whole tiles of pairs (k a multiple of 32, not transposed):
+  // only a last block of fewer than 32 rows is packed, zero rows below it. Else A is packed whole.
+  const bool a_as_stored = !trans_a && k % (2 * kTile) == 0;
+  uint32_t* ap = scratch(1, static_cast<size_t>((a_as_stored ? kBlock : mp) * kq));
+  if (!a_as_stored) pack_a(a, lda, trans_a, m, k, mp, kq, ap);
   const size_t c_size = store == TileStore::kBf16 ? sizeof(uint16_t) : sizeof(float);
-  const int64_t a_stride = kq * 4, b_stride = np * 4;  // bytes
+  const int64_t b_stride = np * 4;  // bytes
   alignas(64) float out[kBlock * kBlock];
   _tile_loadconfig(&whole_tiles());
   for (int64_t i = 0; i < m; i += kBlock) {
-    const uint32_t* a0 = ap + i * kq;
-    const uint32_t* a1 = a0 + kTile * kq;
+    const char* a0;
+    int64_t a_stride;  // bytes
+    if (!a_as_stored) {
+      a0 = reinterpret_cast<const char*>(ap + i * kq), a_stride = kq * 4;
+    } else if (i + kBlock <= m) {
+      a0 = reinterpret_cast<const char*>(a + i * lda), a_stride = lda * 2;
+    } else {
+      row_pairs_of(a + i * lda, lda, m - i, k, kBlock, kq, ap);
+      a0 = reinterpret_cast<const char*>(ap), a_stride = kq * 4;
+    }
+    const char* a1 = a0 + kTile * a_stride;
     for (int64_t j = 0; j < n; j += kBlock) {
       _tile_zero(0);
       _tile_zero(1);
@@ -144,8 +157,8 @@ void bf16_amx(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float
       _tile_zero(3);
       for (int64_t p = 0; p < kq; p += kTile) {
         const uint32_t* b0 = bp + p * np + j;
-        _tile_loadd(4, a0 + p, a_stride);
-        _tile_loadd(5, a1 + p, a_stride);
+        _tile_loadd(4, a0 + p * 4, a_stride);
+        _tile_loadd(5, a1 + p * 4, a_stride);
         _tile_loadd(6, b0, b_stride);
         _tile_loadd(7, b0 + kTile, b_stride);
         _tile_dpbf16ps(0, 4, 6);

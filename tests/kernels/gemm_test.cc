@@ -172,6 +172,31 @@ TEST(Gemm, LinearBackwardWeightAccumulates) {
       }
 }
 
+// Where f32 x rows are a multiple of 4 KiB and longer than dy's, the weight gradient is computed as its
+// transpose and added transposed (gemm.h): the gradient up to f32 rounding, written or accumulated.
+TEST(Gemm, WeightGradientThroughItsTransposeIsTheGradient) {
+  EXPECT_TRUE(weight_gradient_by_transpose(768, 3072, DType::kF32));  // an FFN output layer
+  EXPECT_FALSE(weight_gradient_by_transpose(768, 4096, DType::kBf16));
+  EXPECT_FALSE(weight_gradient_by_transpose(3072, 768, DType::kF32));
+  EXPECT_FALSE(weight_gradient_by_transpose(768, 768, DType::kF32));
+  EXPECT_FALSE(weight_gradient_by_transpose(8, 1000, DType::kF32));
+  uint32_t seed = 300;
+  const DType in = DType::kF32;
+  const Shape s{37, 9, 1024};
+  ASSERT_TRUE(weight_gradient_by_transpose(s.N, s.K, in));
+  for (bool acc : {false, true}) {
+    Buf dy(in, s.M * s.N, ++seed), x(in, s.M * s.K, ++seed), dw(DType::kF32, s.N * s.K, ++seed);
+    Buf dw2 = dw;
+    MatmulOptions opt;
+    opt.accumulate = acc;
+    check_matmul(1, 1, s.N, s.K, s.M, MatIn{dy.data(), in, s.N, true}, MatIn{x.data(), in, s.K}, dw,
+                 MatOut{dw.data(), DType::kF32, s.K}, opt, tag("bwd_weight^T", s, in, DType::kF32, acc));
+    linear_backward_weight(s.M, s.N, s.K, dy.data(), x.data(), in, dw2.f.data(), acc);
+    for (int64_t i = 0; i < s.N * s.K; ++i)
+      ASSERT_NEAR(dw2.at(i), dw.at(i), 1e-5) << tag("bwd_weight^T", s, in, DType::kF32, acc) << " at " << i;
+  }
+}
+
 TEST(Gemm, MixedInputDtypesAndScaledAccumulate) {
   Shape s{9, 11, 17};
   Buf a(DType::kBf16, s.M * s.K, 1), b(DType::kF32, s.K * s.N, 2), c(DType::kF32, s.M * s.N, 3);

@@ -38,10 +38,11 @@ void validate(int64_t B, int64_t H, int64_t M, int64_t N, int64_t K, const MatIn
   if (opt.gelu && opt.accumulate) fail("matmul: gelu and accumulate together, expected one of them");
 }
 
-// Scratch for the f32 emulation, grown on demand and kept: after the first step of a training
+// Scratch for the f32 emulation (slots 0-2) and the transposed weight gradient (3), grown on demand
+// and kept: after the first step of a training
 // run no more memory is allocated here.
 float* scratch(int slot, int64_t n) {
-  thread_local std::vector<float> buffers[3];
+  thread_local std::vector<float> buffers[4];
   std::vector<float>& v = buffers[slot];
   if (static_cast<int64_t>(v.size()) < n) v.resize(static_cast<size_t>(n));
   return v.data();
@@ -217,9 +218,26 @@ void linear_backward_data(int64_t M, int64_t N, int64_t K, const void* dy, const
 
 void linear_backward_weight(int64_t M, int64_t N, int64_t K, const void* dy, const void* x, DType in,
                             float* dw, bool accumulate) {
-  MatmulOptions opt;
-  opt.accumulate = accumulate;
-  matmul(1, 1, N, K, M, MatIn{dy, in, N, /*trans=*/true}, MatIn{x, in, K}, MatOut{dw, DType::kF32, K}, opt);
+  if (!weight_gradient_by_transpose(N, K, in)) {
+    MatmulOptions opt;
+    opt.accumulate = accumulate;
+    matmul(1, 1, N, K, M, MatIn{dy, in, N, /*trans=*/true}, MatIn{x, in, K}, MatOut{dw, DType::kF32, K}, opt);
+    return;
+  }
+  // dW^T [K, N] = x^T dy into scratch, then into dW transposed, 32 x 32 at a time.
+  float* t = scratch(3, N * K);  // slots 0-2: the emulation's, which the product may use
+  matmul(1, 1, K, N, M, MatIn{x, in, K, /*trans=*/true}, MatIn{dy, in, N}, MatOut{t, DType::kF32, N});
+  constexpr int64_t kBlock = 32;
+#pragma omp parallel for schedule(static)
+  for (int64_t n0 = 0; n0 < N; n0 += kBlock)
+    for (int64_t k0 = 0; k0 < K; k0 += kBlock)
+      for (int64_t n = n0; n < std::min(N, n0 + kBlock); ++n)
+        for (int64_t k = k0; k < std::min(K, k0 + kBlock); ++k)
+          dw[n * K + k] = accumulate ? dw[n * K + k] + t[k * N + n] : t[k * N + n];
+}
+
+bool weight_gradient_by_transpose(int64_t N, int64_t K, DType in) {
+  return in == DType::kF32 && K > N && (K * static_cast<int64_t>(sizeof(float))) % 4096 == 0;
 }
 
 const std::string& gemm_bf16_impl() {

@@ -101,6 +101,13 @@ void linear_backward_data(int64_t M, int64_t N, int64_t K, const void* dy, const
 // accumulation over micro-batches).
 void linear_backward_weight(int64_t M, int64_t N, int64_t K, const void* dy, const void* x, DType in,
                             float* dw, bool accumulate);
+// True where linear_backward_weight computes dW^T = x^T dy [K, N] instead (into scratch kept for the
+// next call, then added to dW transposed): f32 products whose x rows are a multiple of 4 KiB long and
+// longer than dy's. oneDNN reads such a B operand slowly (its rows fall into the same few L1 sets: about
+// 95 against 250 GFLOP/s for an FFN output layer's f32 weight gradient on Sapphire Rapids) and reads it
+// fast as the transposed A operand. Another summation order: not the bits of the direct product. bf16
+// products keep the direct form (not measured to gain).
+bool weight_gradient_by_transpose(int64_t N, int64_t K, DType in);
 
 // db (N) += sum over the M rows of dy (M,N): the bias gradient of a Linear layer whose output
 // gradient is dy. Not a product: one of cpuft's own kernels (kernel_table.h; bias_grad.cc), declared

@@ -197,6 +197,23 @@ TEST(Gemm, WeightGradientThroughItsTransposeIsTheGradient) {
   }
 }
 
+// An f32 W whose rows are a multiple of 4 KiB is read from a copy with longer rows (gemm.h): the bits of
+// the product of W as stored, written or accumulated.
+TEST(Gemm, BackwardDataOfAWideF32WeightIsTheProduct) {
+  uint32_t seed = 400;
+  const Shape s{37, 9, 1024};
+  for (bool acc : {false, true}) {
+    Buf dy(DType::kF32, s.M * s.N, ++seed), w(DType::kF32, s.N * s.K, ++seed), dx(DType::kF32, s.M * s.K, ++seed);
+    Buf dx2 = dx;
+    MatmulOptions opt;
+    opt.accumulate = acc;
+    check_matmul(1, 1, s.M, s.K, s.N, MatIn{dy.data(), DType::kF32, s.N}, MatIn{w.data(), DType::kF32, s.K}, dx,
+                 MatOut{dx.data(), DType::kF32, s.K}, opt, tag("bwd_data wide", s, DType::kF32, DType::kF32, acc));
+    linear_backward_data(s.M, s.N, s.K, dy.data(), w.data(), DType::kF32, dx2.data(), DType::kF32, acc);
+    for (int64_t i = 0; i < s.M * s.K; ++i) ASSERT_EQ(dx2.at(i), dx.at(i)) << "at " << i;
+  }
+}
+
 TEST(Gemm, MixedInputDtypesAndScaledAccumulate) {
   Shape s{9, 11, 17};
   Buf a(DType::kBf16, s.M * s.K, 1), b(DType::kF32, s.K * s.N, 2), c(DType::kF32, s.M * s.N, 3);

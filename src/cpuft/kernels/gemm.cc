@@ -1,6 +1,7 @@
 #include "cpuft/kernels/gemm.h"
 
 #include <algorithm>
+#include <cstring>
 #include <vector>
 
 #include "cpuft/cpu/onednn_info.h"
@@ -38,11 +39,11 @@ void validate(int64_t B, int64_t H, int64_t M, int64_t N, int64_t K, const MatIn
   if (opt.gelu && opt.accumulate) fail("matmul: gelu and accumulate together, expected one of them");
 }
 
-// Scratch for the f32 emulation (slots 0-2) and the transposed weight gradient (3), grown on demand
-// and kept: after the first step of a training
-// run no more memory is allocated here.
+// Scratch for the f32 emulation (slots 0-2), the transposed weight gradient (3) and the re-strided f32
+// weight of backward-data (4), grown on demand and kept: after the first step of a training run no more
+// memory is allocated here.
 float* scratch(int slot, int64_t n) {
-  thread_local std::vector<float> buffers[4];
+  thread_local std::vector<float> buffers[5];
   std::vector<float>& v = buffers[slot];
   if (static_cast<int64_t>(v.size()) < n) v.resize(static_cast<size_t>(n));
   return v.data();
@@ -186,6 +187,11 @@ void block_weight(void* dst, const void* w, DType w_type, int64_t N, int64_t K, 
 namespace {
 
 // W [N, K] as the B of the forward product (W^T) or of backward-data (W).
+// True when rows of K f32 values are a multiple of 4 KiB long: oneDNN's f32 products read such rows
+// slowly as their B operand (on Sapphire Rapids: the rows of a panel share a few L1 sets), so the
+// products around the FFN's 3,072-wide side avoid it (linear_backward_data, linear_backward_weight).
+bool f32_rows_alias(int64_t K) { return (K * static_cast<int64_t>(sizeof(float))) % 4096 == 0; }
+
 MatIn weight_operand(const void* w, DType in, int64_t K, bool forward, const void* w_blocked) {
   MatIn b{w, in, K, /*trans=*/forward};
   if (in == DType::kBf16) b.blocked = w_blocked;
@@ -213,7 +219,16 @@ void linear_backward_data(int64_t M, int64_t N, int64_t K, const void* dy, const
                           void* dx, DType out, bool accumulate, const void* w_blocked) {
   MatmulOptions opt;
   opt.accumulate = accumulate;
-  matmul(1, 1, M, K, N, MatIn{dy, in, N}, weight_operand(w, in, K, false, w_blocked), MatOut{dx, out, K}, opt);
+  MatIn b = weight_operand(w, in, K, false, w_blocked);
+  if (in == DType::kF32 && f32_rows_alias(K)) {  // W copied with rows 64 bytes longer
+    const int64_t ld = K + 16;
+    float* wp = scratch(4, N * ld);
+#pragma omp parallel for schedule(static)
+    for (int64_t n = 0; n < N; ++n)
+      std::memcpy(wp + n * ld, static_cast<const float*>(w) + n * K, static_cast<size_t>(K) * sizeof(float));
+    b = MatIn{wp, DType::kF32, ld};
+  }
+  matmul(1, 1, M, K, N, MatIn{dy, in, N}, b, MatOut{dx, out, K}, opt);
 }
 
 void linear_backward_weight(int64_t M, int64_t N, int64_t K, const void* dy, const void* x, DType in,
@@ -237,7 +252,7 @@ void linear_backward_weight(int64_t M, int64_t N, int64_t K, const void* dy, con
 }
 
 bool weight_gradient_by_transpose(int64_t N, int64_t K, DType in) {
-  return in == DType::kF32 && K > N && (K * static_cast<int64_t>(sizeof(float))) % 4096 == 0;
+  return in == DType::kF32 && K > N && f32_rows_alias(K);
 }
 
 const std::string& gemm_bf16_impl() {

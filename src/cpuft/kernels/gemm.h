@@ -92,7 +92,9 @@ void linear_forward(int64_t M, int64_t N, int64_t K, const void* x, const void* 
 void linear_forward_gelu(int64_t M, int64_t N, int64_t K, const void* x, const void* w, DType in,
                          const float* bias, void* y, DType out, const void* w_blocked = nullptr);
 
-// dx[M,K] (+)= dy[M,N] · W[N,K].
+// dx[M,K] (+)= dy[M,N] · W[N,K]. An f32 W whose rows are a multiple of 4 KiB long (an FFN output layer's
+// [768, 3072]) is first copied into kept scratch with rows 64 bytes longer, which oneDNN reads about 2x
+// faster on Sapphire Rapids (the same values and summation order: the same bits).
 void linear_backward_data(int64_t M, int64_t N, int64_t K, const void* dy, const void* w, DType in,
                           void* dx, DType out = DType::kF32, bool accumulate = false,
                           const void* w_blocked = nullptr);

@@ -186,12 +186,12 @@ void block_weight(void* dst, const void* w, DType w_type, int64_t N, int64_t K, 
 
 namespace {
 
-// W [N, K] as the B of the forward product (W^T) or of backward-data (W).
 // True when rows of K f32 values are a multiple of 4 KiB long: oneDNN's f32 products read such rows
 // slowly as their B operand (on Sapphire Rapids: the rows of a panel share a few L1 sets), so the
 // products around the FFN's 3,072-wide side avoid it (linear_backward_data, linear_backward_weight).
 bool f32_rows_alias(int64_t K) { return (K * static_cast<int64_t>(sizeof(float))) % 4096 == 0; }
 
+// W [N, K] as the B of the forward product (W^T) or of backward-data (W).
 MatIn weight_operand(const void* w, DType in, int64_t K, bool forward, const void* w_blocked) {
   MatIn b{w, in, K, /*trans=*/forward};
   if (in == DType::kBf16) b.blocked = w_blocked;
@@ -220,7 +220,7 @@ void linear_backward_data(int64_t M, int64_t N, int64_t K, const void* dy, const
   MatmulOptions opt;
   opt.accumulate = accumulate;
   MatIn b = weight_operand(w, in, K, false, w_blocked);
-  if (in == DType::kF32 && f32_rows_alias(K)) {  // W copied with rows 64 bytes longer
+  if (in == DType::kF32 && w && f32_rows_alias(K)) {  // W copied with rows 64 bytes longer
     const int64_t ld = K + 16;
     float* wp = scratch(4, N * ld);
 #pragma omp parallel for schedule(static)

@@ -1,6 +1,6 @@
 // tile_matmul (gemm.h): oneDNN's f32 sgemm; tile_matmul_bf16: the AMX or AVX512_BF16 kernel where the
-// kernel level has it, else the f32 sgemm of the same values; and the scalar model of the bf16 kernel that the
-// tests hold it to.
+// kernel level has it, else the f32 sgemm of the same values; and the scalar model of the AVX512_BF16
+// kernel that the tests hold it to.
 #include <dnnl.h>
 
 #include <cmath>

@@ -5,10 +5,11 @@
 //
 // Both operands are packed into bf16 pair words along k (gemm_tile_pairs_avx512.h), zero-padded to
 // whole tiles: A as ap[i][p] (rows to a multiple of 32, pairs to a multiple of 16), B as bp[p][j]
-// (pairs to a multiple of 16, columns to a multiple of 32). An A read as stored whose k is a multiple of
-// 32 (the scores' q rows, head size 64) is its pair words already: only its last rows are packed. The zero pairs add exact zeros, so padding
-// changes no bit of the sums. Each block's tiles are stored to a 32 x 32 f32 buffer, then scaled by
-// alpha and stored as `store` says, rows and columns past m and n left alone.
+// (pairs to a multiple of 16, columns to a multiple of 32). The zero pairs add exact zeros. An A read
+// as stored whose k is a multiple of 32 (the q rows of the scores at head size 64) is its pair words
+// already: only its last rows, below a whole block, are packed. Each block's tiles are stored to a
+// 32 x 32 f32 buffer, then scaled by alpha and stored as `store` says; rows and columns past m and n
+// are left alone.
 #include <algorithm>
 #include <cstring>
 #include <vector>

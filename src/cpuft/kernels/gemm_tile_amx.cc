@@ -12,7 +12,6 @@
 // are left alone.
 #include <algorithm>
 #include <cstring>
-#include <vector>
 
 #include "cpuft/kernels/gemm_tile_pairs_avx512.h"
 #include "cpuft/kernels/gemm_tile_paths.h"
@@ -42,13 +41,6 @@ const TileConfig& whole_tiles() {
     return c;
   }();
   return config;
-}
-
-uint32_t* scratch(int slot, size_t words) {
-  thread_local std::vector<uint32_t> buffers[3];
-  std::vector<uint32_t>& v = buffers[slot];
-  if (v.size() < words) v.resize(words);
-  return v.data();
 }
 
 void zero(uint32_t* x, int64_t words) {
@@ -87,7 +79,7 @@ void pack_a(const uint16_t* a, int64_t lda, bool trans_a, int64_t m, int64_t k, 
   }
   // A stored [k, m]: its pair rows (kq x m16 words), transposed 16 x 16 words at a time.
   const int64_t m16 = round_up(m, 16);
-  uint32_t* w = scratch(2, static_cast<size_t>(kq * m16));
+  uint32_t* w = pair_scratch(2, static_cast<size_t>(kq * m16));
   pair_rows_of(a, lda, k, m, kq, m16, w);
   for (int64_t i = 0; i < m16; i += 16)
     for (int64_t p = 0; p < kq; p += 16) transpose16(w + p * m16 + i, m16, ap + i * kq + p, kq, 16);
@@ -101,7 +93,7 @@ void pack_b(const uint16_t* b, int64_t ldb, bool trans_b, int64_t k, int64_t n, 
     return;
   }
   // B stored [n, k]: sixteen rows at a time as pair words (16 x kq), transposed into bp.
-  uint32_t* rows = scratch(2, static_cast<size_t>(16 * kq));
+  uint32_t* rows = pair_scratch(2, static_cast<size_t>(16 * kq));
   for (int64_t j = 0; j < np; j += 16) {
     row_pairs_of(b + j * ldb, ldb, std::clamp<int64_t>(n - j, 0, 16), k, 16, kq, rows);
     for (int64_t p = 0; p < kq; p += 16) transpose16(rows + p, kq, bp + p * np + j, np, 16);
@@ -128,12 +120,12 @@ void store_block(const float* out, int64_t rows, int64_t cols, float alpha, void
 void bf16_amx(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, const uint16_t* a,
               int64_t lda, const uint16_t* b, int64_t ldb, void* c, int64_t ldc, TileStore store) {
   const int64_t kq = round_up((k + 1) / 2, kTile), np = round_up(n, kBlock), mp = round_up(m, kBlock);
-  uint32_t* bp = scratch(0, static_cast<size_t>(kq * np));
+  uint32_t* bp = pair_scratch(0, static_cast<size_t>(kq * np));
   pack_b(b, ldb, trans_b, k, n, kq, np, bp);
   // A read as stored where its rows are whole tiles of pairs (k a multiple of 32, not transposed):
   // only a last block of fewer than 32 rows is packed, zero rows below it. Else A is packed whole.
   const bool a_as_stored = !trans_a && k % (2 * kTile) == 0;
-  uint32_t* ap = scratch(1, static_cast<size_t>((a_as_stored ? kBlock : mp) * kq));
+  uint32_t* ap = pair_scratch(1, static_cast<size_t>((a_as_stored ? kBlock : mp) * kq));
   if (!a_as_stored) pack_a(a, lda, trans_a, m, k, mp, kq, ap);
   const size_t c_size = store == TileStore::kBf16 ? sizeof(uint16_t) : sizeof(float);
   const int64_t b_stride = np * 4;  // bytes

@@ -17,7 +17,6 @@
 
 #include <algorithm>
 #include <cstring>
-#include <vector>
 
 #include "cpuft/kernels/gemm_tile_pairs_avx512.h"
 #include "cpuft/kernels/gemm_tile_paths.h"
@@ -31,13 +30,6 @@ typedef uint32_t __attribute__((may_alias)) Word;
 
 constexpr int kRows = 6;     // rows of C per block
 constexpr int kVectors = 4;  // vectors of 16 columns per block
-
-uint32_t* scratch(int slot, size_t words) {
-  thread_local std::vector<uint32_t> buffers[3];
-  std::vector<uint32_t>& v = buffers[slot];
-  if (v.size() < words) v.resize(words);
-  return v.data();
-}
 
 // bp[p * np + j] = (op(B)[2p][j], op(B)[2p + 1][j]), zero past n and past k.
 void pack_b(const uint16_t* b, int64_t ldb, bool trans_b, int64_t k, int64_t n, uint32_t* bp, int64_t np) {
@@ -56,7 +48,7 @@ void pack_b(const uint16_t* b, int64_t ldb, bool trans_b, int64_t k, int64_t n, 
   // B stored [n, k]: row j holds the pairs of column j. Sixteen rows at a time are packed into
   // pairs (16 x kp words) and transposed into bp 16 x 16 words at a time.
   const int64_t kq = (kp + 15) / 16 * 16;
-  uint32_t* rows = scratch(2, static_cast<size_t>(16 * kq));
+  uint32_t* rows = pair_scratch(2, static_cast<size_t>(16 * kq));
   for (int64_t j0 = 0; j0 < np; j0 += 16) {
     const int64_t count = std::min<int64_t>(16, n - j0);
     for (int64_t r = 0; r < 16; ++r) {
@@ -143,14 +135,14 @@ Block block_for(int rows, int vectors) {
 void bf16_avx512(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, const uint16_t* a,
                  int64_t lda, const uint16_t* b, int64_t ldb, void* c, int64_t ldc, TileStore store) {
   const int64_t kp = (k + 1) / 2, np = (n + 15) / 16 * 16;
-  uint32_t* bp = scratch(0, static_cast<size_t>(kp * np));
+  uint32_t* bp = pair_scratch(0, static_cast<size_t>(kp * np));
   pack_b(b, ldb, trans_b, k, n, bp, np);
   // A read as stored, with k and the row stride even: each row already is its pair words.
   const bool pairs_as_stored = !trans_a && k % 2 == 0 && lda % 2 == 0 && reinterpret_cast<uintptr_t>(a) % 4 == 0;
   const Word* ap = reinterpret_cast<const Word*>(a);
   int64_t a_row = lda / 2, a_pair = 1;
   if (!pairs_as_stored) {
-    uint32_t* packed = scratch(1, static_cast<size_t>(m * kp));
+    uint32_t* packed = pair_scratch(1, static_cast<size_t>(m * kp));
     pack_a(a, lda, trans_a, m, k, packed);
     ap = packed;
     a_row = trans_a ? 1 : kp, a_pair = trans_a ? m : 1;

@@ -15,6 +15,7 @@
 
 #include "cpuft/cpu/isa.h"
 #include "cpuft/kernels/gemm.h"
+#include "cpuft/kernels/softmax.h"
 #include "cpuft/model/attention.h"
 #include "cpuft/tensor/bf16.h"
 
@@ -61,21 +62,21 @@ void BM_AttentionCore(benchmark::State& state) {
   static Inputs full(false), squad(true);
   Inputs& in = padded ? squad : full;
   const AttentionShape shape{kB, kT, kH, kHeads};
-  const float scale = 1.0f;  // DistilBERT: q already divided by sqrt(64)
+  const ScoreScale scale = score_scale(/*distilbert=*/true, kHeadDim);  // as the model's layers
   AttentionDropout drop{0.1f, 42, 7, 0, in.keep.data()};
   const AttentionDropout none{};
   // The backward applies the bits of a drawing forward.
   if (pass == Pass::kBackward)
     attention_fwd(in.ctx.data(), in.ctx16.data(), in.tiles.data(), bf16 ? nullptr : in.qkv.data(),
-                  bf16 ? in.qkv16.data() : nullptr, in.mask.data(), shape, scale, drop);
+                  bf16 ? in.qkv16.data() : nullptr, in.mask.data(), shape, scale.scores, drop);
   for (auto _ : state) {
     if (pass == Pass::kBackward)
       attention_bwd(in.dqkv.data(), in.tiles.data(), bf16 ? nullptr : in.dctx.data(), bf16 ? in.dctx16.data() : nullptr,
-                    bf16 ? nullptr : in.qkv.data(), bf16 ? in.qkv16.data() : nullptr, in.mask.data(), shape, scale,
-                    scale, drop);
+                    bf16 ? nullptr : in.qkv.data(), bf16 ? in.qkv16.data() : nullptr, in.mask.data(), shape, scale.scores,
+                    scale.dq, drop);
     else
       attention_fwd(in.ctx.data(), in.ctx16.data(), in.tiles.data(), bf16 ? nullptr : in.qkv.data(),
-                    bf16 ? in.qkv16.data() : nullptr, in.mask.data(), shape, scale,
+                    bf16 ? in.qkv16.data() : nullptr, in.mask.data(), shape, scale.scores,
                     pass == Pass::kTrainForward ? drop : none);
   }
   // Forward: scores and P V, 2 products; backward: scores again, dV, dP, dQ, dK, 5 products.
@@ -90,6 +91,63 @@ BENCHMARK(BM_AttentionCore)
     ->ArgNames({"pass", "bf16", "padded"})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
+
+// The parts of one sequence-head's bf16 attention (384 tokens, head size 64, full window, dropout 0.1)
+// on one thread, timed apart, as attention_fwd and attention_bwd call them: the products on the bf16
+// tiles and the softmax passes. GFLOP counts the product's FLOPs (none for a softmax pass), so the
+// products' rates compare with BM_AttentionTile and the passes' times with the products'. Args: part.
+enum class Part { kScores, kSoftmaxDropout, kContext, kValueGrad, kProbsGrad, kSoftmaxGrad, kQueryGrad, kKeyGrad };
+
+void BM_AttentionPart(benchmark::State& state) {
+  const auto part = static_cast<Part>(state.range(0));
+  const int64_t T = kT, D = kHeadDim, H3 = 3 * kH;
+  static Inputs in(false);
+  const uint16_t *q = in.qkv16.data(), *k = q + kH, *v = q + 2 * kH, *dc = in.dctx16.data();
+  float* dq = in.dqkv.data();
+  float *p = in.tiles.data(), *dp = p + T * T;
+  std::vector<uint16_t> pd(static_cast<size_t>(T * T));
+  const SoftmaxDropout drop{0.1f, 42, 7, 0, in.keep.data()};
+  tile_matmul_bf16(false, true, T, T, D, 0.125f, q, H3, k, H3, p, T, TileStore::kF32RoundedToBf16);
+  softmax_dropout_fwd(p, nullptr, pd.data(), p, in.mask.data(), static_cast<int>(T), static_cast<int>(T),
+                      kMaskLowestF32, drop, true);
+  std::vector<float> scores(p, p + T * T);
+  const float scale = score_scale(/*distilbert=*/true, D).scores;  // as the model's layers
+  const bool pass = part == Part::kSoftmaxDropout || part == Part::kSoftmaxGrad;
+  const double flops = pass ? 0.0 : 2.0 * T * T * D;
+#pragma omp parallel num_threads(1)
+  for (auto _ : state) {
+    switch (part) {
+      case Part::kScores:
+        tile_matmul_bf16(false, true, T, T, D, scale, q, H3, k, H3, p, T, TileStore::kF32RoundedToBf16);
+        break;
+      case Part::kSoftmaxDropout:
+        softmax_dropout_fwd(p, nullptr, pd.data(), scores.data(), in.mask.data(), static_cast<int>(T),
+                            static_cast<int>(T), kMaskLowestF32, drop, true);
+        break;
+      case Part::kContext:
+        tile_matmul_bf16(false, false, T, D, T, 1.f, pd.data(), T, v, H3, in.ctx16.data(), kH, TileStore::kBf16);
+        break;
+      case Part::kValueGrad:
+        tile_matmul_bf16(true, false, T, D, T, 1.f, pd.data(), T, dc, kH, dq + 2 * kH, H3, TileStore::kF32);
+        break;
+      case Part::kProbsGrad:
+        tile_matmul_bf16(false, true, T, T, D, 1.f, dc, kH, v, H3, dp, T, TileStore::kF32);
+        break;
+      case Part::kSoftmaxGrad:
+        softmax_dropout_bwd(nullptr, pd.data(), dp, p, in.mask.data(), static_cast<int>(T), static_cast<int>(T), drop);
+        break;
+      case Part::kQueryGrad:
+        tile_matmul_bf16(false, false, T, D, T, scale, pd.data(), T, k, H3, dq, H3, TileStore::kF32);
+        break;
+      case Part::kKeyGrad:
+        tile_matmul_bf16(true, false, T, D, T, scale, pd.data(), T, q, H3, dq + kH, H3, TileStore::kF32);
+        break;
+    }
+  }
+  state.counters["GFLOP"] = benchmark::Counter(flops * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+  state.SetLabel(tile_matmul_bf16_native() ? std::string("bf16 tiles at ") + isa_name(kernel_isa()) : std::string("bf16 as f32 products"));
+}
+BENCHMARK(BM_AttentionPart)->DenseRange(0, 7)->ArgName("part")->Unit(benchmark::kMicrosecond)->UseRealTime();
 
 }  // namespace
 }  // namespace cpuft

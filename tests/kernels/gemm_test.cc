@@ -286,15 +286,15 @@ struct TileCase {
     return s;
   }
   // tile_matmul_bf16 into an output of -7 (bf16 0xc0e0 for TileStore::kBf16), as floats.
-  std::vector<float> bf16_product(TileStore store, bool reference = false) const {
+  std::vector<float> bf16_product(TileStore store, bool reference = false, float alpha = 0.125f) const {
     const size_t size = static_cast<size_t>(t.m * ldc);
     std::vector<float> out(size, -7.0f);
     std::vector<uint16_t> out16(size, f32_to_bf16(-7.0f));
     void* c = store == TileStore::kBf16 ? static_cast<void*>(out16.data()) : static_cast<void*>(out.data());
     if (reference)
-      gemm_tile::bf16_reference(ta, tb, t.m, t.n, t.k, 0.125f, a16.data(), lda, b16.data(), ldb, c, ldc, store);
+      gemm_tile::bf16_reference(ta, tb, t.m, t.n, t.k, alpha, a16.data(), lda, b16.data(), ldb, c, ldc, store);
     else
-      tile_matmul_bf16(ta, tb, t.m, t.n, t.k, 0.125f, a16.data(), lda, b16.data(), ldb, c, ldc, store);
+      tile_matmul_bf16(ta, tb, t.m, t.n, t.k, alpha, a16.data(), lda, b16.data(), ldb, c, ldc, store);
     if (store == TileStore::kBf16)
       for (size_t i = 0; i < size; ++i) out[i] = bf16_to_f32(out16[i]);
     return out;
@@ -380,6 +380,44 @@ TEST(TileMatmul, AmxKernelAgreesWithThePairModelAndEachOutputStandsAlone) {
           const uint16_t* bj = c.b16.data() + (tb ? j * c.ldb : j);
           tile_matmul_bf16(ta, tb, t.m, 1, t.k, 0.125f, c.a16.data(), c.lda, bj, c.ldb, col.data(), 1, TileStore::kF32);
           for (int64_t i = 0; i < t.m; ++i) ASSERT_EQ(col[i], all[i * c.ldc + j]) << c.name() << " column " << j;
+        }
+      }
+}
+
+// The AMX kernel's ways of storing and of reading A give the same bits: f32 blocks stored straight
+// from the tiles (alpha 1) hold 8 times the values stored through its buffer at alpha 1/8 (a power of
+// two scales exactly), nothing past n; and a transposed A (a product the kernel computes as C^T = B^T A
+// when A is the larger operand) gives the bits of the same values stored untransposed.
+TEST(TileMatmul, AmxKernelGivesTheSameBitsWhicheverWayItStoresAndReads) {
+  if (kernel_isa() != Isa::kAmx) GTEST_SKIP() << "the kernel level is " << isa_name(kernel_isa()) << ", not amx";
+  std::vector<Tile> tiles(std::begin(kTiles), std::end(kTiles));
+  for (const Tile& t : {Tile{384, 64, 384}, Tile{250, 64, 384}, Tile{100, 31, 65}, Tile{64, 64, 250}}) tiles.push_back(t);
+  for (bool ta : {false, true})
+    for (bool tb : {false, true})
+      for (const Tile& t : tiles) {
+        TileCase c(ta, tb, t, 31);
+        const std::vector<float> direct = c.bf16_product(TileStore::kF32, false, 1.f),
+                                 buffered = c.bf16_product(TileStore::kF32, false, 0.125f);
+        for (int64_t i = 0; i < t.m; ++i)
+          for (int64_t j = 0; j < c.ldc; ++j)
+            ASSERT_EQ(direct[i * c.ldc + j], j < t.n ? 8.f * buffered[i * c.ldc + j] : -7.f)
+                << c.name() << " at " << i << ", " << j;
+        if (!ta) continue;
+        // A^T as stored rows: at[i][p] = A[p][i].
+        const int64_t ldat = t.k + 2;
+        std::vector<uint16_t> at(static_cast<size_t>(t.m * ldat), 0);
+        for (int64_t i = 0; i < t.m; ++i)
+          for (int64_t p = 0; p < t.k; ++p) at[i * ldat + p] = c.a16[p * c.lda + i];
+        for (TileStore store : kTileStores) {
+          const std::vector<float> want = c.bf16_product(store);
+          std::vector<float> got(want.size(), -7.0f);
+          std::vector<uint16_t> got16(want.size(), f32_to_bf16(-7.0f));
+          void* out = store == TileStore::kBf16 ? static_cast<void*>(got16.data()) : static_cast<void*>(got.data());
+          tile_matmul_bf16(false, tb, t.m, t.n, t.k, 0.125f, at.data(), ldat, c.b16.data(), c.ldb, out, c.ldc, store);
+          if (store == TileStore::kBf16)
+            for (size_t e = 0; e < got.size(); ++e) got[e] = bf16_to_f32(got16[e]);
+          for (size_t e = 0; e < got.size(); ++e)
+            ASSERT_EQ(got[e], want[e]) << c.name() << " store " << static_cast<int>(store) << " at " << e;
         }
       }
 }

@@ -4,12 +4,15 @@
 // amx kernel level (cpu/isa.h), which Linux has granted the tile data.
 //
 // Both operands are packed into bf16 pair words along k (gemm_tile_pairs_avx512.h), zero-padded to
-// whole tiles: A as ap[i][p] (rows to a multiple of 32, pairs to a multiple of 16), B as bp[p][j]
-// (pairs to a multiple of 16, columns to a multiple of 32). The zero pairs add exact zeros. An A read
-// as stored whose k is a multiple of 32 (the q rows of the scores at head size 64) is its pair words
-// already: only its last rows, below a whole block, are packed. Each block's tiles are stored to a
-// 32 x 32 f32 buffer, then scaled by alpha and stored as `store` says; rows and columns past m and n
-// are left alone.
+// whole tiles: A as ap[i][p] (rows to a multiple of 32, pairs to a multiple of 16), B in panels of 16
+// columns whose tiles are 1 KiB each in one piece (pairs to a multiple of 16, columns to a multiple of
+// 32). The zero pairs add exact zeros. An A read as stored whose k is a multiple of 32 (the q rows of
+// the scores at head size 64) is its pair words already: only its last rows, below a whole block, are
+// packed. A product that reads A transposed and B as stored, with A the larger, is computed as its
+// transpose C^T = B^T A (only B is transposed to pack it; the same bits). Whole f32 blocks at alpha 1
+// go from the tiles straight to C; every other block is stored to a 32 x 32 f32 buffer, then scaled by
+// alpha (transposed if C^T was computed) and stored as `store` says. Rows and columns past m and n are
+// left alone.
 #include <algorithm>
 #include <cstring>
 
@@ -86,17 +89,28 @@ void pack_a(const uint16_t* a, int64_t lda, bool trans_a, int64_t m, int64_t k, 
   zero(ap + m16 * kq, (mp - m16) * kq);
 }
 
-// bp[p * np + j] = (op(B)[2p][j], op(B)[2p + 1][j]) for p < kq, j < np.
+// B's pair words in column panels of 16, each panel's kq rows of 16 words back to back, so that a B tile
+// (16 pair rows of one panel) is 1 KiB in one piece: (op(B)[2p][j], op(B)[2p + 1][j]) at
+// bp[b_tile(j, p, kq) + j % 16] for p < kq, j < np (zero past k and n).
+int64_t b_tile(int64_t j, int64_t p, int64_t kq) { return j / kTile * kq * kTile + p * kTile; }
+
 void pack_b(const uint16_t* b, int64_t ldb, bool trans_b, int64_t k, int64_t n, int64_t kq, int64_t np, uint32_t* bp) {
+  const int64_t kp = (k + 1) / 2;
   if (!trans_b) {
-    pair_rows_of(b, ldb, k, n, kq, np, bp);
+    for (int64_t p = 0; p < kp; ++p) {
+      const uint16_t* lo = b + 2 * p * ldb;
+      const uint16_t* hi = 2 * p + 1 < k ? lo + ldb : nullptr;
+      for (int64_t j = 0; j < np; j += kTile)
+        _mm512_storeu_si512(bp + b_tile(j, p, kq), pair_rows(lo + j, hi ? hi + j : nullptr, first(n - j)));
+    }
+    for (int64_t j = 0; j < np; j += kTile) zero(bp + b_tile(j, kp, kq), (kq - kp) * kTile);
     return;
   }
-  // B stored [n, k]: sixteen rows at a time as pair words (16 x kq), transposed into bp.
-  uint32_t* rows = pair_scratch(2, static_cast<size_t>(16 * kq));
-  for (int64_t j = 0; j < np; j += 16) {
-    row_pairs_of(b + j * ldb, ldb, std::clamp<int64_t>(n - j, 0, 16), k, 16, kq, rows);
-    for (int64_t p = 0; p < kq; p += 16) transpose16(rows + p, kq, bp + p * np + j, np, 16);
+  // B stored [n, k]: sixteen rows at a time as pair words (16 x kq), transposed into their panel.
+  uint32_t* rows = pair_scratch(2, static_cast<size_t>(kTile * kq));
+  for (int64_t j = 0; j < np; j += kTile) {
+    row_pairs_of(b + j * ldb, ldb, std::clamp<int64_t>(n - j, 0, kTile), k, kTile, kq, rows);
+    for (int64_t p = 0; p < kq; p += kTile) transpose16(rows + p, kq, bp + b_tile(j, p, kq), kTile, kTile);
   }
 }
 
@@ -115,10 +129,25 @@ void store_block(const float* out, int64_t rows, int64_t cols, float alpha, void
     }
 }
 
-}  // namespace
+// The C block's four tiles to x (row stride ld floats).
+void store_tiles(float* x, int64_t ld) {
+  _tile_stored(0, x, ld * 4);
+  _tile_stored(1, x + kTile, ld * 4);
+  _tile_stored(2, x + kTile * ld, ld * 4);
+  _tile_stored(3, x + kTile * ld + kTile, ld * 4);
+}
 
-void bf16_amx(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, const uint16_t* a,
-              int64_t lda, const uint16_t* b, int64_t ldb, void* c, int64_t ldc, TileStore store) {
+// out (32 x 32, row stride kBlock) transposed into t (the same shape).
+void transpose_block(const float* out, float* t) {
+  for (int64_t r = 0; r < kBlock; r += kTile)
+    for (int64_t q = 0; q < kBlock; q += kTile)
+      transpose16(reinterpret_cast<const uint32_t*>(out + r * kBlock + q), kBlock,
+                  reinterpret_cast<uint32_t*>(t + q * kBlock + r), kBlock, kTile);
+}
+
+// C = alpha op(A) op(B), or with transposed_c its transpose: C^T stored at c (row stride ldc).
+void run(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, const uint16_t* a, int64_t lda,
+         const uint16_t* b, int64_t ldb, void* c, int64_t ldc, TileStore store, bool transposed_c) {
   const int64_t kq = round_up((k + 1) / 2, kTile), np = round_up(n, kBlock), mp = round_up(m, kBlock);
   uint32_t* bp = pair_scratch(0, static_cast<size_t>(kq * np));
   pack_b(b, ldb, trans_b, k, n, kq, np, bp);
@@ -128,8 +157,9 @@ void bf16_amx(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float
   uint32_t* ap = pair_scratch(1, static_cast<size_t>((a_as_stored ? kBlock : mp) * kq));
   if (!a_as_stored) pack_a(a, lda, trans_a, m, k, mp, kq, ap);
   const size_t c_size = store == TileStore::kBf16 ? sizeof(uint16_t) : sizeof(float);
-  const int64_t b_stride = np * 4;  // bytes
-  alignas(64) float out[kBlock * kBlock];
+  alignas(64) float out[kBlock * kBlock], out_t[kBlock * kBlock];
+  // f32 C without scaling: whole blocks go from the tiles straight to C.
+  const bool as_accumulated = store == TileStore::kF32 && alpha == 1.f && !transposed_c;
   _tile_loadconfig(&whole_tiles());
   for (int64_t i = 0; i < m; i += kBlock) {
     const char* a0;
@@ -149,25 +179,46 @@ void bf16_amx(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float
       _tile_zero(2);
       _tile_zero(3);
       for (int64_t p = 0; p < kq; p += kTile) {
-        const uint32_t* b0 = bp + p * np + j;
         _tile_loadd(4, a0 + p * 4, a_stride);
         _tile_loadd(5, a1 + p * 4, a_stride);
-        _tile_loadd(6, b0, b_stride);
-        _tile_loadd(7, b0 + kTile, b_stride);
+        _tile_loadd(6, bp + b_tile(j, p, kq), kTile * 4);
+        _tile_loadd(7, bp + b_tile(j + kTile, p, kq), kTile * 4);
         _tile_dpbf16ps(0, 4, 6);
         _tile_dpbf16ps(1, 4, 7);
         _tile_dpbf16ps(2, 5, 6);
         _tile_dpbf16ps(3, 5, 7);
       }
-      _tile_stored(0, out, kBlock * 4);
-      _tile_stored(1, out + kTile, kBlock * 4);
-      _tile_stored(2, out + kTile * kBlock, kBlock * 4);
-      _tile_stored(3, out + kTile * kBlock + kTile, kBlock * 4);
+      const int64_t rows = std::min(kBlock, m - i), cols = std::min(kBlock, n - j);
+      if (transposed_c) {
+        store_tiles(out, kBlock);
+        transpose_block(out, out_t);
+        char* cji = static_cast<char*>(c) + static_cast<size_t>(j * ldc + i) * c_size;
+        store_block(out_t, cols, rows, alpha, cji, ldc, store);
+        continue;
+      }
       char* cij = static_cast<char*>(c) + static_cast<size_t>(i * ldc + j) * c_size;
-      store_block(out, std::min(kBlock, m - i), std::min(kBlock, n - j), alpha, cij, ldc, store);
+      if (as_accumulated && rows == kBlock && cols == kBlock) {
+        store_tiles(reinterpret_cast<float*>(cij), ldc);
+        continue;
+      }
+      store_tiles(out, kBlock);
+      store_block(out, rows, cols, alpha, cij, ldc, store);
     }
   }
   _tile_release();
+}
+
+}  // namespace
+
+void bf16_amx(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, const uint16_t* a,
+              int64_t lda, const uint16_t* b, int64_t ldb, void* c, int64_t ldc, TileStore store) {
+  // A read transposed is packed through a transpose of all of it. When it is the larger operand and B is
+  // read as stored, C^T = B^T A is computed instead: the same pair products in the same order, so the
+  // same bits, for a transpose of B and of C's blocks.
+  if (trans_a && !trans_b && m > n)
+    run(true, false, n, m, k, alpha, b, ldb, a, lda, c, ldc, store, true);
+  else
+    run(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, c, ldc, store, false);
 }
 
 }  // namespace cpuft::gemm_tile

@@ -6,6 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cpuft/util/huge_pages.h"
+
 namespace {
 
 // Runs `ENV cpuft ARGS REDIRECT` and returns what it writes to the pipe (its standard output unless
@@ -39,6 +41,8 @@ TEST(Doctor, JsonReportsCpuOneDnnTopologyAndPlan) {
   EXPECT_GE(j["topology"]["physical_cores"].get<int>(), 1);
   EXPECT_EQ(j["plan"]["ranks_per_node"].get<int>(), 2);
   EXPECT_FALSE(j["plan"]["recommended"].get<bool>());
+  EXPECT_EQ(j["huge_pages"]["mode"].get<std::string>(), cpuft::huge_page_mode());
+  EXPECT_EQ(j["huge_pages"]["summary"].get<std::string>().rfind("transparent huge pages: ", 0), 0u) << j["huge_pages"];
 }
 
 TEST(Doctor, TextReportNamesTheKernelIsaAndThePlan) {
@@ -49,6 +53,7 @@ TEST(Doctor, TextReportNamesTheKernelIsaAndThePlan) {
   EXPECT_NE(out.find("oneDNN"), std::string::npos) << out;
   EXPECT_NE(out.find("plan:"), std::string::npos) << out;
   EXPECT_NE(out.find("\nbf16:     matmul "), std::string::npos) << out;
+  EXPECT_NE(out.find("\nmemory:   transparent huge pages: "), std::string::npos) << out;
 }
 
 // The user's ONEDNN_MAX_CPU_ISA is obeyed (cpuft never raises oneDNN's ISA over it).

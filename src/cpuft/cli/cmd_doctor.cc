@@ -1,6 +1,6 @@
 // cpuft doctor: what cpuft sees on this machine (CPU features, what oneDNN dispatches and where bf16
-// and int8 matrix products run, with the reason when AMX is present but unused; cores and NUMA nodes)
-// and the rank/thread plan it would use. --json for machines.
+// and int8 matrix products run, with the reason when AMX is present but unused; cores and NUMA nodes;
+// the transparent-huge-page mode) and the rank/thread plan it would use. --json for machines.
 #include <omp.h>
 
 #include <algorithm>
@@ -18,6 +18,7 @@
 #include "cpuft/flags/flag_parser.h"
 #include "cpuft/kernels/gemm.h"
 #include "cpuft/kernels/gemm_int8.h"
+#include "cpuft/util/huge_pages.h"
 
 namespace cpuft {
 
@@ -26,8 +27,8 @@ int cmd_doctor(const Argv& argv) {
   bool json = false;
   FlagTable t("doctor",
               "Prints what cpuft sees on this machine: CPU features, the kernels' ISA, where oneDNN runs bf16 and\n"
-              "int8 matrix products (and why not on AMX when the CPU has it), packages, NUMA nodes and cores, and\n"
-              "the plan of ranks and threads cpuft would use on it.\n");
+              "int8 matrix products (and why not on AMX when the CPU has it), packages, NUMA nodes and cores, the\n"
+              "transparent-huge-page mode, and the plan of ranks and threads cpuft would use on it.\n");
   t.integer("ranks-per-node", &ranks_per_node, 1, 1000000, "show the core plan for K ranks on this node")
       .with_placeholder("K")
       .with_alias("ranks_per_node")
@@ -76,6 +77,7 @@ int cmd_doctor(const Argv& argv) {
                    {"physical_cores", topo.cores.size()},
                    {"logical_cpus", topo.logical_cpus},
                    {"smt", topo.has_smt()}};
+  j["huge_pages"] = {{"mode", huge_page_mode()}, {"summary", describe_huge_pages()}};
   j["plan"] = {{"ranks_per_node", ranks_per_node},
                {"recommended", recommended},
                {"threads_per_rank", plan.ranks.empty() ? 0 : plan.ranks[0].thread_cpus.size()},
@@ -94,6 +96,7 @@ int cmd_doctor(const Argv& argv) {
   std::printf("int8:     %s\n", describe_int8_matmul().c_str());
   std::printf("machine:  %d package(s), %d NUMA node(s), %zu physical cores, %d logical CPUs%s\n", packages,
               topo.numa_nodes, topo.cores.size(), topo.logical_cpus, topo.has_smt() ? " (SMT on)" : "");
+  std::printf("memory:   %s\n", describe_huge_pages().c_str());
   std::printf("plan:     %d rank(s) per node%s\n%s", ranks_per_node, recommended ? " (recommended: one per NUMA node)" : "",
               plan.describe(topo).c_str());
   for (const std::string& w : plan.warnings) std::printf("warning:  %s\n", w.c_str());

@@ -4,12 +4,15 @@
 #include <cmath>
 
 #include "cpuft/kernels/adamw.h"
+#include "cpuft/util/huge_pages.h"
 #include "cpuft/util/op_profile.h"
 
 namespace cpuft {
 
-AdamW::AdamW(const QaModel& model, AdamWConfig config)
-    : config_(config), m_(model.num_params(), 0.f), v_(model.num_params(), 0.f) {}
+AdamW::AdamW(const QaModel& model, AdamWConfig config) : config_(config) {
+  assign_zeros_on_huge_pages(m_, model.num_params());
+  assign_zeros_on_huge_pages(v_, model.num_params());
+}
 
 void AdamW::step(QaModel& model, double lr, float grad_scale, bool zero_grads) {
   OpScope scope(Op::kOptimizer);

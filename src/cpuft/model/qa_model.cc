@@ -12,6 +12,7 @@
 #include "cpuft/model/activations.h"
 #include "cpuft/tensor/bf16.h"
 #include "cpuft/util/error.h"
+#include "cpuft/util/huge_pages.h"
 #include "cpuft/util/memory.h"
 
 namespace cpuft {
@@ -31,7 +32,7 @@ QaModel::QaModel(ModelConfig config, bool bf16, uint64_t seed)
   check_fits_in_memory(weight_bytes(config_, bf16_),
                        str_cat("model config: ", config_.layers, " layers of width ", config_.hidden, " (",
                                table_.total(), " parameters)"));
-  params_.assign(table_.total(), 0.f);
+  assign_zeros_on_huge_pages(params_, table_.total());
   std::mt19937_64 rng(seed);
   std::normal_distribution<float> normal(0.f, config_.initializer_range);
   for (const ParamEntry& e : table_.entries()) {
@@ -57,7 +58,7 @@ QaModel::QaModel(ModelConfig config, bool bf16, uint64_t seed)
           bf16_offset_[e.offset] = total;
           total += e.numel;
         }
-      bf16_weights_.assign(total, 0);
+      assign_zeros_on_huge_pages(bf16_weights_, total);
       refresh_bf16_weights();
     }
   }
@@ -86,7 +87,7 @@ void QaModel::make_blocked_copies(WeightUse use) {
     total += (bytes + 63) / 64 * 64;
   }
   check_fits_in_memory(total, "the weights' copies in oneDNN's layout");
-  b.words.assign(total / 8 + 8, 0);
+  assign_zeros_on_huge_pages(b.words, total / 8 + 8);
   b.by_param = std::move(by_param);
   refresh_blocked_copies();
 }
@@ -172,8 +173,8 @@ size_t QaModel::reserve(int batch, int seq_len, bool training) {
     view_ = std::make_shared<Acts>();
   }
   const size_t floats = arena_floats(config_, bf16_, batch, seq_len, max_threads_, training, group_rows());
-  if (floats > acts_.size()) acts_.assign(floats, 0.f);
-  if (training && grads_.empty()) grads_.assign(table_.total(), 0.f);  // evaluation needs no gradients
+  if (floats > acts_.size()) assign_zeros_on_huge_pages(acts_, floats);
+  if (training && grads_.empty()) assign_zeros_on_huge_pages(grads_, table_.total());  // evaluation needs no gradients
   if (training) make_blocked_copies(WeightUse::kBackwardData);          // nor the input gradients' weights
   return acts_.size() * sizeof(float);
 }

@@ -1,0 +1,39 @@
+// Transparent huge pages for the large buffers (weights, gradients, optimizer moments, activations).
+// Their access patterns stride across pages: a head's rows of the q, k, v activations are 4.5 KiB apart
+// (bf16, hidden 768), so every row of a tile is a page of its own, and 4 KiB pages miss in the TLB
+// where 2 MiB pages do not. Where the system leaves huge pages to the program (THP "madvise", the
+// default of Debian and Ubuntu) the buffers ask for them; "always" gives them anyway, "never" refuses.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace cpuft {
+
+// Asks the kernel to back the whole 4 KiB pages of [p, p + bytes) with transparent huge pages
+// (madvise MADV_HUGEPAGE). Pages already touched stay as they are: call it before the first write.
+// Returns whether the hint was taken (false where the kernel has no THP, or for a range without a
+// whole 2 MiB page); a refused hint changes nothing else.
+bool advise_huge_pages(void* p, size_t bytes);
+
+// v replaced by n value-initialised elements (zeros) in a fresh allocation advised before its first
+// write. Sizes below 2 MiB are allocated as usual.
+template <class T>
+void assign_zeros_on_huge_pages(std::vector<T>& v, size_t n) {
+  std::vector<T> fresh;
+  fresh.reserve(n);
+  advise_huge_pages(fresh.data(), n * sizeof(T));
+  fresh.resize(n);
+  v.swap(fresh);
+}
+
+// The system's transparent-huge-page mode: the bracketed word of `setting` (the text of
+// /sys/kernel/mm/transparent_hugepage/enabled, as "always [madvise] never"), or "" when there is none.
+std::string huge_page_mode_of(const std::string& setting);
+// This machine's mode ("always", "madvise" or "never"), "" where the kernel has no transparent huge pages.
+std::string huge_page_mode();
+// One line for cpuft doctor: the mode and what it means for cpuft's buffers.
+std::string describe_huge_pages();
+
+}  // namespace cpuft

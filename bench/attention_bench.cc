@@ -18,6 +18,7 @@
 #include "cpuft/kernels/softmax.h"
 #include "cpuft/model/attention.h"
 #include "cpuft/tensor/bf16.h"
+#include "cpuft/util/huge_pages.h"
 
 namespace cpuft {
 namespace {
@@ -35,22 +36,23 @@ struct Inputs {
   explicit Inputs(bool padded) {
     std::mt19937 rng(3);
     std::normal_distribution<float> n(0.0f, 1.0f);
-    qkv.resize(static_cast<size_t>(kN * 3 * kH));
-    dctx.resize(static_cast<size_t>(kN * kH));
+    // On huge pages where the system allows, as the model's activations are (util/huge_pages.h).
+    assign_zeros_on_huge_pages(qkv, static_cast<size_t>(kN * 3 * kH));
+    assign_zeros_on_huge_pages(dctx, static_cast<size_t>(kN * kH));
     for (float& x : qkv) x = n(rng);
     for (float& x : dctx) x = 0.01f * n(rng);
-    ctx.resize(dctx.size());
-    dqkv.resize(qkv.size());
-    qkv16.resize(qkv.size());
-    dctx16.resize(dctx.size());
-    ctx16.resize(dctx.size());
+    assign_zeros_on_huge_pages(ctx, dctx.size());
+    assign_zeros_on_huge_pages(dqkv, qkv.size());
+    assign_zeros_on_huge_pages(qkv16, qkv.size());
+    assign_zeros_on_huge_pages(dctx16, dctx.size());
+    assign_zeros_on_huge_pages(ctx16, dctx.size());
     f32_to_bf16_array(qkv.data(), qkv16.data(), static_cast<int64_t>(qkv.size()));
     f32_to_bf16_array(dctx.data(), dctx16.data(), static_cast<int64_t>(dctx.size()));
     mask.assign(static_cast<size_t>(kN), 0);
     for (int64_t b = 0; b < kB; ++b)
       for (int64_t t = 0; t < (padded ? kSquadLengths[b] : kT); ++t) mask[static_cast<size_t>(b * kT + t)] = 1;
     keep.resize(static_cast<size_t>(kB * kHeads * attention_keep_bytes(kT)));
-    tiles.resize(static_cast<size_t>(omp_get_max_threads() * kTilesPerThread * kT * kT));
+    assign_zeros_on_huge_pages(tiles, static_cast<size_t>(omp_get_max_threads() * kTilesPerThread * kT * kT));
   }
 };
 

@@ -109,22 +109,23 @@ void BM_AttentionPart(benchmark::State& state) {
   float *p = in.tiles.data(), *dp = p + T * T;
   std::vector<uint16_t> pd(static_cast<size_t>(T * T));
   const SoftmaxDropout drop{0.1f, 42, 7, 0, in.keep.data()};
-  tile_matmul_bf16(false, true, T, T, D, 0.125f, q, H3, k, H3, p, T, TileStore::kF32RoundedToBf16);
-  softmax_dropout_fwd(p, nullptr, pd.data(), p, in.mask.data(), static_cast<int>(T), static_cast<int>(T),
-                      kMaskLowestF32, drop, true);
-  std::vector<float> scores(p, p + T * T);
   const float scale = score_scale(/*distilbert=*/true, D).scores;  // as the model's layers
+  const ScoreRead read{scale, true};
+  tile_matmul_bf16(false, true, T, T, D, 1.f, q, H3, k, H3, p, T, TileStore::kF32);
+  std::vector<float> scores(p, p + T * T);
+  softmax_dropout_fwd(p, nullptr, pd.data(), p, in.mask.data(), static_cast<int>(T), static_cast<int>(T), read,
+                      kMaskLowestF32, drop, true);
   const bool pass = part == Part::kSoftmaxDropout || part == Part::kSoftmaxGrad;
   const double flops = pass ? 0.0 : 2.0 * T * T * D;
 #pragma omp parallel num_threads(1)
   for (auto _ : state) {
     switch (part) {
       case Part::kScores:
-        tile_matmul_bf16(false, true, T, T, D, scale, q, H3, k, H3, p, T, TileStore::kF32RoundedToBf16);
+        tile_matmul_bf16(false, true, T, T, D, 1.f, q, H3, k, H3, p, T, TileStore::kF32);
         break;
       case Part::kSoftmaxDropout:
         softmax_dropout_fwd(p, nullptr, pd.data(), scores.data(), in.mask.data(), static_cast<int>(T),
-                            static_cast<int>(T), kMaskLowestF32, drop, true);
+                            static_cast<int>(T), read, kMaskLowestF32, drop, true);
         break;
       case Part::kContext:
         tile_matmul_bf16(false, false, T, D, T, 1.f, pd.data(), T, v, H3, in.ctx16.data(), kH, TileStore::kBf16);

@@ -106,8 +106,7 @@ void BM_AttentionTile(benchmark::State& state) {
   std::vector<float> s(static_cast<size_t>(T * T)), ctx(static_cast<size_t>(T * H));
   for (auto _ : state) {
     if (bf16) {
-      tile_matmul_bf16(false, true, T, T, D, 0.125f, q16.data(), H, k16.data(), H, s.data(), T,
-                       TileStore::kF32RoundedToBf16);
+      tile_matmul_bf16(false, true, T, T, D, 1.0f, q16.data(), H, k16.data(), H, s.data(), T, TileStore::kF32);
       tile_matmul_bf16(false, false, T, D, T, 1.0f, p16.data(), T, v16.data(), H, ctx16.data(), H, TileStore::kBf16);
     } else {
       tile_matmul(false, true, T, T, D, 0.125f, q.data(), H, k.data(), H, s.data(), T);

@@ -28,26 +28,26 @@ TEST_P(Softmax, VectorMatchesReferenceOnTails) {
       const int64_t n = int64_t(B) * H * T * T;
       auto s = randn(n, 1, 3.0f);
       auto mask = make_mask(B, T, 2);
-      for (float divisor : {1.0f, 5.656854f}) {
+      for (const ScoreRead read : {ScoreRead{}, ScoreRead{0.1767767f}, ScoreRead{0.125f, true}}) {
         std::vector<float> p1(n), p2(n);
         std::vector<uint16_t> h2(n);
-        ref().softmax_fwd(p1.data(), nullptr, s.data(), mask.data(), B, H, T, T, divisor,
+        ref().softmax_fwd(p1.data(), nullptr, s.data(), mask.data(), B, H, T, T, read,
                           kMaskLowestF32, nullptr);
-        vec().softmax_fwd(p2.data(), h2.data(), s.data(), mask.data(), B, H, T, T, divisor,
+        vec().softmax_fwd(p2.data(), h2.data(), s.data(), mask.data(), B, H, T, T, read,
                           kMaskLowestF32, nullptr);
         // The reference sums a row sequentially in f32 (error growing with T), the vector
         // kernel in W lanes: 5e-6 relative covers T = 769.
         EXPECT_LT(max_rel_err(p2, p1, 1e-3), 5e-6) << "T=" << T << " H=" << H;
         auto dp = randn(n, 3);
         std::vector<float> d1(n), d2(n);
-        ref().softmax_bwd(d1.data(), nullptr, dp.data(), p1.data(), mask.data(), B, H, T, T, divisor, nullptr);
-        vec().softmax_bwd(d2.data(), nullptr, dp.data(), p1.data(), mask.data(), B, H, T, T, divisor, nullptr);
+        ref().softmax_bwd(d1.data(), nullptr, dp.data(), p1.data(), mask.data(), B, H, T, T, read.scale, nullptr);
+        vec().softmax_bwd(d2.data(), nullptr, dp.data(), p1.data(), mask.data(), B, H, T, T, read.scale, nullptr);
         EXPECT_LT(max_rel_err(d2, d1, max_abs(d1) + 1e-30), 2e-6) << "T=" << T;
         // The bf16 copy is the rounded gradient, with or without the f32 one.
         std::vector<uint16_t> b_both(n), b_only(n);
         std::vector<float> d3(n);
-        vec().softmax_bwd(d3.data(), b_both.data(), dp.data(), p1.data(), mask.data(), B, H, T, T, divisor, nullptr);
-        vec().softmax_bwd(nullptr, b_only.data(), dp.data(), p1.data(), mask.data(), B, H, T, T, divisor, nullptr);
+        vec().softmax_bwd(d3.data(), b_both.data(), dp.data(), p1.data(), mask.data(), B, H, T, T, read.scale, nullptr);
+        vec().softmax_bwd(nullptr, b_only.data(), dp.data(), p1.data(), mask.data(), B, H, T, T, read.scale, nullptr);
         EXPECT_EQ(d3, d2);
         EXPECT_EQ(b_both, b_only);
         for (int64_t i = 0; i < n; ++i) ASSERT_EQ(b_both[i], f32_to_bf16(d2[i])) << "T=" << T << " at " << i;
@@ -64,7 +64,7 @@ TEST_P(Softmax, FullyMaskedRowIsUniformAndMaskedKeysGetNothing) {
   mask[T + 3] = 0;                          // batch 1: key 3 masked
   for (float lowest : {kMaskLowestF32, kMaskLowestBf16}) {
     std::vector<float> p(s.size());
-    vec().softmax_fwd(p.data(), nullptr, s.data(), mask.data(), B, H, T, T, 1.0f, lowest, nullptr);
+    vec().softmax_fwd(p.data(), nullptr, s.data(), mask.data(), B, H, T, T, ScoreRead{}, lowest, nullptr);
     for (int i = 0; i < H * T * T; ++i) ASSERT_FLOAT_EQ(p[i], 1.0f / T) << i;
     for (int row = H * T; row < 2 * H * T; ++row) {
       EXPECT_EQ(p[size_t(row) * T + 3], 0.0f);
@@ -85,14 +85,50 @@ TEST_P(Softmax, InPlaceAndBf16CopyAgree) {
   auto s = randn(size_t(B) * H * T * T, 7);
   std::vector<float> p(s.size());
   std::vector<uint16_t> bf(s.size());
-  vec().softmax_fwd(p.data(), bf.data(), s.data(), nullptr, B, H, T, T, 8.0f, kMaskLowestF32, nullptr);
-  vec().softmax_fwd(s.data(), nullptr, s.data(), nullptr, B, H, T, T, 8.0f, kMaskLowestF32, nullptr);
+  vec().softmax_fwd(p.data(), bf.data(), s.data(), nullptr, B, H, T, T, ScoreRead{0.125f}, kMaskLowestF32, nullptr);
+  vec().softmax_fwd(s.data(), nullptr, s.data(), nullptr, B, H, T, T, ScoreRead{0.125f}, kMaskLowestF32, nullptr);
   EXPECT_EQ(p, s);
   for (size_t i = 0; i < p.size(); ++i) {
     uint32_t bits;
     std::memcpy(&bits, &p[i], 4);
     ASSERT_EQ(bf[i], (bits + 0x7fffu + ((bits >> 16) & 1u)) >> 16);
   }
+}
+
+// Scores read as a bf16 product's output (scaled, then rounded to bf16 in the first pass) give the
+// bits of the softmax of scores scaled and rounded beforehand, ties to even included, on the
+// reference and the vector kernel, with and without the dropout in the same passes.
+TEST_P(Softmax, ScoresReadAsBf16AreTheScaledScoresRoundedBeforehand) {
+  const int rows = 21, Tk = 45;
+  const int64_t n = int64_t(rows) * Tk;
+  auto s = randn(n, 17, 4.0f);
+  // Halfway between two bf16 values once scaled by 1/8: 1 + 2^-8 (to 1) and 1 + 3 * 2^-8 (to 1 + 2^-6).
+  s[3] = 8.0f * (1.0f + 1.0f / 256), s[50] = -8.0f * (1.0f + 3.0f / 256), s[Tk] = 8.0f * 3.0f;
+  const auto mask = make_mask(1, Tk, 5);
+  std::vector<float> rounded(s.size());
+  for (int64_t i = 0; i < n; ++i) rounded[i] = round_to_bf16(s[i] * 0.125f);
+  std::vector<uint8_t> keep(static_cast<size_t>(rows * softmax_dropout_row_bytes(Tk)));
+  for (const KernelTable* k : {&ref(), &vec()})
+    for (bool drop : {false, true}) {
+      DropoutPass pass;
+      pass.scale = 1.0f / 0.9f, pass.key = dropout_key_at(3, 4, 0), pass.threshold24 = dropout_threshold24(0.1f);
+      pass.keep = keep.data(), pass.row_bytes = softmax_dropout_row_bytes(Tk), pass.draw = true;
+      std::vector<float> p_read(n), p_before(n);
+      std::vector<uint16_t> b_read(n), b_before(n);
+      k->softmax_fwd(p_read.data(), b_read.data(), s.data(), mask.data(), 1, 1, rows, Tk, ScoreRead{0.125f, true},
+                     kMaskLowestF32, drop ? &pass : nullptr);
+      k->softmax_fwd(p_before.data(), b_before.data(), rounded.data(), mask.data(), 1, 1, rows, Tk, ScoreRead{},
+                     kMaskLowestF32, drop ? &pass : nullptr);
+      EXPECT_EQ(p_read, p_before) << (k == &ref() ? "ref" : "vec") << " dropout " << drop;
+      EXPECT_EQ(b_read, b_before) << (k == &ref() ? "ref" : "vec") << " dropout " << drop;
+    }
+  // Read without rounding, the scores are only scaled: another softmax.
+  std::vector<float> p_scaled(n), p_rounded(n);
+  vec().softmax_fwd(p_scaled.data(), nullptr, s.data(), mask.data(), 1, 1, rows, Tk, ScoreRead{0.125f},
+                    kMaskLowestF32, nullptr);
+  vec().softmax_fwd(p_rounded.data(), nullptr, s.data(), mask.data(), 1, 1, rows, Tk, ScoreRead{0.125f, true},
+                    kMaskLowestF32, nullptr);
+  EXPECT_NE(p_scaled, p_rounded);
 }
 
 // Tk < Tq: the rows of a right-padded sequence's scores cut to its Tk real keys give the same
@@ -112,12 +148,12 @@ TEST_P(Softmax, RowsOverTheRealKeysMatchTheFullPaddedSoftmax) {
       dpc[row * Tk + c] = dp[row * T + c];
     }
   std::vector<float> p(full), pc(cut), pr(cut), ds(full), dsc(cut);
-  vec().softmax_fwd(p.data(), nullptr, s.data(), mask.data(), B, H, T, T, 2.0f, kMaskLowestF32, nullptr);
-  vec().softmax_fwd(pc.data(), nullptr, sc.data(), mask_cut.data(), B, H, T, Tk, 2.0f, kMaskLowestF32, nullptr);
-  ref().softmax_fwd(pr.data(), nullptr, sc.data(), mask_cut.data(), B, H, T, Tk, 2.0f, kMaskLowestF32, nullptr);
+  vec().softmax_fwd(p.data(), nullptr, s.data(), mask.data(), B, H, T, T, ScoreRead{0.5f}, kMaskLowestF32, nullptr);
+  vec().softmax_fwd(pc.data(), nullptr, sc.data(), mask_cut.data(), B, H, T, Tk, ScoreRead{0.5f}, kMaskLowestF32, nullptr);
+  ref().softmax_fwd(pr.data(), nullptr, sc.data(), mask_cut.data(), B, H, T, Tk, ScoreRead{0.5f}, kMaskLowestF32, nullptr);
   EXPECT_LT(max_rel_err(pc, pr, 1e-3), 5e-6);
-  vec().softmax_bwd(ds.data(), nullptr, dp.data(), p.data(), mask.data(), B, H, T, T, 2.0f, nullptr);
-  vec().softmax_bwd(dsc.data(), nullptr, dpc.data(), pc.data(), mask_cut.data(), B, H, T, Tk, 2.0f, nullptr);
+  vec().softmax_bwd(ds.data(), nullptr, dp.data(), p.data(), mask.data(), B, H, T, T, 0.5f, nullptr);
+  vec().softmax_bwd(dsc.data(), nullptr, dpc.data(), pc.data(), mask_cut.data(), B, H, T, Tk, 0.5f, nullptr);
   for (size_t row = 0; row < size_t(B) * H * T; ++row) {
     for (int c = 0; c < Tk; ++c) {
       ASSERT_NEAR(pc[row * Tk + c], p[row * T + c], 1e-6f) << row << "," << c;
@@ -142,7 +178,7 @@ TEST_P(Softmax, DropoutInTheSamePassesIsSoftmaxAndDropout) {
       const std::string what = std::string(k->name) + " Tk=" + std::to_string(Tk);
       std::vector<float> p0(n), d32(n), ddp(n), ds0(n);
       std::vector<uint16_t> d16(n), ds016(n);
-      k->softmax_fwd(p0.data(), nullptr, s.data(), mask.data(), 1, 1, rows, Tk, 1.f, kMaskLowestF32, nullptr);
+      k->softmax_fwd(p0.data(), nullptr, s.data(), mask.data(), 1, 1, rows, Tk, ScoreRead{}, kMaskLowestF32, nullptr);
       dropout_fwd(d32.data(), d16.data(), p0.data(), n, p, seed, stream, first);
       dropout_bwd(ddp.data(), nullptr, ddrop.data(), n, p, seed, stream, first);
       k->softmax_bwd(ds0.data(), ds016.data(), ddp.data(), p0.data(), mask.data(), 1, 1, rows, Tk, 1.f, nullptr);
@@ -160,7 +196,7 @@ TEST_P(Softmax, DropoutInTheSamePassesIsSoftmaxAndDropout) {
         pass.draw = draw;
         pass.out = o32.data();
         pass.out_bf16 = o16.data();
-        k->softmax_fwd(p1.data(), nullptr, s.data(), mask.data(), 1, 1, rows, Tk, 1.f, kMaskLowestF32, &pass);
+        k->softmax_fwd(p1.data(), nullptr, s.data(), mask.data(), 1, 1, rows, Tk, ScoreRead{}, kMaskLowestF32, &pass);
         EXPECT_EQ(p1, p0) << what;
         EXPECT_EQ(o32, d32) << what << " draw " << draw;
         EXPECT_EQ(o16, d16) << what << " draw " << draw;
@@ -191,9 +227,9 @@ TEST(SoftmaxDropoutApi, MatchesSoftmaxAndDropoutAndRefusesBadArguments) {
   std::vector<uint8_t> keep(static_cast<size_t>(rows * softmax_dropout_row_bytes(Tk)));
   const SoftmaxDropout d{0.1f, 3, 4, 77, keep.data()};
   std::vector<float> p0(n), d0(n), p1(n), d1(n), g0(n), ds0(n), ds1(n);
-  softmax_fwd(p0.data(), nullptr, s.data(), nullptr, 1, 1, rows, Tk, 1.f, kMaskLowestF32);
+  softmax_fwd(p0.data(), nullptr, s.data(), nullptr, 1, 1, rows, Tk, ScoreRead{}, kMaskLowestF32);
   dropout_fwd(d0.data(), nullptr, p0.data(), n, 0.1f, 3, 4, 77);
-  softmax_dropout_fwd(p1.data(), d1.data(), nullptr, s.data(), nullptr, rows, Tk, kMaskLowestF32, d, true);
+  softmax_dropout_fwd(p1.data(), d1.data(), nullptr, s.data(), nullptr, rows, Tk, ScoreRead{}, kMaskLowestF32, d, true);
   EXPECT_EQ(p1, p0);
   EXPECT_EQ(d1, d0);
   dropout_bwd(g0.data(), nullptr, g.data(), n, 0.1f, 3, 4, 77);
@@ -202,7 +238,7 @@ TEST(SoftmaxDropoutApi, MatchesSoftmaxAndDropoutAndRefusesBadArguments) {
   EXPECT_EQ(ds1, ds0);
   SoftmaxDropout bad = d;
   bad.keep = nullptr;
-  EXPECT_THROW(softmax_dropout_fwd(p1.data(), d1.data(), nullptr, s.data(), nullptr, rows, Tk, kMaskLowestF32, bad, true),
+  EXPECT_THROW(softmax_dropout_fwd(p1.data(), d1.data(), nullptr, s.data(), nullptr, rows, Tk, ScoreRead{}, kMaskLowestF32, bad, true),
                Error);
   bad = d;
   bad.p = 0.f;
@@ -212,21 +248,21 @@ TEST(SoftmaxDropoutApi, MatchesSoftmaxAndDropoutAndRefusesBadArguments) {
 TEST(SoftmaxRef, GradientMatchesFiniteDifferences) {
   for (Isa isa : {Isa::kRef, kernel_isa()}) {
     const int B = 1, H = 2, T = 5;
-    const float divisor = 2.5f;
+    const float scale = 0.4f;
     auto s = randn(size_t(B) * H * T * T, 11, 2.0f), R = randn(s.size(), 12);
     std::vector<int8_t> mask = {1, 1, 0, 1, 1};
     std::vector<float> p(s.size()), ds(s.size());
     const KernelTable& k = kernel_table(isa);
-    k.softmax_fwd(p.data(), nullptr, s.data(), mask.data(), B, H, T, T, divisor, kMaskLowestF32, nullptr);
-    k.softmax_bwd(ds.data(), nullptr, R.data(), p.data(), mask.data(), B, H, T, T, divisor, nullptr);
-    // Double forward: L = sum(softmax(masked(s / divisor)) * R).
+    k.softmax_fwd(p.data(), nullptr, s.data(), mask.data(), B, H, T, T, ScoreRead{scale}, kMaskLowestF32, nullptr);
+    k.softmax_bwd(ds.data(), nullptr, R.data(), p.data(), mask.data(), B, H, T, T, scale, nullptr);
+    // Double forward: L = sum(softmax(masked(s * scale)) * R).
     auto loss = [&](const std::vector<double>& sd) {
       double L = 0;
       for (int row = 0; row < H * T; ++row) {
         double mx = -1e300, sum = 0;
         std::vector<double> z(T);
         for (int c = 0; c < T; ++c) {
-          z[c] = mask[c] ? sd[row * T + c] / divisor : -3.4028234663852886e38;
+          z[c] = mask[c] ? sd[row * T + c] * static_cast<double>(scale) : -3.4028234663852886e38;
           mx = std::max(mx, z[c]);
         }
         for (int c = 0; c < T; ++c) sum += std::exp(z[c] - mx);

@@ -133,9 +133,8 @@ void bias_grad(float* db, const float* dy, int64_t M, int64_t N);
 void tile_matmul(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
                  int64_t lda, const float* b, int64_t ldb, float* c, int64_t ldc);
 
-// How tile_matmul_bf16 stores C: f32; f32 rounded to the values bf16 holds (round_to_bf16: the
-// scores, which the softmax reads as autocast's bf16 product output); or bf16 (uint16_t storage).
-enum class TileStore { kF32, kF32RoundedToBf16, kBf16 };
+// How tile_matmul_bf16 stores C: f32, or bf16 (uint16_t storage).
+enum class TileStore { kF32, kBf16 };
 
 // bf16 operands (uint16_t storage), f32 accumulation: AMX tiles (tdpbf16ps) at the amx kernel level,
 // AVX512_BF16 dot products (vdpbf16ps) at avx512_bf16, else the f32 product of the same values

@@ -38,7 +38,7 @@ void store_at(void* c, int64_t at, float y, TileStore store) {
   if (store == TileStore::kBf16)
     static_cast<uint16_t*>(c)[at] = f32_to_bf16(y);
   else
-    static_cast<float*>(c)[at] = store == TileStore::kF32 ? y : round_to_bf16(y);
+    static_cast<float*>(c)[at] = y;
 }
 
 void check_sizes(const char* what, int64_t m, int64_t n, int64_t k) {
@@ -111,10 +111,7 @@ void tile_matmul_bf16(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t 
     for (int64_t i = 0; i < m; ++i) f32_to_bf16_array(out.data() + i * n, static_cast<uint16_t*>(c) + i * ldc, n);
     return;
   }
-  float* c32 = static_cast<float*>(c);
-  sgemm(trans_a, trans_b, m, n, k, alpha, a32, trans_a ? m : k, b32, trans_b ? k : n, c32, ldc);
-  if (store == TileStore::kF32RoundedToBf16)
-    for (int64_t i = 0; i < m; ++i) round_bf16_array(c32 + i * ldc, c32 + i * ldc, n);
+  sgemm(trans_a, trans_b, m, n, k, alpha, a32, trans_a ? m : k, b32, trans_b ? k : n, static_cast<float*>(c), ldc);
 }
 
 }  // namespace cpuft

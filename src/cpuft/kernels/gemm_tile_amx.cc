@@ -125,7 +125,7 @@ void store_block(const float* out, int64_t rows, int64_t cols, float alpha, void
       if (store == TileStore::kBf16)
         _mm256_mask_storeu_epi16(static_cast<uint16_t*>(c) + at, m, round16(_mm512_castps_si512(y)));
       else
-        _mm512_mask_storeu_ps(static_cast<float*>(c) + at, m, store == TileStore::kF32 ? y : round_ps_to_bf16(y));
+        _mm512_mask_storeu_ps(static_cast<float*>(c) + at, m, y);
     }
 }
 

@@ -9,7 +9,7 @@
 // stored with an even k and row stride is not copied at all; rows 2p and 2p + 1 along the other axis
 // are interleaved. A 6 x 64 block of C then lives in 24 registers while p runs
 // over the pairs: each step loads four vectors of B and broadcasts one word of A per row; each output
-// is stored as f32, as f32 rounded to bf16, or as bf16.
+// is stored as f32 or as bf16.
 // GCC 12's own avx512fintrin.h trips -W(maybe-)uninitialized on its _mm512_undefined_* helpers.
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #pragma GCC diagnostic ignored "-Wuninitialized"
@@ -107,7 +107,7 @@ void block(const Word* ap, int64_t a_row, int64_t a_pair, const uint32_t* bp, in
       if (store == TileStore::kBf16)
         _mm256_mask_storeu_epi16(static_cast<uint16_t*>(c) + at, m, round16(_mm512_castps_si512(y)));
       else
-        _mm512_mask_storeu_ps(static_cast<float*>(c) + at, m, store == TileStore::kF32 ? y : round_ps_to_bf16(y));
+        _mm512_mask_storeu_ps(static_cast<float*>(c) + at, m, y);
     }
 }
 

@@ -24,7 +24,7 @@ bool keep_at(const DropoutPass& d, int64_t row, int64_t c, int64_t Tk) {
 }  // namespace
 
 void softmax_fwd(float* probs, uint16_t* probs_bf16, const float* scores, const int8_t* key_mask,
-                 int B, int H, int Tq, int Tk, float divisor, float mask_value, const DropoutPass* drop) {
+                 int B, int H, int Tq, int Tk, ScoreRead read, float mask_value, const DropoutPass* drop) {
   const int64_t rows = static_cast<int64_t>(B) * H * Tq, T = Tk;
 #pragma omp parallel for schedule(static)
   for (int64_t row = 0; row < rows; ++row) {
@@ -32,7 +32,8 @@ void softmax_fwd(float* probs, uint16_t* probs_bf16, const float* scores, const 
     const int8_t* km = key_mask ? key_mask + (row / (static_cast<int64_t>(H) * Tq)) * Tk : nullptr;
     float mx = -INFINITY;
     for (int64_t c = 0; c < T; ++c) {
-      float s = divisor != 1.0f ? scores[off + c] / divisor : scores[off + c];
+      float s = scores[off + c] * read.scale;
+      if (read.bf16) s = round_to_bf16(s);
       if (km && km[c] == 0) s = mask_value;
       probs[off + c] = s;
       mx = std::fmax(mx, s);
@@ -55,7 +56,7 @@ void softmax_fwd(float* probs, uint16_t* probs_bf16, const float* scores, const 
 }
 
 void softmax_bwd(float* dscores, uint16_t* dscores_bf16, const float* dprobs, const float* probs, const int8_t* key_mask,
-                 int B, int H, int Tq, int Tk, float divisor, const DropoutPass* drop) {
+                 int B, int H, int Tq, int Tk, float scale, const DropoutPass* drop) {
   const int64_t rows = static_cast<int64_t>(B) * H * Tq, T = Tk;
 #pragma omp parallel for schedule(static)
   for (int64_t row = 0; row < rows; ++row) {
@@ -69,7 +70,7 @@ void softmax_bwd(float* dscores, uint16_t* dscores_bf16, const float* dprobs, co
     for (int64_t c = 0; c < T; ++c) dot += dp(c) * probs[off + c];
     for (int64_t c = 0; c < T; ++c) {
       float ds = probs[off + c] * (dp(c) - dot);
-      if (divisor != 1.0f) ds /= divisor;
+      ds *= scale;
       if (km && km[c] == 0) ds = 0.0f;
       if (dscores) dscores[off + c] = ds;
       if (dscores_bf16) dscores_bf16[off + c] = f32_to_bf16(ds);

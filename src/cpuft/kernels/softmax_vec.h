@@ -32,7 +32,7 @@ typename V::M softmax_keep(const DropoutPass& d, int64_t row, int64_t c, int64_t
 template <class V>
 void softmax_fwd_vec(float* probs, uint16_t* probs_bf16, const float* scores,
                      const int8_t* key_mask, int B, int H, int Tq, int Tk,
-                     float divisor, float mask_value, const DropoutPass* drop) {
+                     ScoreRead read, float mask_value, const DropoutPass* drop) {
   using F = typename V::F;
   const int64_t rows = static_cast<int64_t>(B) * H * Tq, T = Tk;
   const float neg_inf = -__builtin_inff();
@@ -40,12 +40,13 @@ void softmax_fwd_vec(float* probs, uint16_t* probs_bf16, const float* scores,
   for (int64_t row = 0; row < rows; ++row) {
     const int64_t off = row * T;
     const int8_t* km = key_mask ? key_mask + (row / (static_cast<int64_t>(H) * Tq)) * Tk : nullptr;
-    // Pass 1: scale, mask, max (the scaled and masked scores are parked in probs).
+    // Pass 1: read (scale, round), mask, max (the read and masked scores are parked in probs).
     F vmax = V::set1(neg_inf);
     for (int64_t c = 0; c < T; c += V::W) {
       int k = width_at<V>(c, T);
       F s = load_k<V>(scores + off + c, k, neg_inf);
-      if (divisor != 1.0f) s = V::div(s, V::set1(divisor));
+      if (read.scale != 1.0f) s = V::mul(s, V::set1(read.scale));
+      if (read.bf16) s = V::round_bf16(s);
       if (km) s = V::select(V::zero_i8(km + c, k), V::set1(mask_value), s);
       store_k<V>(probs + off + c, k, s);
       vmax = V::max(vmax, s);
@@ -79,7 +80,7 @@ void softmax_fwd_vec(float* probs, uint16_t* probs_bf16, const float* scores,
 template <class V>
 void softmax_bwd_vec(float* dscores, uint16_t* dscores_bf16, const float* dprobs, const float* probs,
                      const int8_t* key_mask, int B, int H, int Tq, int Tk,
-                     float divisor, const DropoutPass* drop) {
+                     float scale, const DropoutPass* drop) {
   using F = typename V::F;
   const int64_t rows = static_cast<int64_t>(B) * H * Tq, T = Tk;
 #pragma omp parallel for schedule(static)
@@ -102,7 +103,7 @@ void softmax_bwd_vec(float* dscores, uint16_t* dscores_bf16, const float* dprobs
       int k = width_at<V>(c, T);
       F p = load_k<V>(probs + off + c, k);
       F ds = V::mul(p, V::sub(dp(c, k), dot));
-      if (divisor != 1.0f) ds = V::div(ds, V::set1(divisor));
+      if (scale != 1.0f) ds = V::mul(ds, V::set1(scale));
       if (km) ds = V::select(V::zero_i8(km + c, k), V::zero(), ds);
       if (dscores) store_k<V>(dscores + off + c, k, ds);
       if (dscores_bf16) store_bf16_k<V>(dscores_bf16 + off + c, k, ds);

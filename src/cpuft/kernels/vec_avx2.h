@@ -130,6 +130,15 @@ struct VecAvx2 {
     __m128i packed = _mm_packus_epi32(_mm256_castsi256_si128(r), _mm256_extracti128_si256(r, 1));
     return packed;
   }
+  // Each lane rounded to the value bf16 holds: to_bf16's bits as the high half of the lane.
+  static F round_bf16(F v) {
+    const I b = bits(v), high = _mm256_set1_epi32(static_cast<int>(0xffff0000u));
+    const I lsb = _mm256_and_si256(_mm256_srli_epi32(b, 16), _mm256_set1_epi32(1));
+    const I r = _mm256_and_si256(_mm256_add_epi32(_mm256_add_epi32(b, _mm256_set1_epi32(0x7fff)), lsb), high);
+    const I nan = _mm256_castps_si256(_mm256_cmp_ps(v, v, _CMP_UNORD_Q));
+    const I q = _mm256_or_si256(_mm256_and_si256(b, high), _mm256_set1_epi32(0x400000));
+    return from_bits(_mm256_blendv_epi8(r, q, nan));
+  }
   static void store_bf16(uint16_t* p, F v) {
     _mm_storeu_si128(reinterpret_cast<__m128i*>(p), to_bf16(v));
   }

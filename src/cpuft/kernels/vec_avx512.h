@@ -106,6 +106,15 @@ struct VecAvx512 {
     r = _mm512_mask_or_epi32(r, nan, _mm512_srli_epi32(b, 16), _mm512_set1_epi32(0x40));
     return _mm512_cvtepi32_epi16(r);
   }
+  // Each lane rounded to the value bf16 holds: to_bf16's bits as the high half of the lane.
+  static F round_bf16(F v) {
+    const I b = bits(v), high = _mm512_set1_epi32(static_cast<int>(0xffff0000u));
+    const I lsb = _mm512_and_si512(_mm512_srli_epi32(b, 16), _mm512_set1_epi32(1));
+    I r = _mm512_and_si512(_mm512_add_epi32(_mm512_add_epi32(b, _mm512_set1_epi32(0x7fff)), lsb), high);
+    const M nan = _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);
+    r = _mm512_mask_or_epi32(r, nan, _mm512_and_si512(b, high), _mm512_set1_epi32(0x400000));
+    return from_bits(r);
+  }
   static void store_bf16(uint16_t* p, F v) {
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), to_bf16(v));
   }

@@ -49,24 +49,24 @@ void product(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, con
 // backward both call this, with the same inputs and the same single-threaded product, so backward
 // recomputes exactly the probabilities forward used instead of keeping them: forward draws the dropout
 // mask (`draw`) and keeps its bits in drop.keep, backward applies those bits; the dropout runs in the
-// softmax's last pass. In bf16 mode the scores are rounded to bf16 as the product stores them
-// (autocast's bf16 product output), and the softmax writes pd as bf16. In f32 mode without dropout,
-// pd is p itself.
+// softmax's last pass. The product stores its f32 sums as they are, and the softmax's first pass
+// scales them by score_scale and, in bf16 mode, rounds them to bf16 (autocast's bf16 product output);
+// in bf16 mode the softmax writes pd as bf16. In f32 mode without dropout, pd is p itself.
 template <class E>
 const E* probabilities(float* p, E* pd, const E* q, const E* k, const int8_t* mask, int64_t T, int64_t L, int64_t HD,
                        int64_t ld, float score_scale, int64_t bh, const AttentionDropout& drop, bool draw) {
-  product(false, true, T, L, HD, score_scale, q, ld, k, ld, p, L,
-          kBf16<E> ? TileStore::kF32RoundedToBf16 : TileStore::kF32);
+  product(false, true, T, L, HD, 1.f, q, ld, k, ld, p, L, TileStore::kF32);
+  const ScoreRead read{score_scale, kBf16<E>};
   uint16_t* p16 = nullptr;
   float* p32 = nullptr;
   if constexpr (kBf16<E>) p16 = pd;
   else p32 = pd;
   if (drop.p > 0.f) {
-    softmax_dropout_fwd(p, p32, p16, p, mask, static_cast<int>(T), static_cast<int>(L), kMaskLowestF32,
+    softmax_dropout_fwd(p, p32, p16, p, mask, static_cast<int>(T), static_cast<int>(L), read, kMaskLowestF32,
                         mask_of(drop, bh, T), draw);
     return pd;
   }
-  softmax_fwd(p, p16, p, mask, 1, 1, static_cast<int>(T), static_cast<int>(L), 1.f, kMaskLowestF32);
+  softmax_fwd(p, p16, p, mask, 1, 1, static_cast<int>(T), static_cast<int>(L), read, kMaskLowestF32);
   if constexpr (kBf16<E>) return pd;
   else return p;
 }

@@ -17,9 +17,4 @@ static inline __m256i round16(__m512i u) {
   return _mm512_cvtepi32_epi16(_mm512_srli_epi32(r, 16));
 }
 
-// Sixteen floats rounded to the values bf16 holds (round_to_bf16 of each lane).
-static inline __m512 round_ps_to_bf16(__m512 x) {
-  return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(round16(_mm512_castps_si512(x))), 16));
-}
-
 }  // namespace cpuft

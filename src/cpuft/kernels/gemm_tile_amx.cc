@@ -51,16 +51,17 @@ void zero(uint32_t* x, int64_t words) {
 }
 
 // Words (x[2p][i], x[2p + 1][i]) of a matrix stored [k, cols] (row stride ld), for p < kq and i < cols16
-// (a multiple of 16): w[p * cols16 + i], zero past k and cols.
-void pair_rows_of(const uint16_t* x, int64_t ld, int64_t k, int64_t cols, int64_t kq, int64_t cols16, uint32_t* w) {
-  const int64_t kp = (k + 1) / 2;
-  for (int64_t p = 0; p < kp; ++p) {
-    const uint16_t* lo = x + 2 * p * ld;
+// (a multiple of 16), zero past k and cols, sixteen columns at a time: pair row p's columns i .. i + 15 at
+// w + p * row_stride + i / 16 * panel_stride (plain pair rows: row_stride cols16, panel_stride 16).
+void pair_rows_of(const uint16_t* x, int64_t ld, int64_t k, int64_t cols, int64_t kq, int64_t cols16,
+                  int64_t row_stride, int64_t panel_stride, uint32_t* w) {
+  for (int64_t p = 0; p < kq; ++p) {
+    const uint16_t* lo = 2 * p < k ? x + 2 * p * ld : nullptr;
     const uint16_t* hi = 2 * p + 1 < k ? lo + ld : nullptr;
     for (int64_t i = 0; i < cols16; i += 16)
-      _mm512_storeu_si512(w + p * cols16 + i, pair_rows(lo + i, hi ? hi + i : nullptr, first(cols - i)));
+      _mm512_storeu_si512(w + p * row_stride + i / 16 * panel_stride,
+                          lo ? pair_rows(lo + i, hi ? hi + i : nullptr, first(cols - i)) : _mm512_setzero_si512());
   }
-  zero(w + kp * cols16, (kq - kp) * cols16);
 }
 
 // The pair words of `rows` rows of k bf16 values (row stride ld), as out[r * kq + p], zero past k and
@@ -83,7 +84,7 @@ void pack_a(const uint16_t* a, int64_t lda, bool trans_a, int64_t m, int64_t k, 
   // A stored [k, m]: its pair rows (kq x m16 words), transposed 16 x 16 words at a time.
   const int64_t m16 = round_up(m, 16);
   uint32_t* w = pair_scratch(2, static_cast<size_t>(kq * m16));
-  pair_rows_of(a, lda, k, m, kq, m16, w);
+  pair_rows_of(a, lda, k, m, kq, m16, m16, 16, w);
   for (int64_t i = 0; i < m16; i += 16)
     for (int64_t p = 0; p < kq; p += 16) transpose16(w + p * m16 + i, m16, ap + i * kq + p, kq, 16);
   zero(ap + m16 * kq, (mp - m16) * kq);
@@ -95,15 +96,8 @@ void pack_a(const uint16_t* a, int64_t lda, bool trans_a, int64_t m, int64_t k, 
 int64_t b_tile(int64_t j, int64_t p, int64_t kq) { return j / kTile * kq * kTile + p * kTile; }
 
 void pack_b(const uint16_t* b, int64_t ldb, bool trans_b, int64_t k, int64_t n, int64_t kq, int64_t np, uint32_t* bp) {
-  const int64_t kp = (k + 1) / 2;
   if (!trans_b) {
-    for (int64_t p = 0; p < kp; ++p) {
-      const uint16_t* lo = b + 2 * p * ldb;
-      const uint16_t* hi = 2 * p + 1 < k ? lo + ldb : nullptr;
-      for (int64_t j = 0; j < np; j += kTile)
-        _mm512_storeu_si512(bp + b_tile(j, p, kq), pair_rows(lo + j, hi ? hi + j : nullptr, first(n - j)));
-    }
-    for (int64_t j = 0; j < np; j += kTile) zero(bp + b_tile(j, kp, kq), (kq - kp) * kTile);
+    pair_rows_of(b, ldb, k, n, kq, np, b_tile(0, 1, kq), b_tile(kTile, 0, kq), bp);
     return;
   }
   // B stored [n, k]: sixteen rows at a time as pair words (16 x kq), transposed into their panel.

@@ -35,28 +35,15 @@ constexpr int kVectors = 4;  // vectors of 16 columns per block
 void pack_b(const uint16_t* b, int64_t ldb, bool trans_b, int64_t k, int64_t n, uint32_t* bp, int64_t np) {
   const int64_t kp = (k + 1) / 2;
   if (!trans_b) {  // B [k, n]: rows 2p and 2p + 1 interleaved
-    for (int64_t p = 0; p < kp; ++p) {
-      const uint16_t* lo = b + 2 * p * ldb;
-      const uint16_t* hi = 2 * p + 1 < k ? lo + ldb : nullptr;
-      for (int64_t j = 0; j < np; j += 16) {
-        const __mmask16 m = first(n - j);
-        _mm512_storeu_si512(bp + p * np + j, pair_rows(lo + j, hi ? hi + j : nullptr, m));
-      }
-    }
+    pair_rows_of(b, ldb, k, n, kp, np, np, 16, bp);
     return;
   }
   // B stored [n, k]: row j holds the pairs of column j. Sixteen rows at a time are packed into
-  // pairs (16 x kp words) and transposed into bp 16 x 16 words at a time.
+  // pairs (16 x kq words) and transposed into bp 16 x 16 words at a time.
   const int64_t kq = (kp + 15) / 16 * 16;
   uint32_t* rows = pair_scratch(2, static_cast<size_t>(16 * kq));
   for (int64_t j0 = 0; j0 < np; j0 += 16) {
-    const int64_t count = std::min<int64_t>(16, n - j0);
-    for (int64_t r = 0; r < 16; ++r) {
-      if (r < count)
-        pack_row(b + (j0 + r) * ldb, k, rows + r * kq);
-      else
-        std::memset(rows + r * kq, 0, static_cast<size_t>(kq) * sizeof(uint32_t));
-    }
+    row_pairs_of(b + j0 * ldb, ldb, std::clamp<int64_t>(n - j0, 0, 16), k, 16, kq, rows);
     for (int64_t p0 = 0; p0 < kp; p0 += 16) transpose16(rows + p0, kq, bp + p0 * np + j0, np, std::min<int64_t>(16, kp - p0));
   }
 }

@@ -10,6 +10,7 @@
 #include <immintrin.h>
 
 #include <cstdint>
+#include <cstring>
 #include <vector>
 
 namespace cpuft::gemm_tile {
@@ -73,6 +74,37 @@ inline __m512i pair_rows(const uint16_t* lo, const uint16_t* hi, __mmask16 mk) {
   const __m512i l = _mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(mk, lo));
   if (!hi) return l;
   return _mm512_or_si512(l, _mm512_slli_epi32(_mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(mk, hi)), 16));
+}
+
+// x[0, words) = 0.
+inline void zero(uint32_t* x, int64_t words) {
+  if (words > 0) std::memset(x, 0, static_cast<size_t>(words) * sizeof(uint32_t));
+}
+
+// Words (x[2p][i], x[2p + 1][i]) of a matrix stored [k, cols] (row stride ld), for p < kq and i < cols16
+// (a multiple of 16), zero past k and cols, sixteen columns at a time: pair row p's columns i .. i + 15 at
+// w + p * row_stride + i / 16 * panel_stride (plain pair rows: row_stride cols16, panel_stride 16).
+inline void pair_rows_of(const uint16_t* x, int64_t ld, int64_t k, int64_t cols, int64_t kq, int64_t cols16,
+                         int64_t row_stride, int64_t panel_stride, uint32_t* w) {
+  for (int64_t p = 0; p < kq; ++p) {
+    const uint16_t* lo = 2 * p < k ? x + 2 * p * ld : nullptr;
+    const uint16_t* hi = 2 * p + 1 < k ? lo + ld : nullptr;
+    for (int64_t i = 0; i < cols16; i += 16)
+      _mm512_storeu_si512(w + p * row_stride + i / 16 * panel_stride,
+                          lo ? pair_rows(lo + i, hi ? hi + i : nullptr, first(cols - i)) : _mm512_setzero_si512());
+  }
+}
+
+// The pair words of `rows` rows of k bf16 values (row stride ld), as out[r * kq + p], zero past k and
+// from `rows` to rows16.
+inline void row_pairs_of(const uint16_t* x, int64_t ld, int64_t rows, int64_t k, int64_t rows16, int64_t kq,
+                         uint32_t* out) {
+  const int64_t kp = (k + 1) / 2;
+  for (int64_t r = 0; r < rows; ++r) {
+    pack_row(x + r * ld, k, out + r * kq);
+    zero(out + r * kq + kp, kq - kp);
+  }
+  zero(out + rows * kq, (rows16 - rows) * kq);
 }
 
 }  // namespace cpuft::gemm_tile

@@ -20,11 +20,15 @@ else
   echo "$out" | tail -5; echo "check-baseline-cpu: cpuft doctor FAILED"; fail=1
 fi
 # Every test binary but the e2e ones (test_*_e2e: they run whole programs, cpuft and mpirun, natively).
+# Every test but one: qemu's user-mode emulation accepts madvise without passing it to the kernel, so
+# the mapping of a buffer advised to use huge pages has no huge-page flag under it (the test that
+# reads that flag runs natively, in make test and make test-isa).
+not_emulated=HugePages.LargeBuffersAreAdvisedBeforeTheirFirstWrite
 for t in "$build"/test_*; do
   [ -f "$t" ] && [ -x "$t" ] || continue
   case "$(basename "$t")" in *.*|*_e2e) continue ;; esac
   start=$(date +%s)
-  if out=$(CPUFT_ISA=ref $qemu "$t" --gtest_brief=1 2>&1); then
+  if out=$(CPUFT_ISA=ref $qemu "$t" --gtest_brief=1 --gtest_filter="-$not_emulated" 2>&1); then
     echo "check-baseline-cpu: $(basename "$t"): $(grep -m1 -o 'PASSED.*' <<< "$out") ($(( $(date +%s) - start )) s)"
   else
     echo "$out" | tail -15; echo "check-baseline-cpu: $(basename "$t") FAILED"; fail=1

@@ -96,9 +96,12 @@ BENCHMARK(BM_AttentionCore)
 
 // The parts of one sequence-head's bf16 attention (384 tokens, head size 64, full window, dropout 0.1)
 // on one thread, timed apart, as attention_fwd and attention_bwd call them: the products on the bf16
-// tiles and the softmax passes. GFLOP counts the product's FLOPs (none for a softmax pass), so the
+// tiles and the softmax passes (training's, with the dropout, and the evaluation's, part 8). GFLOP counts the product's FLOPs (none for a softmax pass), so the
 // products' rates compare with BM_AttentionTile and the passes' times with the products'. Args: part.
-enum class Part { kScores, kSoftmaxDropout, kContext, kValueGrad, kProbsGrad, kSoftmaxGrad, kQueryGrad, kKeyGrad };
+enum class Part {
+  kScores, kSoftmaxDropout, kContext, kValueGrad, kProbsGrad, kSoftmaxGrad, kQueryGrad, kKeyGrad,
+  kSoftmax  // the evaluation's softmax: no dropout
+};
 
 void BM_AttentionPart(benchmark::State& state) {
   const auto part = static_cast<Part>(state.range(0));
@@ -115,7 +118,7 @@ void BM_AttentionPart(benchmark::State& state) {
   std::vector<float> scores(p, p + T * T);
   softmax_dropout_fwd(p, nullptr, pd.data(), p, in.mask.data(), static_cast<int>(T), static_cast<int>(T), read,
                       kMaskLowestF32, drop, true);
-  const bool pass = part == Part::kSoftmaxDropout || part == Part::kSoftmaxGrad;
+  const bool pass = part == Part::kSoftmaxDropout || part == Part::kSoftmaxGrad || part == Part::kSoftmax;
   const double flops = pass ? 0.0 : 2.0 * T * T * D;
 #pragma omp parallel num_threads(1)
   for (auto _ : state) {
@@ -126,6 +129,10 @@ void BM_AttentionPart(benchmark::State& state) {
       case Part::kSoftmaxDropout:
         softmax_dropout_fwd(p, nullptr, pd.data(), scores.data(), in.mask.data(), static_cast<int>(T),
                             static_cast<int>(T), read, kMaskLowestF32, drop, true);
+        break;
+      case Part::kSoftmax:
+        softmax_fwd(p, pd.data(), scores.data(), in.mask.data(), 1, 1, static_cast<int>(T), static_cast<int>(T), read,
+                    kMaskLowestF32);
         break;
       case Part::kContext:
         tile_matmul_bf16(false, false, T, D, T, 1.f, pd.data(), T, v, H3, in.ctx16.data(), kH, TileStore::kBf16);
@@ -150,7 +157,7 @@ void BM_AttentionPart(benchmark::State& state) {
   state.counters["GFLOP"] = benchmark::Counter(flops * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
   state.SetLabel(tile_matmul_bf16_native() ? std::string("bf16 tiles at ") + isa_name(kernel_isa()) : std::string("bf16 as f32 products"));
 }
-BENCHMARK(BM_AttentionPart)->DenseRange(0, 7)->ArgName("part")->Unit(benchmark::kMicrosecond)->UseRealTime();
+BENCHMARK(BM_AttentionPart)->DenseRange(0, 8)->ArgName("part")->Unit(benchmark::kMicrosecond)->UseRealTime();
 
 }  // namespace
 }  // namespace cpuft

@@ -23,6 +23,15 @@ int64_t attended_keys(const int8_t* key_mask, int64_t T) {
   return T;
 }
 
+// The key mask as the softmax over keys [0, L) reads it: null when none of them is masked (windows
+// padded on the right only, as SQuAD's are), so that its passes select nothing; the same values.
+const int8_t* softmax_mask(const int8_t* key_mask, int64_t L) {
+  if (!key_mask) return nullptr;
+  for (int64_t k = 0; k < L; ++k)
+    if (!key_mask[k]) return key_mask;
+  return nullptr;
+}
+
 // The mask of sequence-head bh: element i of its (T, L) probabilities draws dropout mask index
 // first_index + bh*T*T + i (unique, as T*L <= T*T); its bits at bh * attention_keep_bytes(T).
 SoftmaxDropout mask_of(const AttentionDropout& drop, int64_t bh, int64_t T) {
@@ -96,8 +105,9 @@ void forward(E* ctx, float* tiles, const E* qkv, const int8_t* key_mask, const A
     const SequenceRows rows = sequence_rows(s, bh / NH);
     const int64_t T = rows.count, head = (bh % NH) * HD;
     const E* q = qkv + rows.first * H3 + head;
-    const int8_t* mask = key_mask ? key_mask + rows.first : nullptr;
-    const int64_t L = attended_keys(mask, T);
+    const int8_t* keys = key_mask ? key_mask + rows.first : nullptr;
+    const int64_t L = attended_keys(keys, T);
+    const int8_t* mask = softmax_mask(keys, L);
     float* tile = tiles + static_cast<int64_t>(omp_get_thread_num()) * kTilesPerThread * TT;
     float* p = tile + TT;
     const E* pd =
@@ -120,8 +130,9 @@ void backward(float* dqkv, float* tiles, const E* dctx, const E* qkv, const int8
     const E *q = qkv + rows.first * H3 + head, *k = q + H, *v = q + 2 * H;
     float *dq = dqkv + rows.first * H3 + head, *dk = dq + H, *dv = dq + 2 * H;
     const E* dc = dctx + rows.first * H + head;
-    const int8_t* mask = key_mask ? key_mask + rows.first : nullptr;
-    const int64_t L = attended_keys(mask, T);
+    const int8_t* keys = key_mask ? key_mask + rows.first : nullptr;
+    const int64_t L = attended_keys(keys, T);
+    const int8_t* mask = softmax_mask(keys, L);
     float* tile = tiles + static_cast<int64_t>(omp_get_thread_num()) * kTilesPerThread * TT;
     float* p = tile + TT;
     float* dp = tile + 2 * TT;

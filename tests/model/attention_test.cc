@@ -1,0 +1,110 @@
+// The attention core (model/attention.h) on key masks the model fixtures do not have: keys masked
+// between unmasked ones, beside a padded tail. A masked key gets no probability, so its key and value
+// rows change nothing and get no gradient, in f32 and bf16 mode; f32 mode's context is the masked
+// softmax's, computed here in double.
+#include <gtest/gtest.h>
+#include <omp.h>
+
+#include <cmath>
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include "cpuft/model/attention.h"
+#include "cpuft/tensor/bf16.h"
+
+namespace cpuft {
+namespace {
+
+constexpr int64_t kB = 2, kT = 40, kH = 32, kHeads = 2, kHd = kH / kHeads, kN = kB * kT;
+constexpr float kScale = 0.25f;  // 1 / sqrt(kHd)
+// Sequence 0: keys 5 and 6 masked. Sequence 1: key 10 masked and a padded tail from 30.
+constexpr int64_t kMaskedKeys[] = {5, 6, kT + 10};
+
+struct Inputs {
+  std::vector<float> qkv, dctx;
+  std::vector<uint16_t> qkv16, dctx16;
+  std::vector<int8_t> mask = std::vector<int8_t>(kN, 1);
+  Inputs() {
+    std::mt19937 gen(11);
+    std::normal_distribution<float> n(0.0f, 1.0f);
+    qkv.resize(kN * 3 * kH);
+    dctx.resize(kN * kH);
+    for (float& x : qkv) x = n(gen);
+    for (float& x : dctx) x = n(gen);
+    for (int64_t row : kMaskedKeys) mask[row] = 0;
+    for (int64_t t = 30; t < kT; ++t) mask[kT + t] = 0;
+    round_to_bf16_copies();
+  }
+  void round_to_bf16_copies() {
+    qkv16.resize(qkv.size());
+    dctx16.resize(dctx.size());
+    f32_to_bf16_array(qkv.data(), qkv16.data(), static_cast<int64_t>(qkv.size()));
+    f32_to_bf16_array(dctx.data(), dctx16.data(), static_cast<int64_t>(dctx.size()));
+  }
+};
+
+struct Outputs {
+  std::vector<float> ctx, dqkv;
+};
+
+Outputs run(const Inputs& in, bool bf16) {
+  const AttentionShape shape{kB, kT, kH, kHeads};
+  std::vector<float> tiles(static_cast<size_t>(omp_get_max_threads() * kTilesPerThread * kT * kT));
+  Outputs out{std::vector<float>(kN * kH), std::vector<float>(in.qkv.size())};
+  std::vector<uint16_t> ctx16(kN * kH);
+  attention_fwd(bf16 ? nullptr : out.ctx.data(), bf16 ? ctx16.data() : nullptr, tiles.data(),
+                bf16 ? nullptr : in.qkv.data(), bf16 ? in.qkv16.data() : nullptr, in.mask.data(), shape, kScale,
+                AttentionDropout{});
+  if (bf16) bf16_to_f32_array(ctx16.data(), out.ctx.data(), kN * kH);
+  attention_bwd(out.dqkv.data(), tiles.data(), bf16 ? nullptr : in.dctx.data(), bf16 ? in.dctx16.data() : nullptr,
+                bf16 ? nullptr : in.qkv.data(), bf16 ? in.qkv16.data() : nullptr, in.mask.data(), shape, kScale,
+                kScale, AttentionDropout{});
+  return out;
+}
+
+TEST(Attention, AKeyMaskedInsideTheWindowChangesNothingAndGetsNoGradient) {
+  for (bool bf16 : {false, true}) {
+    const Inputs in;
+    const Outputs base = run(in, bf16);
+    Inputs changed = in;
+    for (int64_t row : kMaskedKeys)
+      for (int64_t c = kH; c < 3 * kH; ++c) changed.qkv[row * 3 * kH + c] += 3.0f;  // its k and v
+    changed.round_to_bf16_copies();
+    const Outputs other = run(changed, bf16);
+    EXPECT_EQ(other.ctx, base.ctx) << "bf16 " << bf16;
+    EXPECT_EQ(other.dqkv, base.dqkv) << "bf16 " << bf16;
+    for (int64_t row : kMaskedKeys)
+      for (int64_t c = kH; c < 3 * kH; ++c) ASSERT_EQ(base.dqkv[row * 3 * kH + c], 0.0f) << "row " << row << " bf16 " << bf16;
+  }
+}
+
+TEST(Attention, F32ContextIsTheMaskedSoftmaxOfTheScores) {
+  const Inputs in;
+  const Outputs out = run(in, false);
+  for (int64_t b = 0; b < kB; ++b)
+    for (int64_t h = 0; h < kHeads; ++h)
+      for (int64_t i = 0; i < kT; ++i) {
+        const float* q = in.qkv.data() + (b * kT + i) * 3 * kH + h * kHd;
+        std::vector<double> p(kT, 0.0);
+        double mx = -1e300, sum = 0.0;
+        for (int64_t j = 0; j < kT; ++j) {
+          if (!in.mask[b * kT + j]) continue;
+          const float* k = in.qkv.data() + (b * kT + j) * 3 * kH + kH + h * kHd;
+          double s = 0.0;
+          for (int64_t d = 0; d < kHd; ++d) s += double(q[d]) * k[d];
+          p[j] = s * kScale;
+          mx = std::max(mx, p[j]);
+        }
+        for (int64_t j = 0; j < kT; ++j) sum += in.mask[b * kT + j] ? std::exp(p[j] - mx) : 0.0;
+        for (int64_t d = 0; d < kHd; ++d) {
+          double want = 0.0;
+          for (int64_t j = 0; j < kT; ++j)
+            if (in.mask[b * kT + j]) want += std::exp(p[j] - mx) / sum * in.qkv[(b * kT + j) * 3 * kH + 2 * kH + h * kHd + d];
+          ASSERT_NEAR(out.ctx[(b * kT + i) * kH + h * kHd + d], want, 2e-5) << "b " << b << " h " << h << " i " << i;
+        }
+      }
+}
+
+}  // namespace
+}  // namespace cpuft

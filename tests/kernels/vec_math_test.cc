@@ -1,4 +1,5 @@
 // Accuracy of the vector exp and normal CDF against the C library in double.
+#include <cstring>
 #include <limits>
 
 #include "kernel_test_util.h"
@@ -80,6 +81,25 @@ TEST_P(VecMath, NormalCdfIsExactlyZeroAndOneAtTheEnds) {
 }
 
 CPUFT_INSTANTIATE_ISA_TEST(VecMath);
+
+// exp and the normal CDF give the same bits on AVX2 and AVX-512 (2^n as two factors there, by vscalefps
+// here), over the whole range exp's argument is clamped to, its denormal results and both clamps.
+TEST(VecMathIsas, ExpAndNormalCdfAreTheSameBitsOnEveryVectorIsa) {
+  if (!isa_supported(Isa::kAvx512)) GTEST_SKIP() << "this CPU runs one vector ISA only";
+  std::vector<float> x = linspace(-110.0f, 95.0f, 2000001);
+  const std::vector<float> low = linspace(-104.5f, -86.0f, 500001);  // denormal and underflowing results
+  x.insert(x.end(), low.begin(), low.end());
+  for (float v : {-104.0f, 88.8f, 88.72f, 0.0f, -0.0f, 1e-30f, -1e30f, 1e30f}) x.push_back(v);
+  const int64_t n = static_cast<int64_t>(x.size());
+  for (const auto fn : {&VecMathFns::exp_f32, &VecMathFns::normal_cdf_f32}) {
+    std::vector<float> y2(x.size()), y512(x.size());
+    (vec_math_avx2().*fn)(y2.data(), x.data(), n);
+    (vec_math_avx512().*fn)(y512.data(), x.data(), n);
+    for (size_t i = 0; i < x.size(); ++i)
+      ASSERT_EQ(std::memcmp(&y2[i], &y512[i], sizeof(float)), 0)
+          << (fn == &VecMathFns::exp_f32 ? "exp(" : "cdf(") << x[i] << "): " << y2[i] << " vs " << y512[i];
+  }
+}
 
 }  // namespace
 }  // namespace cpuft::test

@@ -100,7 +100,16 @@ struct VecAvx2 {
   static I srl(I a) { return _mm256_srli_epi32(a, k); }
   template <int k>
   static I sll(I a) { return _mm256_slli_epi32(a, k); }
-  static I srai1(I a) { return _mm256_srai_epi32(a, 1); }
+  // p * 2^n for integral n in [-150, 128] (vec_math.h's exp), rounded once: two factors 2^(n/2), so that
+  // neither leaves the normal exponent range and only the last product rounds (VecAvx512's vscalefps
+  // gives the same bits).
+  static F times_pow2(F p, F n) {
+    const I ni = _mm256_cvtps_epi32(n), bias = _mm256_set1_epi32(127);
+    const I n1 = _mm256_srai_epi32(ni, 1), n2 = _mm256_sub_epi32(ni, n1);
+    const F s1 = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(n1, bias), 23));
+    const F s2 = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(n2, bias), 23));
+    return _mm256_mul_ps(_mm256_mul_ps(p, s1), s2);
+  }
   static I isub(I a, I b) { return _mm256_sub_epi32(a, b); }
   // Signed compare a >= b as a lane mask (used on values < 2^31).
   static M ige(I a, I b) {

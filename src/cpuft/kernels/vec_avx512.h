@@ -86,7 +86,8 @@ struct VecAvx512 {
   static I srl(I a) { return _mm512_srli_epi32(a, k); }
   template <int k>
   static I sll(I a) { return _mm512_slli_epi32(a, k); }
-  static I srai1(I a) { return _mm512_srai_epi32(a, 1); }
+  // p * 2^n for integral n (vec_math.h's exp), rounded once: vscalefps.
+  static F times_pow2(F p, F n) { return _mm512_scalef_ps(p, n); }
   static I isub(I a, I b) { return _mm512_sub_epi32(a, b); }
   static M ige(I a, I b) { return _mm512_cmpge_epi32_mask(a, b); }
   // A lane mask as W bits (lane i is bit i) and back.

@@ -8,13 +8,12 @@
 namespace cpuft {
 
 // exp(x): x = n*ln2 + r with |r| <= ln2/2, exp(r) by its Taylor series to r^7 (truncation
-// < 6e-9 relative), times 2^n applied as two factors 2^(n/2) so that n in [-150, 128] never
-// leaves the normal exponent range: underflow to denormals/0 and overflow to inf come out
-// as from std::exp. NaN propagates (data passed as the second operand of max/min).
+// < 6e-9 relative), times 2^n for n in [-150, 128] by V::times_pow2, rounded once: underflow to
+// denormals/0 and overflow to inf come out as from std::exp, with the same bits on every Vec.
+// NaN propagates (data passed as the second operand of max/min).
 template <class V>
 typename V::F vexp(typename V::F x) {
   using F = typename V::F;
-  using I = typename V::I;
   x = V::max(V::set1(-104.0f), x);
   x = V::min(V::set1(88.8f), x);
   F n = V::round_nearest(V::mul(x, V::set1(1.44269504088896341f)));
@@ -29,13 +28,7 @@ typename V::F vexp(typename V::F x) {
   p = V::fma(p, r, V::set1(0.5f));
   p = V::fma(p, r, V::set1(1.0f));
   p = V::fma(p, r, V::set1(1.0f));
-  I ni = V::to_int(n);
-  I n1 = V::srai1(ni);
-  I n2 = V::isub(ni, n1);
-  I bias = V::iset1(127);
-  F s1 = V::from_bits(V::template sll<23>(V::iadd(n1, bias)));
-  F s2 = V::from_bits(V::template sll<23>(V::iadd(n2, bias)));
-  return V::mul(V::mul(p, s1), s2);
+  return V::times_pow2(p, n);
 }
 
 // The standard normal CDF Phi(x) = (1 + erf(x / sqrt2)) / 2 = erfc(-x / sqrt2) / 2, as GELU uses it:

@@ -90,17 +90,18 @@ SequenceRows sequence_rows(const AttentionShape& s, int64_t bi) {
   return {s.cu_seqlens[bi], s.cu_seqlens[bi + 1] - s.cu_seqlens[bi]};
 }
 
-// A sequence-head's q, k and v: its T rows of each (row stride 3H from q, the slices H apart) copied into
-// the calling thread's buffer as three (T, HD) blocks back to back, row stride HD. In qkv a row's slices
+// A sequence-head's q, k and v: its T rows of q and the first L rows of k and v, the attended keys' (row
+// stride 3H from q, the slices H apart), copied into the calling thread's buffer as three (T, HD) blocks
+// back to back, row stride HD (k's and v's rows from L on are left as they were). In qkv a row's slices
 // are 3H elements apart, more than a page at DistilBERT's sizes, where the hardware prefetchers stop: the
 // copy's loads, independent of each other, bring the rows in faster than the products' tile loads and
 // packing do, and the products then read them in one piece. The same values, so the same bits.
 template <class E>
-const E* head_rows(const E* q, int64_t T, int64_t H, int64_t HD) {
+const E* head_rows(const E* q, int64_t T, int64_t L, int64_t H, int64_t HD) {
   thread_local std::vector<E> rows;
   if (rows.size() < static_cast<size_t>(3 * T * HD)) rows.resize(static_cast<size_t>(3 * T * HD));
   for (int64_t part = 0; part < 3; ++part)
-    for (int64_t r = 0; r < T; ++r)
+    for (int64_t r = 0; r < (part == 0 ? T : L); ++r)
       std::memcpy(rows.data() + (part * T + r) * HD, q + r * 3 * H + part * H, static_cast<size_t>(HD) * sizeof(E));
   return rows.data();
 }
@@ -120,11 +121,11 @@ void forward(E* ctx, float* tiles, const E* qkv, const int8_t* key_mask, const A
   for (int64_t bh = 0; bh < s.batch * NH; ++bh) {
     const SequenceRows rows = sequence_rows(s, bh / NH);
     const int64_t T = rows.count, head = (bh % NH) * HD;
-    const E* q = head_rows(qkv + rows.first * H3 + head, T, H, HD);
-    const E *k = q + T * HD, *v = k + T * HD;
     const int8_t* keys = key_mask ? key_mask + rows.first : nullptr;
     const int64_t L = attended_keys(keys, T);
     const int8_t* mask = softmax_mask(keys, L);
+    const E* q = head_rows(qkv + rows.first * H3 + head, T, L, H, HD);
+    const E *k = q + T * HD, *v = k + T * HD;
     float* tile = tiles + static_cast<int64_t>(omp_get_thread_num()) * kTilesPerThread * TT;
     float* p = tile + TT;
     const E* pd = probabilities(p, reinterpret_cast<E*>(tile), q, k, mask, T, L, HD, HD, score_scale, bh, drop, true);
@@ -143,13 +144,13 @@ void backward(float* dqkv, float* tiles, const E* dctx, const E* qkv, const int8
   for (int64_t bh = 0; bh < s.batch * NH; ++bh) {
     const SequenceRows rows = sequence_rows(s, bh / NH);
     const int64_t T = rows.count, head = (bh % NH) * HD;
-    const E* q = head_rows(qkv + rows.first * H3 + head, T, H, HD);
-    const E *k = q + T * HD, *v = k + T * HD;
     float *dq = dqkv + rows.first * H3 + head, *dk = dq + H, *dv = dq + 2 * H;
     const E* dc = dctx + rows.first * H + head;
     const int8_t* keys = key_mask ? key_mask + rows.first : nullptr;
     const int64_t L = attended_keys(keys, T);
     const int8_t* mask = softmax_mask(keys, L);
+    const E* q = head_rows(qkv + rows.first * H3 + head, T, L, H, HD);
+    const E *k = q + T * HD, *v = k + T * HD;
     float* tile = tiles + static_cast<int64_t>(omp_get_thread_num()) * kTilesPerThread * TT;
     float* p = tile + TT;
     float* dp = tile + 2 * TT;

@@ -1,6 +1,7 @@
 // The attention core of one DistilBERT layer as the model calls it (model/attention.h): 8 sequences x
 // 384 tokens, hidden 768, 12 heads of 64, on all OpenMP threads: full windows (`cpuft bench`'s shape) or
-// right-padded ones as in SQuAD (35-100% full, about a third of the positions padding). Each pass is timed
+// right-padded ones as in SQuAD (35-100% full, about a third of the positions padding); or the same rows
+// as 24 full windows of 128 tokens (the b32 s128 training row's attention). Each pass is timed
 // alone: the evaluation forward (no dropout), the training forward (attention dropout 0.1 drawn and
 // kept as bits) and the backward (scores recomputed, the kept bits applied). GFLOP counts the products
 // over the attended keys only (what the kernels compute), so it is comparable across passes.
@@ -57,13 +58,14 @@ struct Inputs {
 };
 
 // Args: pass (0 evaluation forward, 1 training forward, 2 backward), bf16 (0 f32 mode, 1 bf16 mode),
-// padded (0 full windows, 1 SQuAD-like lengths).
+// padded (0 full windows, 1 SQuAD-like lengths), T (384; or 128: the same rows as 24 full windows of 128).
 void BM_AttentionCore(benchmark::State& state) {
   const auto pass = static_cast<Pass>(state.range(0));
   const bool bf16 = state.range(1) != 0, padded = state.range(2) != 0;
+  const int64_t T = state.range(3), B = kN / T;
   static Inputs full(false), squad(true);
   Inputs& in = padded ? squad : full;
-  const AttentionShape shape{kB, kT, kH, kHeads};
+  const AttentionShape shape{B, T, kH, kHeads};
   const ScoreScale scale = score_scale(/*distilbert=*/true, kHeadDim);  // as the model's layers
   AttentionDropout drop{0.1f, 42, 7, 0, in.keep.data()};
   const AttentionDropout none{};
@@ -83,21 +85,26 @@ void BM_AttentionCore(benchmark::State& state) {
   }
   // Forward: scores and P V, 2 products; backward: scores again, dV, dP, dQ, dK, 5 products.
   double flops = 0;
-  for (int64_t len : kSquadLengths) flops += 2.0 * kT * (padded ? len : kT) * kHeadDim * kHeads;
+  if (padded)
+    for (int64_t len : kSquadLengths) flops += 2.0 * kT * len * kHeadDim * kHeads;
+  else
+    flops = 2.0 * B * T * T * kHeadDim * kHeads;
   flops *= pass == Pass::kBackward ? 5 : 2;
   state.counters["GFLOP"] = benchmark::Counter(flops * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
   state.SetLabel(!bf16 ? "f32" : tile_matmul_bf16_native() ? std::string("bf16 tiles at ") + isa_name(kernel_isa()) : std::string("bf16 as f32 products"));
 }
 BENCHMARK(BM_AttentionCore)
-    ->ArgsProduct({{0, 1, 2}, {0, 1}, {0, 1}})
-    ->ArgNames({"pass", "bf16", "padded"})
+    ->ArgsProduct({{0, 1, 2}, {0, 1}, {0, 1}, {kT}})
+    ->ArgsProduct({{0, 1, 2}, {0, 1}, {0}, {128}})
+    ->ArgNames({"pass", "bf16", "padded", "T"})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 
-// The parts of one sequence-head's bf16 attention (384 tokens, head size 64, full window, dropout 0.1)
-// on one thread, timed apart, as attention_fwd and attention_bwd call them: the products on the bf16
-// tiles and the softmax passes (training's, with the dropout, and the evaluation's, part 8). GFLOP counts the product's FLOPs (none for a softmax pass), so the
-// products' rates compare with BM_AttentionTile and the passes' times with the products'. Args: part.
+// The parts of one sequence-head's bf16 attention (a full window of 384 or 128 tokens, head size 64,
+// dropout 0.1) on one thread, timed apart, as attention_fwd and attention_bwd call them: the products on
+// the bf16 tiles and the softmax passes (training's, with the dropout, and the evaluation's, part 8).
+// GFLOP counts the product's FLOPs (none for a softmax pass), so the products' rates compare with
+// BM_AttentionTile and the passes' times with the products'. Args: part, T (the window).
 enum class Part {
   kScores, kSoftmaxDropout, kContext, kValueGrad, kProbsGrad, kSoftmaxGrad, kQueryGrad, kKeyGrad,
   kSoftmax  // the evaluation's softmax: no dropout
@@ -105,7 +112,7 @@ enum class Part {
 
 void BM_AttentionPart(benchmark::State& state) {
   const auto part = static_cast<Part>(state.range(0));
-  const int64_t T = kT, D = kHeadDim, H3 = 3 * kH;
+  const int64_t T = state.range(1), D = kHeadDim, H3 = 3 * kH;
   static Inputs in(false);
   const uint16_t *q = in.qkv16.data(), *k = q + kH, *v = q + 2 * kH, *dc = in.dctx16.data();
   float* dq = in.dqkv.data();
@@ -157,7 +164,11 @@ void BM_AttentionPart(benchmark::State& state) {
   state.counters["GFLOP"] = benchmark::Counter(flops * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
   state.SetLabel(tile_matmul_bf16_native() ? std::string("bf16 tiles at ") + isa_name(kernel_isa()) : std::string("bf16 as f32 products"));
 }
-BENCHMARK(BM_AttentionPart)->DenseRange(0, 8)->ArgName("part")->Unit(benchmark::kMicrosecond)->UseRealTime();
+BENCHMARK(BM_AttentionPart)
+    ->ArgsProduct({benchmark::CreateDenseRange(0, 8, 1), {kT, 128}})
+    ->ArgNames({"part", "T"})
+    ->Unit(benchmark::kMicrosecond)
+    ->UseRealTime();
 
 }  // namespace
 }  // namespace cpuft

@@ -1,10 +1,11 @@
 // The attention core (model/attention.h) on key masks the model fixtures do not have: keys masked
 // between unmasked ones, beside a padded tail. A masked key gets no probability, so its key and value
 // rows change nothing and get no gradient, in f32 and bf16 mode; f32 mode's context is the masked
-// softmax's, computed here in double.
+// softmax's, computed here in double; bf16 mode writes every gradient row where f32 mode does.
 #include <gtest/gtest.h>
 #include <omp.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <random>
@@ -48,10 +49,11 @@ struct Outputs {
   std::vector<float> ctx, dqkv;
 };
 
-Outputs run(const Inputs& in, bool bf16) {
+// dqkv starts as `fill`: backward must write every element.
+Outputs run(const Inputs& in, bool bf16, float fill = 0.0f) {
   const AttentionShape shape{kB, kT, kH, kHeads};
   std::vector<float> tiles(static_cast<size_t>(omp_get_max_threads() * kTilesPerThread * kT * kT));
-  Outputs out{std::vector<float>(kN * kH), std::vector<float>(in.qkv.size())};
+  Outputs out{std::vector<float>(kN * kH), std::vector<float>(in.qkv.size(), fill)};
   std::vector<uint16_t> ctx16(kN * kH);
   attention_fwd(bf16 ? nullptr : out.ctx.data(), bf16 ? ctx16.data() : nullptr, tiles.data(),
                 bf16 ? nullptr : in.qkv.data(), bf16 ? in.qkv16.data() : nullptr, in.mask.data(), shape, kScale,
@@ -77,6 +79,25 @@ TEST(Attention, AKeyMaskedInsideTheWindowChangesNothingAndGetsNoGradient) {
     for (int64_t row : kMaskedKeys)
       for (int64_t c = kH; c < 3 * kH; ++c) ASSERT_EQ(base.dqkv[row * 3 * kH + c], 0.0f) << "row " << row << " bf16 " << bf16;
   }
+}
+
+// bf16 mode's dQ, dK and dV (the products' f32 sums, kept in per-thread blocks and then streamed into
+// dqkv) against f32 mode's on the same values: every element written, each where f32 mode writes it,
+// within the bf16 roundings of the scores, probabilities and score gradients; padded keys' exactly 0.
+TEST(Attention, Bf16GradientsLandWhereF32OnesDo) {
+  Inputs in;
+  bf16_to_f32_array(in.qkv16.data(), in.qkv.data(), static_cast<int64_t>(in.qkv.size()));
+  bf16_to_f32_array(in.dctx16.data(), in.dctx.data(), static_cast<int64_t>(in.dctx.size()));
+  const float nan = std::nanf("");
+  const Outputs f32 = run(in, false, nan), bf16 = run(in, true, nan);
+  float largest = 0.0f;
+  for (float x : f32.dqkv) largest = std::max(largest, std::fabs(x));
+  for (size_t i = 0; i < f32.dqkv.size(); ++i) {
+    ASSERT_FALSE(std::isnan(f32.dqkv[i])) << "f32, element " << i;
+    ASSERT_NEAR(bf16.dqkv[i], f32.dqkv[i], 0.02f * largest) << "element " << i << " (row " << i / (3 * kH) << ")";
+  }
+  for (int64_t t = 30; t < kT; ++t)
+    for (int64_t c = kH; c < 3 * kH; ++c) ASSERT_EQ(bf16.dqkv[(kT + t) * 3 * kH + c], 0.0f) << "padded key " << t;
 }
 
 TEST(Attention, F32ContextIsTheMaskedSoftmaxOfTheScores) {

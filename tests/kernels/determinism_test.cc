@@ -2,6 +2,8 @@
 // kernels/kernel_table.h), including the reductions down rows (parameter gradients) and the embedding scatter.
 #include <omp.h>
 
+#include "cpuft/kernels/vec_loop.h"
+#include "cpuft/tensor/bf16.h"
 #include "kernel_test_util.h"
 
 namespace cpuft::test {
@@ -50,6 +52,33 @@ TEST_P(ThreadCount, BiasGradAndEmbeddingScatter) {
                         int64_t(B) * T, C, 0);
     db.insert(db.end(), dwte.begin(), dwte.end());
     db.insert(db.end(), dwpe.begin(), dwpe.end());
+    return db;
+  });
+}
+
+// Rows wider than two column chunks (vec_loop.h): every column summed over the rows in order, the same
+// with 1 and 3 threads, and bias_grad's and layernorm_bwd's bias sums the reference's, bit for bit.
+TEST_P(ThreadCount, ColumnSumsWiderThanAChunk) {
+  const int N = 5, C = static_cast<int>(2 * kColumnChunk + 37);
+  auto dy = randn(size_t(N) * C, 6), x = randn(size_t(N) * C, 7), w = randn(C, 8);
+  std::vector<float> mean(N, -0.2f), rstd(N, 1.1f);
+  std::vector<uint16_t> pre(dy.size());
+  f32_to_bf16_array(x.data(), pre.data(), static_cast<int64_t>(x.size()));
+  std::vector<float> want(C, 0.5f), want0(C, 0.0f);
+  ref().bias_grad(want.data(), dy.data(), N, C);
+  ref().bias_grad(want0.data(), dy.data(), N, C);
+  expect_same([&] {
+    std::vector<float> db(C, 0.5f), ln_dw(C, 0.0f), ln_db(C, 0.0f), gelu_db(C, 0.0f), dx(dy.size());
+    std::vector<uint16_t> dpre(dy.size());
+    vec().bias_grad(db.data(), dy.data(), N, C);
+    EXPECT_EQ(db, want);
+    vec().layernorm_bwd(dx.data(), ln_dw.data(), ln_db.data(), dy.data(), x.data(), mean.data(), rstd.data(), w.data(),
+                        N, C);
+    EXPECT_EQ(ln_db, want0);
+    vec().gelu_bwd(nullptr, dpre.data(), gelu_db.data(), dy.data(), nullptr, pre.data(), N, C);
+    db.insert(db.end(), ln_dw.begin(), ln_dw.end());
+    db.insert(db.end(), ln_db.begin(), ln_db.end());
+    db.insert(db.end(), gelu_db.begin(), gelu_db.end());
     return db;
   });
 }

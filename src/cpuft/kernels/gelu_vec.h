@@ -46,10 +46,8 @@ typename V::F gelu_grad_of(typename V::F x, typename V::F dy) {
 }
 
 // Each thread owns a contiguous range of columns and runs down the rows in order, a chunk of at most
-// kGeluBwdChunk columns at a time: a row's chunk is read and written contiguously, and the column
-// sums (dbias) are added over the rows in order, as bias_grad adds them.
-constexpr int64_t kGeluBwdChunk = 1024;
-
+// kColumnChunk columns at a time (vec_loop.h): a row's chunk is read and written contiguously, and the
+// column sums (dbias) are added over the rows in order, as bias_grad adds them.
 template <class V>
 void gelu_bwd_vec(float* dpre, uint16_t* dpre_bf16, float* dbias, const float* dout, const float* pre,
                   const uint16_t* pre_bf16, int64_t M, int64_t N) {
@@ -59,9 +57,9 @@ void gelu_bwd_vec(float* dpre, uint16_t* dpre_bf16, float* dbias, const float* d
     const int64_t threads = omp_get_num_threads(), t = omp_get_thread_num();
     const int64_t c_begin = vectors * t / threads * V::W;
     const int64_t c_end = std::min(N, vectors * (t + 1) / threads * V::W);
-    alignas(64) float acc[kGeluBwdChunk];
-    for (int64_t c0 = c_begin; c0 < c_end; c0 += kGeluBwdChunk) {
-      const int64_t c1 = std::min(c_end, c0 + kGeluBwdChunk);
+    alignas(64) float acc[kColumnChunk];
+    for (int64_t c0 = c_begin; c0 < c_end; c0 += kColumnChunk) {
+      const int64_t c1 = std::min(c_end, c0 + kColumnChunk);
       for (int64_t c = c0; c < c1; ++c) acc[c - c0] = 0.0f;
       for (int64_t m = 0; m < M; ++m) {
         const int64_t row = m * N;

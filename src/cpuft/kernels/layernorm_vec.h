@@ -1,6 +1,9 @@
 // Residual + LayerNorm forward/backward over any Vec (see layernorm.h for the contract).
 #pragma once
 
+#include <omp.h>
+
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 
@@ -60,35 +63,35 @@ template <class V>
 void layernorm_bwd_vec(float* dx, float* dw, float* db, const float* dout, const float* x,
                        const float* mean, const float* rstd, const float* w, int N, int C) {
   using F = typename V::F;
-  // Column sums first (dx may alias dout): dw += sum_n dout * xhat, db += sum_n dout.
-  constexpr int kVecs = 4;
-  const int64_t slab = kColumnSlab<V>;
-  const int64_t n_slabs = (C + slab - 1) / slab;
-#pragma omp parallel for schedule(static)
-  for (int64_t s = 0; s < n_slabs; ++s) {
-    const int64_t c0 = s * slab;
-    F aw[kVecs], ab[kVecs];
-    for (int j = 0; j < kVecs; ++j) aw[j] = ab[j] = V::zero();
-    for (int64_t n = 0; n < N; ++n) {
-      const F vmu = V::set1(mean[n]);
-      const F vrs = V::set1(rstd[n]);
-      const int64_t off = n * C;
-      for (int j = 0; j < kVecs; ++j) {
-        const int64_t c = c0 + j * V::W;
-        if (c >= C) break;
-        int k = width_at<V>(c, C);
-        F d = load_k<V>(dout + off + c, k);
-        F xhat = V::mul(V::sub(load_k<V>(x + off + c, k), vmu), vrs);
-        aw[j] = V::fma(d, xhat, aw[j]);
-        ab[j] = V::add(ab[j], d);
+  // Column sums first (dx may alias dout): dw += sum_n dout * xhat, db += sum_n dout. Each thread owns
+  // a contiguous range of columns and runs down the rows in order, kColumnChunk columns at a time, each
+  // row's chunk read in one piece (as bias_grad).
+  const int64_t vectors = (C + V::W - 1) / V::W;
+#pragma omp parallel
+  {
+    const int64_t threads = omp_get_num_threads(), t = omp_get_thread_num();
+    const int64_t c_begin = vectors * t / threads * V::W;
+    const int64_t c_end = std::min<int64_t>(C, vectors * (t + 1) / threads * V::W);
+    alignas(64) float aw[kColumnChunk], ab[kColumnChunk];
+    for (int64_t c0 = c_begin; c0 < c_end; c0 += kColumnChunk) {
+      const int64_t c1 = std::min(c_end, c0 + kColumnChunk);
+      for (int64_t c = c0; c < c1; ++c) aw[c - c0] = ab[c - c0] = 0.0f;
+      for (int64_t n = 0; n < N; ++n) {
+        const F vmu = V::set1(mean[n]);
+        const F vrs = V::set1(rstd[n]);
+        const int64_t off = n * C;
+        for (int64_t c = c0; c < c1; c += V::W) {
+          const int k = width_at<V>(c, c1);
+          const F d = load_k<V>(dout + off + c, k);
+          const F xhat = V::mul(V::sub(load_k<V>(x + off + c, k), vmu), vrs);
+          store_k<V>(aw + (c - c0), k, V::fma(d, xhat, load_k<V>(aw + (c - c0), k)));
+          store_k<V>(ab + (c - c0), k, V::add(load_k<V>(ab + (c - c0), k), d));
+        }
       }
-    }
-    for (int j = 0; j < kVecs; ++j) {
-      const int64_t c = c0 + j * V::W;
-      if (c >= C) break;
-      int k = width_at<V>(c, C);
-      store_k<V>(dw + c, k, V::add(load_k<V>(dw + c, k), aw[j]));
-      store_k<V>(db + c, k, V::add(load_k<V>(db + c, k), ab[j]));
+      for (int64_t c = c0; c < c1; ++c) {
+        dw[c] += aw[c - c0];
+        db[c] += ab[c - c0];
+      }
     }
   }
   // Rows: dx = rstd * (g - mean(g) - xhat * mean(g * xhat)), g = dout * w.

@@ -92,7 +92,8 @@ void QaModel::forward_pass(const Batch& b, const Acts& a, bool train, uint64_t s
     // Output projection (+ dropout for BERT), residual, LayerNorm.
     linear(L.res1, L.ctx, saved_operand(L.ctx, L.ctxb), lo.o, M, H, H);
     if (!distil) dropout_fwd(L.res1, nullptr, L.res1, N * H, hidden_p, seed, dropout_site::attention_output(li), hidden_first);
-    layernorm_fwd(L.h1, L.h1b, L.mean1, L.rstd1, L.res1, L.res1, x, P + lo.ln1.w, P + lo.ln1.b, static_cast<int>(N),
+    // The LayerNorms keep their input (the residual sum) for backward only: forward only, it is not written.
+    layernorm_fwd(L.h1, L.h1b, L.mean1, L.rstd1, train ? L.res1 : nullptr, L.res1, x, P + lo.ln1.w, P + lo.ln1.b, static_cast<int>(N),
                   static_cast<int>(H), c.layer_norm_eps);
 
     // FFN: lin1, GELU, lin2, dropout, residual, LayerNorm.
@@ -108,7 +109,7 @@ void QaModel::forward_pass(const Batch& b, const Acts& a, bool train, uint64_t s
     linear(L.res2, L.g, saved_operand(L.g, L.gb), lo.ff2, M, I, H);
     dropout_fwd(L.res2, nullptr, L.res2, N * H, hidden_p, seed, dropout_site::ffn_output(li), hidden_first);
     uint16_t* const next_xb = li + 1 < c.layers ? a.layers[static_cast<size_t>(li + 1)].xb : nullptr;
-    layernorm_fwd(L.h2, next_xb, L.mean2, L.rstd2, L.res2, L.res2, L.h1, P + lo.ln2.w, P + lo.ln2.b,
+    layernorm_fwd(L.h2, next_xb, L.mean2, L.rstd2, train ? L.res2 : nullptr, L.res2, L.h1, P + lo.ln2.w, P + lo.ln2.b,
                   static_cast<int>(N), static_cast<int>(H), c.layer_norm_eps);
     x = L.h2;
   }

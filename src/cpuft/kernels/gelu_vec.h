@@ -1,8 +1,6 @@
 // GELU forward/backward over any Vec (see gelu.h).
 #pragma once
 
-#include <omp.h>
-
 #include <algorithm>
 #include <cstdint>
 
@@ -45,36 +43,28 @@ typename V::F gelu_grad_of(typename V::F x, typename V::F dy) {
   return V::mul(dy, V::add(cdf, V::mul(x, pdf)));
 }
 
-// Each thread owns a contiguous range of columns and runs down the rows in order, a chunk of at most
-// kColumnChunk columns at a time (vec_loop.h): a row's chunk is read and written contiguously, and the
-// column sums (dbias) are added over the rows in order, as bias_grad adds them.
+// Each thread runs down the rows of its columns in order (vec_loop.h's for_each_column_chunk): a row's
+// chunk is read and written contiguously, and the column sums (dbias) are added over the rows in order,
+// as bias_grad adds them.
 template <class V>
 void gelu_bwd_vec(float* dpre, uint16_t* dpre_bf16, float* dbias, const float* dout, const float* pre,
                   const uint16_t* pre_bf16, int64_t M, int64_t N) {
-  const int64_t vectors = (N + V::W - 1) / V::W;
-#pragma omp parallel
-  {
-    const int64_t threads = omp_get_num_threads(), t = omp_get_thread_num();
-    const int64_t c_begin = vectors * t / threads * V::W;
-    const int64_t c_end = std::min(N, vectors * (t + 1) / threads * V::W);
+  for_each_column_chunk<V>(N, [&](int64_t c0, int64_t c1) {
     alignas(64) float acc[kColumnChunk];
-    for (int64_t c0 = c_begin; c0 < c_end; c0 += kColumnChunk) {
-      const int64_t c1 = std::min(c_end, c0 + kColumnChunk);
-      for (int64_t c = c0; c < c1; ++c) acc[c - c0] = 0.0f;
-      for (int64_t m = 0; m < M; ++m) {
-        const int64_t row = m * N;
-        for (int64_t c = c0; c < c1; c += V::W) {
-          const int k = width_at<V>(c, c1);
-          auto g = gelu_grad_of<V>(gelu_input<V>(pre, pre_bf16, row + c, k), load_k<V>(dout + row + c, k));
-          if (dpre) store_k<V>(dpre + row + c, k, g);
-          if (dpre_bf16) store_bf16_k<V>(dpre_bf16 + row + c, k, g);
-          if (dbias) store_k<V>(acc + (c - c0), k, V::add(load_k<V>(acc + (c - c0), k), g));
-        }
+    std::fill(acc, acc + (c1 - c0), 0.0f);
+    for (int64_t m = 0; m < M; ++m) {
+      const int64_t row = m * N;
+      for (int64_t c = c0; c < c1; c += V::W) {
+        const int k = width_at<V>(c, c1);
+        auto g = gelu_grad_of<V>(gelu_input<V>(pre, pre_bf16, row + c, k), load_k<V>(dout + row + c, k));
+        if (dpre) store_k<V>(dpre + row + c, k, g);
+        if (dpre_bf16) store_bf16_k<V>(dpre_bf16 + row + c, k, g);
+        if (dbias) store_k<V>(acc + (c - c0), k, V::add(load_k<V>(acc + (c - c0), k), g));
       }
-      if (dbias)
-        for (int64_t c = c0; c < c1; ++c) dbias[c] += acc[c - c0];
     }
-  }
+    if (dbias)
+      for (int64_t c = c0; c < c1; ++c) dbias[c] += acc[c - c0];
+  });
 }
 
 }  // namespace cpuft

@@ -1,8 +1,6 @@
 // Residual + LayerNorm forward/backward over any Vec (see layernorm.h for the contract).
 #pragma once
 
-#include <omp.h>
-
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -63,37 +61,29 @@ template <class V>
 void layernorm_bwd_vec(float* dx, float* dw, float* db, const float* dout, const float* x,
                        const float* mean, const float* rstd, const float* w, int N, int C) {
   using F = typename V::F;
-  // Column sums first (dx may alias dout): dw += sum_n dout * xhat, db += sum_n dout. Each thread owns
-  // a contiguous range of columns and runs down the rows in order, kColumnChunk columns at a time, each
-  // row's chunk read in one piece (as bias_grad).
-  const int64_t vectors = (C + V::W - 1) / V::W;
-#pragma omp parallel
-  {
-    const int64_t threads = omp_get_num_threads(), t = omp_get_thread_num();
-    const int64_t c_begin = vectors * t / threads * V::W;
-    const int64_t c_end = std::min<int64_t>(C, vectors * (t + 1) / threads * V::W);
+  // Column sums first (dx may alias dout): dw += sum_n dout * xhat, db += sum_n dout, down the rows in
+  // order, each row's chunk read in one piece (vec_loop.h's for_each_column_chunk, as bias_grad).
+  for_each_column_chunk<V>(C, [&](int64_t c0, int64_t c1) {
     alignas(64) float aw[kColumnChunk], ab[kColumnChunk];
-    for (int64_t c0 = c_begin; c0 < c_end; c0 += kColumnChunk) {
-      const int64_t c1 = std::min(c_end, c0 + kColumnChunk);
-      for (int64_t c = c0; c < c1; ++c) aw[c - c0] = ab[c - c0] = 0.0f;
-      for (int64_t n = 0; n < N; ++n) {
-        const F vmu = V::set1(mean[n]);
-        const F vrs = V::set1(rstd[n]);
-        const int64_t off = n * C;
-        for (int64_t c = c0; c < c1; c += V::W) {
-          const int k = width_at<V>(c, c1);
-          const F d = load_k<V>(dout + off + c, k);
-          const F xhat = V::mul(V::sub(load_k<V>(x + off + c, k), vmu), vrs);
-          store_k<V>(aw + (c - c0), k, V::fma(d, xhat, load_k<V>(aw + (c - c0), k)));
-          store_k<V>(ab + (c - c0), k, V::add(load_k<V>(ab + (c - c0), k), d));
-        }
-      }
-      for (int64_t c = c0; c < c1; ++c) {
-        dw[c] += aw[c - c0];
-        db[c] += ab[c - c0];
+    std::fill(aw, aw + (c1 - c0), 0.0f);
+    std::fill(ab, ab + (c1 - c0), 0.0f);
+    for (int64_t n = 0; n < N; ++n) {
+      const F vmu = V::set1(mean[n]);
+      const F vrs = V::set1(rstd[n]);
+      const int64_t off = n * C;
+      for (int64_t c = c0; c < c1; c += V::W) {
+        const int k = width_at<V>(c, c1);
+        const F d = load_k<V>(dout + off + c, k);
+        const F xhat = V::mul(V::sub(load_k<V>(x + off + c, k), vmu), vrs);
+        store_k<V>(aw + (c - c0), k, V::fma(d, xhat, load_k<V>(aw + (c - c0), k)));
+        store_k<V>(ab + (c - c0), k, V::add(load_k<V>(ab + (c - c0), k), d));
       }
     }
-  }
+    for (int64_t c = c0; c < c1; ++c) {
+      dw[c] += aw[c - c0];
+      db[c] += ab[c - c0];
+    }
+  });
   // Rows: dx = rstd * (g - mean(g) - xhat * mean(g * xhat)), g = dout * w.
 #pragma omp parallel for schedule(static)
   for (int64_t n = 0; n < N; ++n) {

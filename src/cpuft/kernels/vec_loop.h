@@ -2,6 +2,9 @@
 // element, the tail included, goes through the same vector code.
 #pragma once
 
+#include <omp.h>
+
+#include <algorithm>
 #include <cstdint>
 
 namespace cpuft {
@@ -12,6 +15,20 @@ namespace cpuft {
 // piece, which the hardware prefetchers follow (slabs of 64 columns, 256 bytes a row, ran 1.2-1.8x
 // slower). Each column's sum is the same whatever the thread count.
 constexpr int64_t kColumnChunk = 4096;
+
+// Calls chunk(c0, c1) for each chunk [c0, c1) of at most kColumnChunk columns of the calling thread's
+// contiguous range of the N columns (whole vectors of V but at the end), in an OpenMP parallel region.
+template <class V, class Chunk>
+void for_each_column_chunk(int64_t N, Chunk chunk) {
+  const int64_t vectors = (N + V::W - 1) / V::W;
+#pragma omp parallel
+  {
+    const int64_t threads = omp_get_num_threads(), t = omp_get_thread_num();
+    const int64_t c_begin = vectors * t / threads * V::W;
+    const int64_t c_end = std::min(N, vectors * (t + 1) / threads * V::W);
+    for (int64_t c0 = c_begin; c0 < c_end; c0 += kColumnChunk) chunk(c0, std::min(c_end, c0 + kColumnChunk));
+  }
+}
 
 // Elements per OpenMP task for flat elementwise loops (a fixed size, so results and the mask
 // indices never depend on the thread count).

@@ -12,7 +12,7 @@ namespace cpuft {
 // read in one piece.
 template <class V>
 void bias_grad_vec(float* db, const float* dy, int64_t M, int64_t N) {
-  for_each_column_chunk<V>(N, [&](int64_t c0, int64_t c1) {
+  for_each_column_chunk<V>(N, [=](int64_t c0, int64_t c1) {
     alignas(64) float acc[kColumnChunk];
     std::fill(acc, acc + (c1 - c0), 0.0f);
     for (int64_t m = 0; m < M; ++m)

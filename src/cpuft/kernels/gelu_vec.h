@@ -49,7 +49,7 @@ typename V::F gelu_grad_of(typename V::F x, typename V::F dy) {
 template <class V>
 void gelu_bwd_vec(float* dpre, uint16_t* dpre_bf16, float* dbias, const float* dout, const float* pre,
                   const uint16_t* pre_bf16, int64_t M, int64_t N) {
-  for_each_column_chunk<V>(N, [&](int64_t c0, int64_t c1) {
+  for_each_column_chunk<V>(N, [=](int64_t c0, int64_t c1) {
     alignas(64) float acc[kColumnChunk];
     std::fill(acc, acc + (c1 - c0), 0.0f);
     for (int64_t m = 0; m < M; ++m) {

@@ -63,7 +63,7 @@ void layernorm_bwd_vec(float* dx, float* dw, float* db, const float* dout, const
   using F = typename V::F;
   // Column sums first (dx may alias dout): dw += sum_n dout * xhat, db += sum_n dout, down the rows in
   // order, each row's chunk read in one piece (vec_loop.h's for_each_column_chunk, as bias_grad).
-  for_each_column_chunk<V>(C, [&](int64_t c0, int64_t c1) {
+  for_each_column_chunk<V>(C, [=](int64_t c0, int64_t c1) {
     alignas(64) float aw[kColumnChunk], ab[kColumnChunk];
     std::fill(aw, aw + (c1 - c0), 0.0f);
     std::fill(ab, ab + (c1 - c0), 0.0f);

@@ -30,8 +30,8 @@ constexpr int64_t kSquadLengths[kB] = {384, 384, 210, 180, 250, 140, 300, 160};
 enum class Pass { kEvalForward, kTrainForward, kBackward };
 
 struct Inputs {
-  std::vector<float> qkv, dctx, ctx, dqkv, tiles;
-  std::vector<uint16_t> qkv16, dctx16, ctx16;
+  std::vector<float> qkv, dctx, ctx, dqkv, dbias, tiles;
+  std::vector<uint16_t> qkv16, dctx16, ctx16, dqkv16;
   std::vector<int8_t> mask;
   std::vector<uint8_t> keep;
   explicit Inputs(bool padded) {
@@ -44,6 +44,8 @@ struct Inputs {
     for (float& x : dctx) x = 0.01f * n(rng);
     assign_zeros_on_huge_pages(ctx, dctx.size());
     assign_zeros_on_huge_pages(dqkv, qkv.size());
+    assign_zeros_on_huge_pages(dqkv16, qkv.size());
+    dbias.assign(static_cast<size_t>(3 * kH), 0.0f);
     assign_zeros_on_huge_pages(qkv16, qkv.size());
     assign_zeros_on_huge_pages(dctx16, dctx.size());
     assign_zeros_on_huge_pages(ctx16, dctx.size());
@@ -75,7 +77,8 @@ void BM_AttentionCore(benchmark::State& state) {
                   bf16 ? in.qkv16.data() : nullptr, in.mask.data(), shape, scale.scores, drop);
   for (auto _ : state) {
     if (pass == Pass::kBackward)
-      attention_bwd(in.dqkv.data(), in.tiles.data(), bf16 ? nullptr : in.dctx.data(), bf16 ? in.dctx16.data() : nullptr,
+      attention_bwd(bf16 ? nullptr : in.dqkv.data(), bf16 ? in.dqkv16.data() : nullptr, bf16 ? in.dbias.data() : nullptr,
+                    in.tiles.data(), bf16 ? nullptr : in.dctx.data(), bf16 ? in.dctx16.data() : nullptr,
                     bf16 ? nullptr : in.qkv.data(), bf16 ? in.qkv16.data() : nullptr, in.mask.data(), shape, scale.scores,
                     scale.dq, drop);
     else

@@ -1,7 +1,8 @@
 // The attention core (model/attention.h) on key masks the model fixtures do not have: keys masked
 // between unmasked ones, beside a padded tail. A masked key gets no probability, so its key and value
 // rows change nothing and get no gradient, in f32 and bf16 mode; f32 mode's context is the masked
-// softmax's, computed here in double; bf16 mode writes every gradient row where f32 mode does.
+// softmax's, computed here in double; bf16 mode writes every gradient row where f32 mode does, and adds
+// the q, k, v bias gradient from the unrounded gradient, the same bits for any thread count.
 #include <gtest/gtest.h>
 #include <omp.h>
 
@@ -46,22 +47,28 @@ struct Inputs {
 };
 
 struct Outputs {
-  std::vector<float> ctx, dqkv;
+  std::vector<float> ctx, dqkv;  // bf16 mode: dqkv is the bf16 gradient's values
+  std::vector<float> dbias;      // bf16 mode: the bias gradient added into kBiasStart
 };
 
-// dqkv starts as `fill`: backward must write every element.
+constexpr float kBiasStart = 1.0f;
+
+// The output gradient starts as `fill`: backward must write every element.
 Outputs run(const Inputs& in, bool bf16, float fill = 0.0f) {
   const AttentionShape shape{kB, kT, kH, kHeads};
   std::vector<float> tiles(static_cast<size_t>(omp_get_max_threads() * kTilesPerThread * kT * kT));
-  Outputs out{std::vector<float>(kN * kH), std::vector<float>(in.qkv.size(), fill)};
-  std::vector<uint16_t> ctx16(kN * kH);
+  Outputs out{std::vector<float>(kN * kH), std::vector<float>(in.qkv.size(), fill),
+              std::vector<float>(bf16 ? 3 * kH : 0, kBiasStart)};
+  std::vector<uint16_t> ctx16(kN * kH), dqkv16(in.qkv.size(), f32_to_bf16(fill));
   attention_fwd(bf16 ? nullptr : out.ctx.data(), bf16 ? ctx16.data() : nullptr, tiles.data(),
                 bf16 ? nullptr : in.qkv.data(), bf16 ? in.qkv16.data() : nullptr, in.mask.data(), shape, kScale,
                 AttentionDropout{});
   if (bf16) bf16_to_f32_array(ctx16.data(), out.ctx.data(), kN * kH);
-  attention_bwd(out.dqkv.data(), tiles.data(), bf16 ? nullptr : in.dctx.data(), bf16 ? in.dctx16.data() : nullptr,
+  attention_bwd(bf16 ? nullptr : out.dqkv.data(), bf16 ? dqkv16.data() : nullptr, bf16 ? out.dbias.data() : nullptr,
+                tiles.data(), bf16 ? nullptr : in.dctx.data(), bf16 ? in.dctx16.data() : nullptr,
                 bf16 ? nullptr : in.qkv.data(), bf16 ? in.qkv16.data() : nullptr, in.mask.data(), shape, kScale,
                 kScale, AttentionDropout{});
+  if (bf16) bf16_to_f32_array(dqkv16.data(), out.dqkv.data(), static_cast<int64_t>(dqkv16.size()));
   return out;
 }
 
@@ -81,9 +88,10 @@ TEST(Attention, AKeyMaskedInsideTheWindowChangesNothingAndGetsNoGradient) {
   }
 }
 
-// bf16 mode's dQ, dK and dV (the products' f32 sums, kept in per-thread blocks and then streamed into
-// dqkv) against f32 mode's on the same values: every element written, each where f32 mode writes it,
-// within the bf16 roundings of the scores, probabilities and score gradients; padded keys' exactly 0.
+// bf16 mode's dQ, dK and dV (the products' f32 sums, kept in per-thread blocks, rounded to bf16 and
+// streamed into dqkv16) against f32 mode's on the same values: every element written, each where f32
+// mode writes it, within the bf16 roundings of the scores, probabilities, score gradients and the
+// gradient itself; padded keys' exactly 0.
 TEST(Attention, Bf16GradientsLandWhereF32OnesDo) {
   Inputs in;
   bf16_to_f32_array(in.qkv16.data(), in.qkv.data(), static_cast<int64_t>(in.qkv.size()));
@@ -98,6 +106,35 @@ TEST(Attention, Bf16GradientsLandWhereF32OnesDo) {
   }
   for (int64_t t = 30; t < kT; ++t)
     for (int64_t c = kH; c < 3 * kH; ++c) ASSERT_EQ(bf16.dqkv[(kT + t) * 3 * kH + c], 0.0f) << "padded key " << t;
+}
+
+// bf16 mode's bias gradient: added to what dbias held, the column sums of the f32 gradient whose bf16
+// roundings dqkv16 holds, so within half a bf16 step of each element (2^-9 relative) of their sums.
+TEST(Attention, Bf16BiasGradientIsAddedFromTheUnroundedGradient) {
+  const Inputs in;
+  const Outputs out = run(in, true);
+  for (int64_t c = 0; c < 3 * kH; ++c) {
+    double sum = 0.0, size = 0.0;
+    for (int64_t r = 0; r < kN; ++r) {
+      sum += out.dqkv[r * 3 * kH + c];
+      size += std::fabs(out.dqkv[r * 3 * kH + c]);
+    }
+    const double got = out.dbias[c] - kBiasStart;
+    ASSERT_NEAR(got, sum, size * std::ldexp(1.0, -9) + 1e-6) << "column " << c;
+  }
+}
+
+// The same gradient and bias gradient bits with 1 and 3 threads: each column's sums run in a fixed order.
+TEST(Attention, Bf16GradientsAreTheSameBitsForAnyThreadCount) {
+  const Inputs in;
+  const int saved = omp_get_max_threads();
+  omp_set_num_threads(1);
+  const Outputs one = run(in, true);
+  omp_set_num_threads(3);
+  const Outputs three = run(in, true);
+  omp_set_num_threads(saved);
+  EXPECT_EQ(one.dqkv, three.dqkv);
+  EXPECT_EQ(one.dbias, three.dbias);
 }
 
 TEST(Attention, F32ContextIsTheMaskedSoftmaxOfTheScores) {

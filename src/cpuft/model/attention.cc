@@ -8,6 +8,7 @@
 
 #include "cpuft/kernels/gemm.h"
 #include "cpuft/kernels/softmax.h"
+#include "cpuft/tensor/bf16.h"
 #include "cpuft/util/error.h"
 #include "cpuft/util/op_profile.h"
 #include "cpuft/util/stream_rows.h"
@@ -112,14 +113,27 @@ void zero_rows(float* x, int64_t L, int64_t T, int64_t HD, int64_t ld) {
   for (int64_t r = L; r < T; ++r) std::memset(x + r * ld, 0, static_cast<size_t>(HD) * sizeof(float));
 }
 
-// The calling thread's buffer for a sequence-head's dQ, dK and dV in bf16 mode: three (T, HD) f32
-// blocks that the tile products write while their lines stay in the cache, streamed into dqkv's rows
-// at the end (stream_rows). Tile products storing straight into those rows, 3H apart in an activation
-// no cache holds, wait on a read of every line they write: at 128 tokens that doubled the backward.
-float* gradient_blocks(int64_t T, int64_t HD) {
+// The calling thread's buffers for a sequence-head's dQ, dK and dV in bf16 mode: three (T, HD) f32
+// blocks that the tile products write while their lines stay in the cache, and their bf16 roundings,
+// streamed into dqkv16's rows at the end (stream_rows). Tile products storing straight into those rows,
+// 3H apart in an activation no cache holds, wait on a read of every line they write: at 128 tokens
+// that doubled the backward.
+struct GradientBlocks {
+  float* f32;
+  uint16_t* bf16;
+};
+GradientBlocks gradient_blocks(int64_t T, int64_t HD) {
+  const int64_t n = 3 * T * HD;
   thread_local std::vector<float> blocks;
-  if (blocks.size() < static_cast<size_t>(3 * T * HD)) blocks.resize(static_cast<size_t>(3 * T * HD));
-  return blocks.data();
+  if (blocks.size() < static_cast<size_t>(n + (n + 1) / 2)) blocks.resize(static_cast<size_t>(n + (n + 1) / 2));
+  return {blocks.data(), reinterpret_cast<uint16_t*>(blocks.data() + n)};
+}
+
+// sums[c] = the sum of the T rows of column c of a (T, HD) block (row stride HD), added in row order.
+void column_sums(float* sums, const float* block, int64_t T, int64_t HD) {
+  for (int64_t c = 0; c < HD; ++c) sums[c] = 0.0f;
+  for (int64_t r = 0; r < T; ++r)
+    for (int64_t c = 0; c < HD; ++c) sums[c] += block[r * HD + c];
 }
 
 template <class E>
@@ -145,9 +159,12 @@ void forward(E* ctx, float* tiles, const E* qkv, const int8_t* key_mask, const A
   }
 }
 
+// bf16 mode (E = uint16_t) writes dqkv16 and the per-sequence column sums `sums` (batch, 3H); f32 mode
+// writes dqkv.
 template <class E>
-void backward(float* dqkv, float* tiles, const E* dctx, const E* qkv, const int8_t* key_mask, const AttentionShape& s,
-              float score_scale, float dq_scale, const AttentionDropout& drop) {
+void backward(float* dqkv, uint16_t* dqkv16, float* sums, float* tiles, const E* dctx, const E* qkv,
+              const int8_t* key_mask, const AttentionShape& s, float score_scale, float dq_scale,
+              const AttentionDropout& drop) {
   const int64_t H = s.hidden, H3 = 3 * H, NH = s.heads, HD = s.head_dim(), TT = s.seq * s.seq;
   if (s.cu_seqlens) fail_internal("attention_bwd: backward needs a padded batch, got a packed one");
   if (drop.p > 0.f && !drop.keep) fail_internal("attention_bwd: dropout without the forward's keep bits");
@@ -155,10 +172,10 @@ void backward(float* dqkv, float* tiles, const E* dctx, const E* qkv, const int8
   for (int64_t bh = 0; bh < s.batch * NH; ++bh) {
     const SequenceRows rows = sequence_rows(s, bh / NH);
     const int64_t T = rows.count, head = (bh % NH) * HD;
-    // dQ, dK and dV: in bf16 mode into the thread's gradient blocks, streamed into dqkv at the end; in
-    // f32 mode straight into dqkv (oneDNN's f32 products measured slower with the blocks).
-    float* dq_rows = dqkv + rows.first * H3 + head;
-    float* dq = kBf16<E> ? gradient_blocks(T, HD) : dq_rows;
+    // dQ, dK and dV: in bf16 mode into the thread's gradient blocks, streamed into dqkv16 at the end;
+    // in f32 mode straight into dqkv (oneDNN's f32 products measured slower with the blocks).
+    const GradientBlocks blocks = kBf16<E> ? gradient_blocks(T, HD) : GradientBlocks{};
+    float* dq = kBf16<E> ? blocks.f32 : dqkv + rows.first * H3 + head;
     const int64_t ldg = kBf16<E> ? HD : H3, part_step = kBf16<E> ? T * HD : H;
     float *dk = dq + part_step, *dv = dk + part_step;
     const E* dc = dctx + rows.first * H + head;
@@ -191,10 +208,15 @@ void backward(float* dqkv, float* tiles, const E* dctx, const E* qkv, const int8
     product(true, false, L, HD, T, score_scale, ds, L, q, HD, dk, ldg, TileStore::kF32);  // dK = dS^T Q
     zero_rows(dv, L, T, HD, ldg);  // padded keys: no gradient
     zero_rows(dk, L, T, HD, ldg);
-    if (kBf16<E>)
+    if constexpr (kBf16<E>) {
+      // The bias gradient's share of this sequence-head, from the f32 sums; then the bf16 rows.
       for (int64_t part = 0; part < 3; ++part)
-        stream_rows(dq_rows + part * H, H3 * sizeof(float), dq + part * part_step, HD * sizeof(float), T,
-                    HD * sizeof(float));
+        column_sums(sums + (bh / NH) * H3 + part * H + head, dq + part * part_step, T, HD);
+      f32_to_bf16_array(dq, blocks.bf16, 3 * part_step);
+      for (int64_t part = 0; part < 3; ++part)
+        stream_rows(dqkv16 + rows.first * H3 + part * H + head, H3 * sizeof(uint16_t), blocks.bf16 + part * part_step,
+                    HD * sizeof(uint16_t), T, HD * sizeof(uint16_t));
+    }
   }
 }
 
@@ -209,14 +231,24 @@ void attention_fwd(float* ctx, uint16_t* ctx16, float* tiles, const float* qkv, 
     forward(ctx, tiles, qkv, key_mask, s, score_scale, drop);
 }
 
-void attention_bwd(float* dqkv, float* tiles, const float* dctx, const uint16_t* dctx16, const float* qkv,
-                   const uint16_t* qkv16, const int8_t* key_mask, const AttentionShape& s, float score_scale,
-                   float dq_scale, const AttentionDropout& drop) {
+void attention_bwd(float* dqkv, uint16_t* dqkv16, float* dbias, float* tiles, const float* dctx,
+                   const uint16_t* dctx16, const float* qkv, const uint16_t* qkv16, const int8_t* key_mask,
+                   const AttentionShape& s, float score_scale, float dq_scale, const AttentionDropout& drop) {
   OpScope scope(Op::kAttention);
-  if (qkv16)
-    backward(dqkv, tiles, dctx16, qkv16, key_mask, s, score_scale, dq_scale, drop);
-  else
-    backward(dqkv, tiles, dctx, qkv, key_mask, s, score_scale, dq_scale, drop);
+  if (!qkv16) {
+    backward(dqkv, nullptr, nullptr, tiles, dctx, qkv, key_mask, s, score_scale, dq_scale, drop);
+    return;
+  }
+  const int64_t H3 = 3 * s.hidden;
+  std::vector<float> sums(static_cast<size_t>(s.batch * H3));  // (batch, 3H): each sequence's column sums
+  backward(nullptr, dqkv16, sums.data(), tiles, dctx16, qkv16, key_mask, s, score_scale, dq_scale, drop);
+  // The sequences' sums in order, each column by one thread: the same bits for any thread count.
+#pragma omp parallel for schedule(static)
+  for (int64_t c = 0; c < H3; ++c) {
+    float total = 0.0f;
+    for (int64_t b = 0; b < s.batch; ++b) total += sums[static_cast<size_t>(b * H3 + c)];
+    dbias[c] += total;
+  }
 }
 
 }  // namespace cpuft

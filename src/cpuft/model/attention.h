@@ -78,10 +78,15 @@ void attention_fwd(float* ctx, uint16_t* ctx16, float* tiles, const float* qkv, 
 
 // The gradient of attention_fwd's qkv from the context gradient: dctx and qkv (f32 mode) or dctx16
 // and qkv16 (bf16 mode). dq is scaled by dq_scale instead of score_scale, so a caller that scaled q
-// before the product (DistilBERT) folds that scale in; dk is scaled by score_scale. dqkv (f32)
-// OVERWRITTEN.
-void attention_bwd(float* dqkv, float* tiles, const float* dctx, const uint16_t* dctx16, const float* qkv,
-                   const uint16_t* qkv16, const int8_t* key_mask, const AttentionShape& s, float score_scale,
-                   float dq_scale, const AttentionDropout& drop);
+// before the product (DistilBERT) folds that scale in; dk is scaled by score_scale.
+// f32 mode: dqkv (f32) OVERWRITTEN (dqkv16 and dbias null).
+// bf16 mode: dqkv16 OVERWRITTEN with the products' f32 sums rounded to bf16 (what the q, k, v
+// projection's backward products read), and their column sums in f32, the projection's bias
+// gradient, ADDED into dbias (3H): each sequence's rows in order, then the sequences in order, the
+// same bits for any thread count (dqkv null). No f32 gradient is written: that pass, its rounding
+// pass and the bias-gradient pass over it are gone.
+void attention_bwd(float* dqkv, uint16_t* dqkv16, float* dbias, float* tiles, const float* dctx,
+                   const uint16_t* dctx16, const float* qkv, const uint16_t* qkv16, const int8_t* key_mask,
+                   const AttentionShape& s, float score_scale, float dq_scale, const AttentionDropout& drop);
 
 }  // namespace cpuft

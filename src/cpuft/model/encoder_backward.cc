@@ -79,11 +79,14 @@ void QaModel::backward_pass(const Batch& b, const Acts& a, uint64_t seed) {
                gemm_weight(lo.o.w), N, H, H, false);
     ready(lo.o.w, lo.ff1.w);  // o and ln1
 
-    attention_bwd(a.dqkv, a.tiles, a.db, a.dctx16, L.qkv, L.qkv16, b.attention_mask, shape, scale.scores, scale.dq,
+    // bf16 mode: the attention core writes q, k and v's gradient as bf16 only and adds the projection's
+    // bias gradient itself, from its f32 sums.
+    attention_bwd(a.dqkv, a.dqkv16, bf16_ ? G + lo.qkv.b : nullptr, a.tiles, a.db, a.dctx16, L.qkv, L.qkv16,
+                  b.attention_mask, shape, scale.scores, scale.dq,
                   AttentionDropout{attn_p, seed, dropout_site::attention(li), attn_first, L.attn_keep});
 
     // The q, k, v projection (one product): its input gradient adds into the residual-stream gradient.
-    linear_bwd(a.dres, G + lo.qkv.w, G + lo.qkv.b, a.dqkv, gemm_operand(a.dqkv, a.dy_b16, 3 * N * H),
+    linear_bwd(a.dres, G + lo.qkv.w, bf16_ ? nullptr : G + lo.qkv.b, a.dqkv, saved_operand(a.dqkv, a.dqkv16),
                saved_operand(L.x, L.xb), gemm_weight(lo.qkv.w), N, H, 3 * H, true);
     ready(lo.begin, lo.o.w);  // q, k, v
   }

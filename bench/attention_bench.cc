@@ -130,7 +130,11 @@ void BM_AttentionPart(benchmark::State& state) {
                       kMaskLowestF32, drop, true);
   const bool pass = part == Part::kSoftmaxDropout || part == Part::kSoftmaxGrad || part == Part::kSoftmax;
   const double flops = pass ? 0.0 : 2.0 * T * T * D;
-#pragma omp parallel num_threads(1)
+  // One thread, and so are the softmax passes' own parallel loops: inside a team of one they would
+  // open a team of all threads, which the model's attention (its loop over sequence-heads on every
+  // thread) never does.
+  const int threads = omp_get_max_threads();
+  omp_set_num_threads(1);
   for (auto _ : state) {
     switch (part) {
       case Part::kScores:
@@ -164,6 +168,7 @@ void BM_AttentionPart(benchmark::State& state) {
         break;
     }
   }
+  omp_set_num_threads(threads);
   state.counters["GFLOP"] = benchmark::Counter(flops * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
   state.SetLabel(tile_matmul_bf16_native() ? std::string("bf16 tiles at ") + isa_name(kernel_isa()) : std::string("bf16 as f32 products"));
 }

@@ -1,8 +1,6 @@
 // QaModel backward pass: the mirror of encoder_forward.cc, last step first. Parameter gradients are
 // added into grads_; activation gradients are written into the scratch buffers of the arena, and
 // a.dres carries the gradient of the residual stream from one layer down to the next.
-#include <cmath>
-#include <cstring>
 
 #include "cpuft/kernels/dropout.h"
 #include "cpuft/kernels/embedding.h"
@@ -16,11 +14,6 @@
 #include "cpuft/util/op_profile.h"
 
 namespace cpuft {
-namespace {
-
-void copy(float* dst, const float* src, int64_t n) { std::memcpy(dst, src, static_cast<size_t>(n) * sizeof(float)); }
-
-}  // namespace
 
 void QaModel::backward_pass(const Batch& b, const Acts& a, uint64_t seed) {
   const ModelConfig& c = config_;
@@ -44,49 +37,58 @@ void QaModel::backward_pass(const Batch& b, const Acts& a, uint64_t seed) {
 
   const ScoreScale scale = score_scale(distil, HD);
   const AttentionShape shape{B, T, H, NH};
+  // The three (N, H) gradients of a layer, without a copy: a.dres the residual stream's (into the
+  // layer's output, then into its input), a.da the residual's inside the layer (into h1), a.db the
+  // context's (f32 mode). Each sublayer's output gradient is its dropout's (or, without one, the
+  // residual's itself): the dropout writes it beside the residual's, which the sublayer's first product
+  // then completes (+=).
+  float *const dres = a.dres, *const dh1 = a.da, *const dctx32 = a.db;
   for (int64_t li = c.layers - 1; li >= 0; --li) {
     const LayerOffsets& lo = table_.layer(static_cast<int>(li));
     const Acts::Layer& L = a.layers[static_cast<size_t>(li)];
 
     // Second LayerNorm, FFN-output dropout, lin2, GELU, lin1 (+ the residual into h1).
-    layernorm_bwd(a.da, G + lo.ln2.w, G + lo.ln2.b, a.dres, L.res2, L.mean2, L.rstd2, P + lo.ln2.w, static_cast<int>(N),
+    layernorm_bwd(dh1, G + lo.ln2.w, G + lo.ln2.b, dres, L.res2, L.mean2, L.rstd2, P + lo.ln2.w, static_cast<int>(N),
                   static_cast<int>(H));
-    copy(a.db, a.da, N * H);  // gradient of h1 through the residual
-    // The dropout writes lin2's output gradient and its bf16 copy (bf16 mode) in one pass.
-    dropout_bwd(a.da, a.dy_b16, a.da, N * H, hidden_p, seed, dropout_site::ffn_output(li), hidden_first);
+    // The dropout writes lin2's output gradient (into dres, free until lin1 completes dh1) and its bf16
+    // copy (bf16 mode) in one pass.
+    dropout_bwd(dres, a.dy_b16, dh1, N * H, hidden_p, seed, dropout_site::ffn_output(li), hidden_first);
     // lin2's input: kept per layer as bf16 (bf16 mode), recomputed into the one f32 buffer (f32 mode).
     if (!bf16_) gelu_fwd(L.g, nullptr, L.f1, nullptr, N, I);
-    linear_bwd(a.di, G + lo.ff2.w, G + lo.ff2.b, a.da, saved_operand(a.da, a.dy_b16),
+    linear_bwd(a.di, G + lo.ff2.w, G + lo.ff2.b, dres, saved_operand(dres, a.dy_b16),
                saved_operand(L.g, L.gb), gemm_weight(lo.ff2.w), N, I, H, false);
     ready(lo.ff2.w, lo.end);  // ff2 and ln2: the gradients of a layer go out in four parts as they finish
     // The GELU's gradient, lin1's bias gradient and lin1's bf16 output gradient in one pass.
     gelu_bwd(bf16_ ? nullptr : a.di, a.dy_b16, G + lo.ff1.b, a.di, L.f1, L.f1b, N, I);
-    linear_bwd(a.db, G + lo.ff1.w, /*dbias=*/nullptr, nullptr, saved_operand(a.di, a.dy_b16),
+    linear_bwd(dh1, G + lo.ff1.w, /*dbias=*/nullptr, nullptr, saved_operand(a.di, a.dy_b16),
                saved_operand(L.h1, L.h1b), gemm_weight(lo.ff1.w), N, H, I, true);
     ready(lo.ff1.w, lo.ff2.w);
 
-    // First LayerNorm, output-projection dropout (BERT), output projection.
-    layernorm_bwd(a.da, G + lo.ln1.w, G + lo.ln1.b, a.db, L.res1, L.mean1, L.rstd1, P + lo.ln1.w, static_cast<int>(N),
+    // First LayerNorm (into dres: the layer input's gradient through the residual), output-projection
+    // dropout (BERT), output projection.
+    layernorm_bwd(dres, G + lo.ln1.w, G + lo.ln1.b, dh1, L.res1, L.mean1, L.rstd1, P + lo.ln1.w, static_cast<int>(N),
                   static_cast<int>(H));
-    copy(a.dres, a.da, N * H);  // gradient of the layer input through the residual
-    if (distil)
-      gemm_operand(a.da, a.dy_b16, N * H);
-    else  // with the bf16 copy, as above
-      dropout_bwd(a.da, a.dy_b16, a.da, N * H, hidden_p, seed, dropout_site::attention_output(li), hidden_first);
+    float* dout = dres;  // DistilBERT: no dropout, the projection's output gradient is the residual's
+    if (distil) {
+      gemm_operand(dres, a.dy_b16, N * H);
+    } else {  // with the bf16 copy, as above
+      dout = dh1;
+      dropout_bwd(dout, a.dy_b16, dres, N * H, hidden_p, seed, dropout_site::attention_output(li), hidden_first);
+    }
     // The context gradient: f32, or bf16 as the product writes it (bf16 mode), where the attention core reads it.
-    const GemmOut dctx = bf16_ ? GemmOut(a.dctx16) : GemmOut(a.db);
-    linear_bwd(dctx, G + lo.o.w, G + lo.o.b, a.da, saved_operand(a.da, a.dy_b16), saved_operand(L.ctx, L.ctxb),
+    const GemmOut dctx = bf16_ ? GemmOut(a.dctx16) : GemmOut(dctx32);
+    linear_bwd(dctx, G + lo.o.w, G + lo.o.b, dout, saved_operand(dout, a.dy_b16), saved_operand(L.ctx, L.ctxb),
                gemm_weight(lo.o.w), N, H, H, false);
     ready(lo.o.w, lo.ff1.w);  // o and ln1
 
     // bf16 mode: the attention core writes q, k and v's gradient as bf16 only and adds the projection's
     // bias gradient itself, from its f32 sums.
-    attention_bwd(a.dqkv, a.dqkv16, bf16_ ? G + lo.qkv.b : nullptr, a.tiles, a.db, a.dctx16, L.qkv, L.qkv16,
+    attention_bwd(a.dqkv, a.dqkv16, bf16_ ? G + lo.qkv.b : nullptr, a.tiles, dctx32, a.dctx16, L.qkv, L.qkv16,
                   b.attention_mask, shape, scale.scores, scale.dq,
                   AttentionDropout{attn_p, seed, dropout_site::attention(li), attn_first, L.attn_keep});
 
     // The q, k, v projection (one product): its input gradient adds into the residual-stream gradient.
-    linear_bwd(a.dres, G + lo.qkv.w, bf16_ ? nullptr : G + lo.qkv.b, a.dqkv, saved_operand(a.dqkv, a.dqkv16),
+    linear_bwd(dres, G + lo.qkv.w, bf16_ ? nullptr : G + lo.qkv.b, a.dqkv, saved_operand(a.dqkv, a.dqkv16),
                saved_operand(L.x, L.xb), gemm_weight(lo.qkv.w), N, H, 3 * H, true);
     ready(lo.begin, lo.o.w);  // q, k, v
   }

@@ -240,13 +240,17 @@ void attention_bwd(float* dqkv, uint16_t* dqkv16, float* dbias, float* tiles, co
     return;
   }
   const int64_t H3 = 3 * s.hidden;
-  std::vector<float> sums(static_cast<size_t>(s.batch * H3));  // (batch, 3H): each sequence's column sums
-  backward(nullptr, dqkv16, sums.data(), tiles, dctx16, qkv16, key_mask, s, score_scale, dq_scale, drop);
+  // (batch, 3H): each sequence's column sums, every element written by backward. Grown once, as the
+  // threads' blocks are: no allocation in the steps after the first.
+  thread_local std::vector<float> sums;
+  if (sums.size() < static_cast<size_t>(s.batch * H3)) sums.resize(static_cast<size_t>(s.batch * H3));
+  float* const by_sequence = sums.data();  // the calling thread's buffer, which the other threads read
+  backward(nullptr, dqkv16, by_sequence, tiles, dctx16, qkv16, key_mask, s, score_scale, dq_scale, drop);
   // The sequences' sums in order, each column by one thread: the same bits for any thread count.
 #pragma omp parallel for schedule(static)
   for (int64_t c = 0; c < H3; ++c) {
     float total = 0.0f;
-    for (int64_t b = 0; b < s.batch; ++b) total += sums[static_cast<size_t>(b * H3 + c)];
+    for (int64_t b = 0; b < s.batch; ++b) total += by_sequence[b * H3 + c];
     dbias[c] += total;
   }
 }

@@ -87,7 +87,7 @@ struct QaModel::Acts {
   uint16_t* dqkv16;        // (N, 3H) the same as bf16, the attention core's output (bf16 mode; null in f32 mode)
   uint16_t* dctx16;        // (N, H) the context gradient as bf16 (bf16 mode; null in f32 mode)
   float* di;        // (N, I)
-  uint16_t* dy_b16;  // (N, max(3H, I)) an output gradient as bf16 (bf16 mode; null in f32 mode)
+  uint16_t* dy_b16;  // (N, max(H, I)) an output gradient as bf16 (bf16 mode; null in f32 mode)
   float* tiles;     // (threads, kTilesPerThread, T, T)
   size_t floats = 0;
 

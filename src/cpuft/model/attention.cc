@@ -2,6 +2,7 @@
 
 #include <omp.h>
 
+#include <algorithm>
 #include <cstring>
 #include <type_traits>
 #include <vector>
@@ -129,13 +130,6 @@ GradientBlocks gradient_blocks(int64_t T, int64_t HD) {
   return {blocks.data(), reinterpret_cast<uint16_t*>(blocks.data() + n)};
 }
 
-// sums[c] = the sum of the T rows of column c of a (T, HD) block (row stride HD), added in row order.
-void column_sums(float* sums, const float* block, int64_t T, int64_t HD) {
-  for (int64_t c = 0; c < HD; ++c) sums[c] = 0.0f;
-  for (int64_t r = 0; r < T; ++r)
-    for (int64_t c = 0; c < HD; ++c) sums[c] += block[r * HD + c];
-}
-
 template <class E>
 void forward(E* ctx, float* tiles, const E* qkv, const int8_t* key_mask, const AttentionShape& s, float score_scale,
              const AttentionDropout& drop) {
@@ -210,8 +204,11 @@ void backward(float* dqkv, uint16_t* dqkv16, float* sums, float* tiles, const E*
     zero_rows(dk, L, T, HD, ldg);
     if constexpr (kBf16<E>) {
       // The bias gradient's share of this sequence-head, from the f32 sums; then the bf16 rows.
-      for (int64_t part = 0; part < 3; ++part)
-        column_sums(sums + (bh / NH) * H3 + part * H + head, dq + part * part_step, T, HD);
+      for (int64_t part = 0; part < 3; ++part) {
+        float* part_sums = sums + (bh / NH) * H3 + part * H + head;
+        std::fill(part_sums, part_sums + HD, 0.0f);
+        bias_grad(part_sums, dq + part * part_step, T, HD);  // the rows in order, on this thread
+      }
       f32_to_bf16_array(dq, blocks.bf16, 3 * part_step);
       for (int64_t part = 0; part < 3; ++part)
         stream_rows(dqkv16 + rows.first * H3 + part * H + head, H3 * sizeof(uint16_t), blocks.bf16 + part * part_step,

@@ -244,12 +244,7 @@ void attention_bwd(float* dqkv, uint16_t* dqkv16, float* dbias, float* tiles, co
   float* const by_sequence = sums.data();  // the calling thread's buffer, which the other threads read
   backward(nullptr, dqkv16, by_sequence, tiles, dctx16, qkv16, key_mask, s, score_scale, dq_scale, drop);
   // The sequences' sums in order, each column by one thread: the same bits for any thread count.
-#pragma omp parallel for schedule(static)
-  for (int64_t c = 0; c < H3; ++c) {
-    float total = 0.0f;
-    for (int64_t b = 0; b < s.batch; ++b) total += by_sequence[b * H3 + c];
-    dbias[c] += total;
-  }
+  bias_grad(dbias, by_sequence, s.batch, H3);
 }
 
 }  // namespace cpuft

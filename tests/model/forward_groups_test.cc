@@ -73,7 +73,7 @@ TEST(ForwardGroups, SmallGroupsGiveTheLogitsOfTheWholeBatch) {
       cpuft_test::Notices notices;
       QaModel whole = QaModel::from_pretrained(model_fixture_dir(name), bf16, 0, notices.sink());
       const size_t whole_bytes = whole.reserve(ref.batch, ref.seq_len, /*training=*/false);
-      ASSERT_GE(whole.group_rows(), QaModel::kGroupRows);
+      ASSERT_GE(whole.group_rows(), int64_t{ref.batch} * ref.seq_len);  // the whole batch in one group
       std::vector<float> s(n), e(n);
       whole.forward(ref.batch_view(), s.data(), e.data());
       for (int64_t rows : kSplits) {
@@ -124,14 +124,23 @@ TEST(ForwardGroups, ClassificationHeadsInGroups) {
 TEST(ForwardGroups, ForwardOnlyArenaStopsGrowingWithTheBatch) {
   const ModelConfig c = load_model_config(model_fixture_dir("distilbert") + "/config.json");
   const int seq = 64;
-  const int group = static_cast<int>(QaModel::default_group_rows(std::max(1, omp_get_max_threads())) / seq);
   for (bool bf16 : {false, true}) {
+    const int group = static_cast<int>(QaModel::default_group_rows(std::max(1, omp_get_max_threads()), bf16) / seq);
     const size_t one_group = QaModel::activation_bytes(c, bf16, group, seq, false);
     EXPECT_LT(QaModel::activation_bytes(c, bf16, group / 2, seq, false), one_group);
     EXPECT_EQ(QaModel::activation_bytes(c, bf16, 1000, seq, false), one_group) << "bf16 " << bf16;
     EXPECT_EQ(QaModel::activation_bytes(c, bf16, 100000, seq, false), one_group) << "bf16 " << bf16;
     EXPECT_GT(QaModel::activation_bytes(c, bf16, 1000, seq, true), 10 * one_group) << "bf16 " << bf16;
   }
+}
+
+// 256 rows per thread; f32 mode at least kGroupRows (docs/performance.md, "Evaluation in smaller groups").
+TEST(ForwardGroups, Bf16GroupsAre256RowsPerThread) {
+  EXPECT_EQ(QaModel::default_group_rows(1, true), 256);
+  EXPECT_EQ(QaModel::default_group_rows(2, true), 512);
+  EXPECT_EQ(QaModel::default_group_rows(64, true), 16384);
+  EXPECT_EQ(QaModel::default_group_rows(2, false), QaModel::kGroupRows);
+  EXPECT_EQ(QaModel::default_group_rows(64, false), 16384);
 }
 
 }  // namespace

@@ -137,7 +137,10 @@ GemmIn QaModel::gemm_weight(size_t offset) const {
   return w;
 }
 
-int64_t QaModel::default_group_rows(int threads) { return std::max<int64_t>(kGroupRows, int64_t{256} * threads); }
+int64_t QaModel::default_group_rows(int threads, bool bf16) {
+  const int64_t per_thread = int64_t{256} * threads;
+  return bf16 ? per_thread : std::max(kGroupRows, per_thread);
+}
 
 void QaModel::set_group_rows(int64_t rows) {
   if (rows < 1) fail_internal("set_group_rows: ", rows, " rows, expected at least 1");
@@ -159,7 +162,7 @@ size_t QaModel::arena_floats(const ModelConfig& config, bool bf16, int batch, in
 
 size_t QaModel::activation_bytes(const ModelConfig& config, bool bf16, int batch, int seq_len, bool training) {
   const int threads = std::max(1, omp_get_max_threads());
-  return arena_floats(config, bf16, batch, seq_len, threads, training, default_group_rows(threads)) * sizeof(float);
+  return arena_floats(config, bf16, batch, seq_len, threads, training, default_group_rows(threads, bf16)) * sizeof(float);
 }
 
 size_t QaModel::reserve(int batch, int seq_len, bool training) {

@@ -106,13 +106,15 @@ class QaModel {
 
   // A forward pass (forward, forward_classes) runs its batch in groups of whole windows, in order, of at
   // most group_rows() real tokens each (a longer window alone), so that a forward-only arena holds one
-  // group and stops growing with the batch: products over a few thousand rows already run at the
-  // matrix-product peak. The logits are those of the whole batch at once up to the rounding of products
-  // over other row counts, as with packing.
-  int64_t group_rows() const { return group_rows_ > 0 ? group_rows_ : default_group_rows(max_threads_); }
-  // kGroupRows, or 256 rows per thread where that is more, so that every thread has (window, head)
-  // tasks of attention in a group.
-  static int64_t default_group_rows(int threads);
+  // group and stops growing with the batch. The logits are those of the whole batch at once up to the
+  // rounding of products over other row counts, as with packing.
+  int64_t group_rows() const { return group_rows_ > 0 ? group_rows_ : default_group_rows(max_threads_, bf16_); }
+  // 256 rows per thread, so that every thread has (window, head) tasks of attention in a group; in f32
+  // mode at least kGroupRows. bf16 products over a few hundred rows per thread run as fast as over
+  // thousands, and in groups that small the passes between them (LayerNorm, the residuals) read what
+  // the last product wrote from the threads' caches; f32 products lose a little speed below a few
+  // thousand rows (docs/performance.md, "Evaluation in smaller groups").
+  static int64_t default_group_rows(int threads, bool bf16);
   static constexpr int64_t kGroupRows = 4096;
   // Sets group_rows() (tests use small groups); call it before reserve(), which sizes the arena by it.
   void set_group_rows(int64_t rows);

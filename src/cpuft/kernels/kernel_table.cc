@@ -30,8 +30,8 @@ const KernelTable& ref_kernel_table() {
 }
 
 const KernelTable& kernel_table(Isa isa) {
-  // Our own kernels use no bf16 instruction: avx512_bf16 runs the avx512 table.
-  return isa_pick(isa, &ref_kernel_table, &avx2_kernel_table, &avx512_kernel_table, &avx512_kernel_table)();
+  // avx512_bf16 and amx: the avx512 kernels with their bf16 rounding by AVX512_BF16's conversion.
+  return isa_pick(isa, &ref_kernel_table, &avx2_kernel_table, &avx512_kernel_table, &avx512_bf16_kernel_table)();
 }
 
 const KernelTable& kernels() {

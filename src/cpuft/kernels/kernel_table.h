@@ -45,7 +45,7 @@ constexpr int64_t kSumSquaresBlock = 4096;
 // Same signatures as the public functions, except where noted: the public wrappers validate
 // arguments (ids in range, n < 2^32) and precompute scalars, the table entries only compute.
 struct KernelTable {
-  const char* name;  // "ref", "avx2", "avx512"
+  const char* name;  // "ref", "avx2", "avx512", "avx512_bf16"
   // embedding_fwd without the range checks (vocab, n_types, n_positions).
   void (*embedding_fwd)(float* out, const int32_t* ids, const int8_t* type_ids, const int32_t* positions,
                         const float* wte, const float* wpe, const float* wtt, int64_t N, int C);

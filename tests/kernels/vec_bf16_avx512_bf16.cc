@@ -1,0 +1,31 @@
+// Test-only: VecAvx512Bf16's bf16 rounding (kernels/vec_avx512_bf16.h) as array functions; compiled with
+// AVX-512 flags (which include AVX512_BF16). Call only where isa_supported(Isa::kAvx512Bf16).
+// GCC 12's own avx512fintrin.h trips -W(maybe-)uninitialized on its _mm512_undefined_* helpers.
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#include "cpuft/kernels/vec_avx512_bf16.h"
+#include "kernels/vec_bf16_fns.h"
+
+namespace cpuft::test {
+
+void to_bf16_avx512_bf16(uint16_t* out, const float* in, int64_t n) {
+  using V = VecAvx512Bf16;
+  for (int64_t i = 0; i < n; i += V::W) {
+    const int k = n - i >= V::W ? V::W : static_cast<int>(n - i);
+    const V::F x = k == V::W ? V::load(in + i) : V::load_part(in + i, k, 0.0f);
+    if (k == V::W) V::store_bf16(out + i, x);
+    else V::store_bf16_part(out + i, k, x);
+  }
+}
+
+void round_bf16_avx512_bf16(float* out, const float* in, int64_t n) {
+  using V = VecAvx512Bf16;
+  for (int64_t i = 0; i < n; i += V::W) {
+    const int k = n - i >= V::W ? V::W : static_cast<int>(n - i);
+    const V::F y = V::round_bf16(k == V::W ? V::load(in + i) : V::load_part(in + i, k, 0.0f));
+    if (k == V::W) V::store(out + i, y);
+    else V::store_part(out + i, k, y);
+  }
+}
+
+}  // namespace cpuft::test

@@ -97,7 +97,8 @@ struct VecAvx512 {
   static F from_bits(I a) { return _mm512_castsi512_ps(a); }
   static I bits(F a) { return _mm512_castps_si512(a); }
 
-  // bf16 by the same integer rounding as VecAvx2 (identical bits on every ISA).
+  // bf16 by the same integer rounding as VecAvx2 (identical bits; VecAvx512Bf16 rounds by the
+  // AVX512_BF16 conversion instead, the same bits but for f32 denormals, vec_avx512_bf16.h).
   static __m256i to_bf16(F v) {
     I b = _mm512_castps_si512(v);
     I lsb = _mm512_and_si512(_mm512_srli_epi32(b, 16), _mm512_set1_epi32(1));

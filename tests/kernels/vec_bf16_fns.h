@@ -1,5 +1,5 @@
 // Test-only: the bf16 rounding of the avx512_bf16 kernels (kernels/vec_avx512_bf16.h) as array functions,
-// defined in vec_bf16_avx512_bf16.cc (compiled with AVX-512 flags); call them only where
+// defined in vec_bf16_avx512.cc (compiled with AVX-512 flags); call them only where
 // isa_supported(Isa::kAvx512Bf16).
 #pragma once
 

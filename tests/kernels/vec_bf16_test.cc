@@ -6,7 +6,6 @@
 
 #include <cmath>
 #include <cstring>
-#include <limits>
 #include <random>
 #include <vector>
 
@@ -64,8 +63,7 @@ TEST(VecBf16, TheConversionGivesTheBitsOfF32ToBf16) {
   if (!isa_supported(Isa::kAvx512Bf16)) GTEST_SKIP() << "this CPU has no AVX512_BF16";
   const std::vector<float> special = special_values();
   expect_bits_of_f32_to_bf16(special, "special values, denormals among them");
-  // Vectors of normal values only (the instruction's path), then each with one denormal lane (the
-  // integer path), and tails.
+  // Vectors of normal values only, then each with one denormal lane among normal ones, and tails.
   std::mt19937 rng(7);
   std::uniform_int_distribution<uint32_t> any;
   std::vector<float> normal;

@@ -1,6 +1,6 @@
 // The per-ISA builds of kernels/' two tables: our kernels (KernelTable: ref in kernel_table.cc,
-// kernels_avx2.cc, kernels_avx512.cc, kernels_avx512_bf16.cc) and the quantization kernels (QuantKernels: quantize_ref.cc,
-// quantize_avx2.cc, quantize_avx512.cc). Only kernel_table.cc and quantize.cc call these, through
+// kernels_avx2.cc, kernels_avx512.cc: avx512 and avx512_bf16) and the quantization kernels (QuantKernels:
+// quantize_ref.cc, quantize_avx2.cc, quantize_avx512.cc). Only kernel_table.cc and quantize.cc call these, through
 // isa_pick (cpu/isa.h), which checks that the CPU can run the ISA.
 #pragma once
 

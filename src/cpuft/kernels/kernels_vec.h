@@ -1,6 +1,6 @@
-// The kernel table of one Vec type: included only by kernels_avx2.cc, kernels_avx512.cc and
-// kernels_avx512_bf16.cc, each of which instantiates it for its own vector struct (so each ISA's code
-// is compiled with its own flags and no symbol is shared between them).
+// The kernel table of one Vec type: included only by kernels_avx2.cc and kernels_avx512.cc, which
+// instantiate it for their own vector structs (so each ISA's code is compiled with its own flags and no
+// symbol is shared between them).
 #pragma once
 
 #include "cpuft/kernels/adamw_vec.h"

@@ -6,8 +6,8 @@
 // (vdpbf16ps, tdpbf16ps, oneDNN's bf16 products), and the softmax's rounded scores enter exp(s - max),
 // where a denormal and a zero give the same value: the same model either way. Checking every vector for
 // denormals (to take the integer rounding there) cost as much as the conversion saves. Only
-// kernels_avx512_bf16.cc (AVX-512 flags, which include AVX512_BF16) includes this, and only CPUs with
-// AVX512_BF16 enter it.
+// kernels_avx512.cc (AVX-512 flags, which include AVX512_BF16) includes this, and only CPUs with
+// AVX512_BF16 enter its table.
 #pragma once
 
 #include <immintrin.h>
@@ -25,7 +25,7 @@ struct VecAvx512Bf16 : VecAvx512 {
   static F round_bf16(F v) { return from_bits(_mm512_slli_epi32(_mm512_cvtepu16_epi32(to_bf16(v)), 16)); }
   static void store_bf16(uint16_t* p, F v) { _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), to_bf16(v)); }
   static void store_bf16_part(uint16_t* p, int n, F v) {
-    _mm256_mask_storeu_epi16(p, static_cast<__mmask16>(n >= 16 ? 0xffffu : ((1u << n) - 1u)), to_bf16(v));
+    _mm256_mask_storeu_epi16(p, first(n), to_bf16(v));
   }
 };
 

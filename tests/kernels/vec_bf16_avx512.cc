@@ -4,6 +4,7 @@
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #pragma GCC diagnostic ignored "-Wuninitialized"
 #include "cpuft/kernels/vec_avx512_bf16.h"
+#include "cpuft/kernels/vec_loop.h"
 #include "kernels/vec_bf16_fns.h"
 
 namespace cpuft::test {
@@ -11,20 +12,16 @@ namespace cpuft::test {
 void to_bf16_avx512_bf16(uint16_t* out, const float* in, int64_t n) {
   using V = VecAvx512Bf16;
   for (int64_t i = 0; i < n; i += V::W) {
-    const int k = n - i >= V::W ? V::W : static_cast<int>(n - i);
-    const V::F x = k == V::W ? V::load(in + i) : V::load_part(in + i, k, 0.0f);
-    if (k == V::W) V::store_bf16(out + i, x);
-    else V::store_bf16_part(out + i, k, x);
+    const int k = width_at<V>(i, n);
+    store_bf16_k<V>(out + i, k, load_k<V>(in + i, k));
   }
 }
 
 void round_bf16_avx512_bf16(float* out, const float* in, int64_t n) {
   using V = VecAvx512Bf16;
   for (int64_t i = 0; i < n; i += V::W) {
-    const int k = n - i >= V::W ? V::W : static_cast<int>(n - i);
-    const V::F y = V::round_bf16(k == V::W ? V::load(in + i) : V::load_part(in + i, k, 0.0f));
-    if (k == V::W) V::store(out + i, y);
-    else V::store_part(out + i, k, y);
+    const int k = width_at<V>(i, n);
+    store_k<V>(out + i, k, V::round_bf16(load_k<V>(in + i, k)));
   }
 }
 

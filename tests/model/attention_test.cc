@@ -12,6 +12,8 @@
 #include <random>
 #include <vector>
 
+#include "cpuft/kernels/gemm.h"
+#include "cpuft/kernels/softmax.h"
 #include "cpuft/model/attention.h"
 #include "cpuft/tensor/bf16.h"
 
@@ -135,6 +137,54 @@ TEST(Attention, Bf16GradientsAreTheSameBitsForAnyThreadCount) {
   omp_set_num_threads(saved);
   EXPECT_EQ(one.dqkv, three.dqkv);
   EXPECT_EQ(one.dbias, three.dbias);
+}
+
+// bf16 mode's context, bit for bit, from the kernels of one sequence-head at a time: the scores product
+// over the keys up to the last unmasked one, the softmax (with the dropout of mask index bh*T*T + i*L + j,
+// drawn here and kept in `keep`), and P V rounded to bf16; and the dropout bits kept where backward reads
+// them. A forward that computes these another way (in blocks of queries, say) must give the same bits.
+TEST(Attention, Bf16ContextIsTheBitsOfTheTileProductsAndTheSoftmax) {
+  const Inputs in;
+  const AttentionShape shape{kB, kT, kH, kHeads};
+  std::vector<float> tiles(static_cast<size_t>(omp_get_max_threads() * kTilesPerThread * kT * kT));
+  const int64_t keep_bytes = kB * kHeads * attention_keep_bytes(kT);
+  for (float p : {0.0f, 0.25f}) {
+    std::vector<uint8_t> keep(static_cast<size_t>(keep_bytes), 0), want_keep(keep.size(), 0);
+    const AttentionDropout drop{p, 5, 3, 1000, p > 0.f ? keep.data() : nullptr};
+    std::vector<uint16_t> ctx(kN * kH, 0xffff), want(kN * kH, 0xffff);
+    attention_fwd(nullptr, ctx.data(), tiles.data(), nullptr, in.qkv16.data(), in.mask.data(), shape, kScale, drop);
+    for (int64_t b = 0; b < kB; ++b)
+      for (int64_t h = 0; h < kHeads; ++h) {
+        const int8_t* keys = in.mask.data() + b * kT;
+        int64_t L = kT;
+        while (L > 0 && !keys[L - 1]) --L;
+        // q, k and v of this sequence-head as (T, HD) blocks.
+        std::vector<uint16_t> q(kT * kHd), k(kT * kHd), v(kT * kHd);
+        for (int64_t t = 0; t < kT; ++t)
+          for (int64_t d = 0; d < kHd; ++d) {
+            const uint16_t* row = in.qkv16.data() + (b * kT + t) * 3 * kH + h * kHd + d;
+            q[t * kHd + d] = row[0], k[t * kHd + d] = row[kH], v[t * kHd + d] = row[2 * kH];
+          }
+        std::vector<float> scores(kT * L);
+        std::vector<uint16_t> probs(kT * L);
+        tile_matmul_bf16(false, true, kT, L, kHd, 1.f, q.data(), kHd, k.data(), kHd, scores.data(), L, TileStore::kF32);
+        const ScoreRead read{kScale, true};
+        const int64_t bh = b * kHeads + h;
+        if (p > 0.f)
+          softmax_dropout_fwd(scores.data(), nullptr, probs.data(), scores.data(), keys, kT, static_cast<int>(L), read,
+                              kMaskLowestF32,
+                              SoftmaxDropout{p, 5, 3, 1000 + static_cast<uint64_t>(bh * kT * kT),
+                                             want_keep.data() + bh * attention_keep_bytes(kT)},
+                              true);
+        else
+          softmax_fwd(scores.data(), probs.data(), scores.data(), keys, 1, 1, kT, static_cast<int>(L), read,
+                      kMaskLowestF32);
+        tile_matmul_bf16(false, false, kT, kHd, L, 1.f, probs.data(), L, v.data(), kHd, want.data() + b * kT * kH + h * kHd,
+                         kH, TileStore::kBf16);
+      }
+    EXPECT_EQ(ctx, want) << "dropout " << p;
+    EXPECT_EQ(keep, want_keep) << "dropout " << p;
+  }
 }
 
 TEST(Attention, F32ContextIsTheMaskedSoftmaxOfTheScores) {

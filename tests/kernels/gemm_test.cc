@@ -387,11 +387,14 @@ TEST(TileMatmul, AmxKernelAgreesWithThePairModelAndEachOutputStandsAlone) {
 // The AMX kernel's ways of storing and of reading A give the same bits: f32 blocks stored straight
 // from the tiles (alpha 1) hold 8 times the values stored through its buffer at alpha 1/8 (a power of
 // two scales exactly), nothing past n; and a transposed A (a product the kernel computes as C^T = B^T A
-// when A is the larger operand) gives the bits of the same values stored untransposed.
+// when A is the larger operand, in 32 x 32 blocks) gives the bits of the same values stored untransposed
+// (for a k of at most 64, computed 32 x 16 at a time with A's tiles held: the scores' shape).
 TEST(TileMatmul, AmxKernelGivesTheSameBitsWhicheverWayItStoresAndReads) {
   if (kernel_isa() != Isa::kAmx) GTEST_SKIP() << "the kernel level is " << isa_name(kernel_isa()) << ", not amx";
   std::vector<Tile> tiles(std::begin(kTiles), std::end(kTiles));
-  for (const Tile& t : {Tile{384, 64, 384}, Tile{250, 64, 384}, Tile{100, 31, 65}, Tile{64, 64, 250}}) tiles.push_back(t);
+  for (const Tile& t : {Tile{384, 64, 384}, Tile{250, 64, 384}, Tile{100, 31, 65}, Tile{64, 64, 250}, Tile{384, 100, 64},
+                        Tile{70, 33, 50}, Tile{40, 17, 20}})
+    tiles.push_back(t);
   for (bool ta : {false, true})
     for (bool tb : {false, true})
       for (const Tile& t : tiles) {

@@ -1,6 +1,7 @@
 // tile_matmul_bf16's products on AMX (tdpbf16ps): C is computed in blocks of 32 x 32, four f32 tiles
 // of 16 x 16, while k runs over the pairs 16 at a time (two A tiles of 16 rows x 16 pair words, two B
-// tiles of 16 pair rows x 16 columns). Compiled with AVX-512, BF16 and AMX flags; entered only at the
+// tiles of 16 pair rows x 16 columns). A k of at most 64 (the attention's scores and their gradient at
+// head size 64) keeps a row block's A tiles loaded for the whole row of C, computed 32 x 16 at a time. Compiled with AVX-512, BF16 and AMX flags; entered only at the
 // amx kernel level (cpu/isa.h), which Linux has granted the tile data.
 //
 // Both operands are packed into bf16 pair words along k (gemm_tile_pairs_avx512.h), zero-padded to
@@ -110,6 +111,45 @@ void transpose_block(const float* out, float* t) {
                   reinterpret_cast<uint32_t*>(t + q * kBlock + r), kBlock, kTile);
 }
 
+// Row block i of C (32 rows, `rows` of them real) for a k of at most 32 * kSteps (kSteps = kq / 16 of 1
+// or 2: the attention's scores at head size 64): the block's A tiles (two per 16 pairs) stay loaded for
+// the whole row of C, computed 32 x 16 at a time (two C tiles), so each B tile is read once per row
+// block and A once, instead of both once per 32 x 32 block. The same tile products in the same order as
+// the 32 x 32 blocks', so the same bits. Tiles: C 0-1, B 2-3, A 4-7.
+template <int kSteps>
+void shallow_row(const char* a0, const char* a1, int64_t a_stride, const uint32_t* bp, int64_t kq, int64_t n,
+                 int64_t rows, float alpha, char* ci, int64_t ldc, TileStore store, bool as_accumulated, float* out) {
+  const size_t c_size = store == TileStore::kBf16 ? sizeof(uint16_t) : sizeof(float);
+  _tile_loadd(4, a0, a_stride);
+  _tile_loadd(6, a1, a_stride);
+  if constexpr (kSteps == 2) {
+    _tile_loadd(5, a0 + kTile * 4, a_stride);
+    _tile_loadd(7, a1 + kTile * 4, a_stride);
+  }
+  for (int64_t j = 0; j < n; j += kTile) {
+    _tile_zero(0);
+    _tile_zero(1);
+    _tile_loadd(2, bp + b_tile(j, 0, kq), kTile * 4);
+    if constexpr (kSteps == 2) _tile_loadd(3, bp + b_tile(j, kTile, kq), kTile * 4);
+    _tile_dpbf16ps(0, 4, 2);
+    _tile_dpbf16ps(1, 6, 2);
+    if constexpr (kSteps == 2) {
+      _tile_dpbf16ps(0, 5, 3);
+      _tile_dpbf16ps(1, 7, 3);
+    }
+    const int64_t cols = std::min(kTile, n - j);
+    char* cij = ci + static_cast<size_t>(j) * c_size;
+    if (as_accumulated && rows == kBlock && cols == kTile) {
+      _tile_stored(0, cij, ldc * 4);
+      _tile_stored(1, cij + kTile * ldc * 4, ldc * 4);
+      continue;
+    }
+    _tile_stored(0, out, kBlock * 4);
+    _tile_stored(1, out + kTile * kBlock, kBlock * 4);
+    store_block(out, rows, cols, alpha, cij, ldc, store);
+  }
+}
+
 // C = alpha op(A) op(B), or with transposed_c its transpose: C^T stored at c (row stride ldc).
 void run(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, const uint16_t* a, int64_t lda,
          const uint16_t* b, int64_t ldb, void* c, int64_t ldc, TileStore store, bool transposed_c) {
@@ -138,6 +178,15 @@ void run(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alph
       a0 = reinterpret_cast<const char*>(ap), a_stride = kq * 4;
     }
     const char* a1 = a0 + kTile * a_stride;
+    if (kq <= 2 * kTile && !transposed_c) {
+      const int64_t rows = std::min(kBlock, m - i);
+      char* ci = static_cast<char*>(c) + static_cast<size_t>(i * ldc) * c_size;
+      if (kq == kTile)
+        shallow_row<1>(a0, a1, a_stride, bp, kq, n, rows, alpha, ci, ldc, store, as_accumulated, out);
+      else
+        shallow_row<2>(a0, a1, a_stride, bp, kq, n, rows, alpha, ci, ldc, store, as_accumulated, out);
+      continue;
+    }
     for (int64_t j = 0; j < n; j += kBlock) {
       _tile_zero(0);
       _tile_zero(1);

@@ -69,7 +69,11 @@ int64_t b_tile(int64_t j, int64_t p, int64_t kq) { return j / kTile * kq * kTile
 
 void pack_b(const uint16_t* b, int64_t ldb, bool trans_b, int64_t k, int64_t n, int64_t kq, int64_t np, uint32_t* bp) {
   if (!trans_b) {
-    pair_rows_of(b, ldb, k, n, kq, np, b_tile(0, 1, kq), b_tile(kTile, 0, kq), bp);
+    // Panel by panel, so that the stores run through each panel's words in order: pair row by pair row
+    // over all of a wide B, every 64-byte store went to another of up to 24 panels, kq * 64 bytes apart,
+    // and took half of the probabilities' and score gradients' products (dV, dK).
+    for (int64_t j = 0; j < np; j += kTile)
+      pair_rows_of(b + j, ldb, k, std::clamp<int64_t>(n - j, 0, kTile), kq, kTile, kTile, 0, bp + b_tile(j, 0, kq));
     return;
   }
   // B stored [n, k]: sixteen rows at a time as pair words (16 x kq), transposed into their panel.

@@ -127,8 +127,8 @@ void BM_AttentionPart(benchmark::State& state) {
   const int8_t* mask = nullptr;  // a full window: the attention passes no mask (softmax_mask)
   tile_matmul_bf16(false, true, T, T, D, 1.f, q, H3, k, H3, p, T, TileStore::kF32);
   std::vector<float> scores(p, p + T * T);
-  softmax_dropout_fwd(p, nullptr, pd.data(), p, mask, static_cast<int>(T), static_cast<int>(T), read,
-                      kMaskLowestF32, drop, true);
+  softmax_dropout_fwd(p, nullptr, pd.data(), p, mask, static_cast<int>(T), static_cast<int>(T), read, kMaskLowestF32,
+                      drop, true);
   const bool pass = part == Part::kSoftmaxDropout || part == Part::kSoftmaxGrad || part == Part::kSoftmax;
   const double flops = pass ? 0.0 : 2.0 * T * T * D;
   // One thread, and so are the softmax passes' own parallel loops: inside a team of one they would
@@ -142,8 +142,8 @@ void BM_AttentionPart(benchmark::State& state) {
         tile_matmul_bf16(false, true, T, T, D, 1.f, q, H3, k, H3, p, T, TileStore::kF32);
         break;
       case Part::kSoftmaxDropout:
-        softmax_dropout_fwd(p, nullptr, pd.data(), scores.data(), mask, static_cast<int>(T),
-                            static_cast<int>(T), read, kMaskLowestF32, drop, true);
+        softmax_dropout_fwd(p, nullptr, pd.data(), scores.data(), mask, static_cast<int>(T), static_cast<int>(T), read,
+                            kMaskLowestF32, drop, true);
         break;
       case Part::kSoftmax:
         softmax_fwd(p, pd.data(), scores.data(), mask, 1, 1, static_cast<int>(T), static_cast<int>(T), read,

@@ -72,7 +72,7 @@ inline std::string isa_param_name(const ::testing::TestParamInfo<Isa>& info) {
   return isa_name(info.param);
 }
 
-#define CPUFT_INSTANTIATE_ISA_TEST(Suite)                                                  \
+#define CPUFT_INSTANTIATE_ISA_TEST(Suite)                                                             \
   INSTANTIATE_TEST_SUITE_P(Isa, Suite, ::testing::Values(Isa::kAvx2, Isa::kAvx512, Isa::kAvx512Bf16), \
                            ::cpuft::test::isa_param_name)
 

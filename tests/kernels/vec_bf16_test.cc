@@ -31,10 +31,10 @@ uint32_t bits_of(float f) {
 std::vector<float> special_values() {
   const uint32_t patterns[] = {
       0x00000000u, 0x00000001u, 0x00008000u, 0x00018000u, 0x007fffffu, 0x007f8000u,  // zero, denormals
-      0x00800000u, 0x00808000u, 0x00818000u, 0x0080ffffu,                              // smallest normals, ties
-      0x3f800000u, 0x3f808000u, 0x3f818000u, 0x3f807fffu, 0x3f80ffffu,                 // ties to even, near ties
-      0x7f7f0000u, 0x7f7f7fffu, 0x7f7f8000u, 0x7f7fffffu,                              // the largest (to inf)
-      0x7f800000u, 0x7f800001u, 0x7fc00000u, 0x7fa01234u, 0x7fffffffu,                 // inf, NaNs
+      0x00800000u, 0x00808000u, 0x00818000u, 0x0080ffffu,                            // smallest normals, ties
+      0x3f800000u, 0x3f808000u, 0x3f818000u, 0x3f807fffu, 0x3f80ffffu,               // ties to even, near ties
+      0x7f7f0000u, 0x7f7f7fffu, 0x7f7f8000u, 0x7f7fffffu,                            // the largest (to inf)
+      0x7f800000u, 0x7f800001u, 0x7fc00000u, 0x7fa01234u, 0x7fffffffu,               // inf, NaNs
   };
   std::vector<float> v;
   for (uint32_t p : patterns) {
@@ -77,7 +77,8 @@ TEST(VecBf16, TheConversionGivesTheBitsOfF32ToBf16) {
     one[lane] = from_bits((lane % 2 ? 0x80018000u : 0x00018000u) + static_cast<uint32_t>(lane));
     expect_bits_of_f32_to_bf16(one, "a vector with one denormal lane");
   }
-  for (int n : {1, 7, 15, 17, 31}) expect_bits_of_f32_to_bf16(std::vector<float>(special.begin(), special.begin() + n), "a tail");
+  for (int n : {1, 7, 15, 17, 31})
+    expect_bits_of_f32_to_bf16(std::vector<float>(special.begin(), special.begin() + n), "a tail");
 }
 
 }  // namespace

@@ -179,8 +179,8 @@ TEST(Attention, Bf16ContextIsTheBitsOfTheTileProductsAndTheSoftmax) {
         else
           softmax_fwd(scores.data(), probs.data(), scores.data(), keys, 1, 1, kT, static_cast<int>(L), read,
                       kMaskLowestF32);
-        tile_matmul_bf16(false, false, kT, kHd, L, 1.f, probs.data(), L, v.data(), kHd, want.data() + b * kT * kH + h * kHd,
-                         kH, TileStore::kBf16);
+        tile_matmul_bf16(false, false, kT, kHd, L, 1.f, probs.data(), L, v.data(), kHd,
+                         want.data() + b * kT * kH + h * kHd, kH, TileStore::kBf16);
       }
     EXPECT_EQ(ctx, want) << "dropout " << p;
     EXPECT_EQ(keep, want_keep) << "dropout " << p;

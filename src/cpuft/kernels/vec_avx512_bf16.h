@@ -24,9 +24,7 @@ struct VecAvx512Bf16 : VecAvx512 {
   static __m256i to_bf16(F v) { return reinterpret_cast<__m256i>(_mm512_cvtneps_pbh(v)); }
   static F round_bf16(F v) { return from_bits(_mm512_slli_epi32(_mm512_cvtepu16_epi32(to_bf16(v)), 16)); }
   static void store_bf16(uint16_t* p, F v) { _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), to_bf16(v)); }
-  static void store_bf16_part(uint16_t* p, int n, F v) {
-    _mm256_mask_storeu_epi16(p, first(n), to_bf16(v));
-  }
+  static void store_bf16_part(uint16_t* p, int n, F v) { _mm256_mask_storeu_epi16(p, first(n), to_bf16(v)); }
 };
 
 }  // namespace cpuft

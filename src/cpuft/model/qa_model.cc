@@ -162,7 +162,8 @@ size_t QaModel::arena_floats(const ModelConfig& config, bool bf16, int batch, in
 
 size_t QaModel::activation_bytes(const ModelConfig& config, bool bf16, int batch, int seq_len, bool training) {
   const int threads = std::max(1, omp_get_max_threads());
-  return arena_floats(config, bf16, batch, seq_len, threads, training, default_group_rows(threads, bf16)) * sizeof(float);
+  return arena_floats(config, bf16, batch, seq_len, threads, training, default_group_rows(threads, bf16)) *
+         sizeof(float);
 }
 
 size_t QaModel::reserve(int batch, int seq_len, bool training) {

@@ -1,8 +1,9 @@
 // tile_matmul_bf16's products on AMX (tdpbf16ps): C is computed in blocks of 32 x 32, four f32 tiles
 // of 16 x 16, while k runs over the pairs 16 at a time (two A tiles of 16 rows x 16 pair words, two B
 // tiles of 16 pair rows x 16 columns). A k of at most 64 (the attention's scores and their gradient at
-// head size 64) keeps a row block's A tiles loaded for the whole row of C, computed 32 x 16 at a time. Compiled with AVX-512, BF16 and AMX flags; entered only at the
-// amx kernel level (cpu/isa.h), which Linux has granted the tile data.
+// head size 64) keeps a row block's A tiles loaded for the whole row of C, computed 32 x 16 at a time.
+// Compiled with AVX-512, BF16 and AMX flags; entered only at the amx kernel level (cpu/isa.h), which
+// Linux has granted the tile data.
 //
 // Both operands are packed into bf16 pair words along k (gemm_tile_pairs_avx512.h), zero-padded to
 // whole tiles: A as ap[i][p] (rows to a multiple of 32, pairs to a multiple of 16), B in panels of 16
@@ -99,12 +100,18 @@ void store_block(const float* out, int64_t rows, int64_t cols, float alpha, void
     }
 }
 
-// The C block's four tiles to x (row stride ld floats).
+// The C tiles to x (row stride ld floats): two rows of kColumns tiles, tiles 0 .. kColumns - 1 the first
+// (a 32 x 32 block: four tiles; a 32 x 16 one: two).
+template <int kColumns = 2>
 void store_tiles(float* x, int64_t ld) {
   _tile_stored(0, x, ld * 4);
-  _tile_stored(1, x + kTile, ld * 4);
-  _tile_stored(2, x + kTile * ld, ld * 4);
-  _tile_stored(3, x + kTile * ld + kTile, ld * 4);
+  if constexpr (kColumns == 2) {
+    _tile_stored(1, x + kTile, ld * 4);
+    _tile_stored(2, x + kTile * ld, ld * 4);
+    _tile_stored(3, x + kTile * ld + kTile, ld * 4);
+  } else {
+    _tile_stored(1, x + kTile * ld, ld * 4);
+  }
 }
 
 // out (32 x 32, row stride kBlock) transposed into t (the same shape).
@@ -144,12 +151,10 @@ void shallow_row(const char* a0, const char* a1, int64_t a_stride, const uint32_
     const int64_t cols = std::min(kTile, n - j);
     char* cij = ci + static_cast<size_t>(j) * c_size;
     if (as_accumulated && rows == kBlock && cols == kTile) {
-      _tile_stored(0, cij, ldc * 4);
-      _tile_stored(1, cij + kTile * ldc * 4, ldc * 4);
+      store_tiles<1>(reinterpret_cast<float*>(cij), ldc);
       continue;
     }
-    _tile_stored(0, out, kBlock * 4);
-    _tile_stored(1, out + kTile * kBlock, kBlock * 4);
+    store_tiles<1>(out, kBlock);
     store_block(out, rows, cols, alpha, cij, ldc, store);
   }
 }

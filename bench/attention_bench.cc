@@ -30,7 +30,7 @@ constexpr int64_t kSquadLengths[kB] = {384, 384, 210, 180, 250, 140, 300, 160};
 enum class Pass { kEvalForward, kTrainForward, kBackward };
 
 struct Inputs {
-  std::vector<float> qkv, dctx, ctx, dqkv, dbias, tiles;
+  std::vector<float> qkv, dctx, ctx, dqkv, dbias, tiles, stats;
   std::vector<uint16_t> qkv16, dctx16, ctx16, dqkv16;
   std::vector<int8_t> mask;
   std::vector<uint8_t> keep;
@@ -55,6 +55,7 @@ struct Inputs {
     for (int64_t b = 0; b < kB; ++b)
       for (int64_t t = 0; t < (padded ? kSquadLengths[b] : kT); ++t) mask[static_cast<size_t>(b * kT + t)] = 1;
     keep.resize(static_cast<size_t>(kB * kHeads * attention_keep_bytes(kT)));
+    stats.resize(static_cast<size_t>(attention_stats_floats(kB, kHeads, kT)));
     assign_zeros_on_huge_pages(tiles, static_cast<size_t>(omp_get_max_threads() * kTilesPerThread * kT * kT));
   }
 };
@@ -73,16 +74,17 @@ void BM_AttentionCore(benchmark::State& state) {
   const AttentionDropout none{};
   // The backward applies the bits of a drawing forward.
   if (pass == Pass::kBackward)
-    attention_fwd(in.ctx.data(), in.ctx16.data(), in.tiles.data(), bf16 ? nullptr : in.qkv.data(),
+    attention_fwd(in.ctx.data(), in.ctx16.data(), in.tiles.data(), in.stats.data(), bf16 ? nullptr : in.qkv.data(),
                   bf16 ? in.qkv16.data() : nullptr, in.mask.data(), shape, scale.scores, drop);
   for (auto _ : state) {
     if (pass == Pass::kBackward)
-      attention_bwd(bf16 ? nullptr : in.dqkv.data(), bf16 ? in.dqkv16.data() : nullptr, bf16 ? in.dbias.data() : nullptr,
-                    in.tiles.data(), bf16 ? nullptr : in.dctx.data(), bf16 ? in.dctx16.data() : nullptr,
-                    bf16 ? nullptr : in.qkv.data(), bf16 ? in.qkv16.data() : nullptr, in.mask.data(), shape, scale.scores,
-                    scale.dq, drop);
+      attention_bwd(bf16 ? nullptr : in.dqkv.data(), bf16 ? in.dqkv16.data() : nullptr,
+                    bf16 ? in.dbias.data() : nullptr, in.tiles.data(), in.stats.data(), bf16 ? nullptr : in.dctx.data(),
+                    bf16 ? in.dctx16.data() : nullptr, bf16 ? nullptr : in.qkv.data(), bf16 ? in.qkv16.data() : nullptr,
+                    in.mask.data(), shape, scale.scores, scale.dq, drop);
     else
-      attention_fwd(in.ctx.data(), in.ctx16.data(), in.tiles.data(), bf16 ? nullptr : in.qkv.data(),
+      attention_fwd(in.ctx.data(), in.ctx16.data(), in.tiles.data(),
+                    pass == Pass::kTrainForward ? in.stats.data() : nullptr, bf16 ? nullptr : in.qkv.data(),
                     bf16 ? in.qkv16.data() : nullptr, in.mask.data(), shape, scale.scores,
                     pass == Pass::kTrainForward ? drop : none);
   }
@@ -105,12 +107,21 @@ BENCHMARK(BM_AttentionCore)
 
 // The parts of one sequence-head's bf16 attention (a full window of 384 or 128 tokens, head size 64,
 // dropout 0.1) on one thread, timed apart, as attention_fwd and attention_bwd call them: the products on
-// the bf16 tiles and the softmax passes (training's, with the dropout, and the evaluation's, part 8).
+// the bf16 tiles and the softmax passes (training's, with the dropout; the evaluation's, part 8; and
+// backward's recomputation from the forward's row statistics, part 9).
 // GFLOP counts the product's FLOPs (none for a softmax pass), so the products' rates compare with
 // BM_AttentionTile and the passes' times with the products'. Args: part, T (the window).
 enum class Part {
-  kScores, kSoftmaxDropout, kContext, kValueGrad, kProbsGrad, kSoftmaxGrad, kQueryGrad, kKeyGrad,
-  kSoftmax  // the evaluation's softmax: no dropout
+  kScores,
+  kSoftmaxDropout,
+  kContext,
+  kValueGrad,
+  kProbsGrad,
+  kSoftmaxGrad,
+  kQueryGrad,
+  kKeyGrad,
+  kSoftmax,          // the evaluation's softmax: no dropout
+  kSoftmaxRecompute  // backward's: the forward's probabilities from its row statistics and kept bits
 };
 
 void BM_AttentionPart(benchmark::State& state) {
@@ -126,10 +137,11 @@ void BM_AttentionPart(benchmark::State& state) {
   const ScoreRead read{scale, true};
   const int8_t* mask = nullptr;  // a full window: the attention passes no mask (softmax_mask)
   tile_matmul_bf16(false, true, T, T, D, 1.f, q, H3, k, H3, p, T, TileStore::kF32);
-  std::vector<float> scores(p, p + T * T);
+  std::vector<float> scores(p, p + T * T), stats(static_cast<size_t>(2 * T));
   softmax_dropout_fwd(p, nullptr, pd.data(), p, mask, static_cast<int>(T), static_cast<int>(T), read, kMaskLowestF32,
-                      drop, true);
-  const bool pass = part == Part::kSoftmaxDropout || part == Part::kSoftmaxGrad || part == Part::kSoftmax;
+                      drop, true, SoftmaxRowStats{stats.data(), nullptr});
+  const bool pass = part == Part::kSoftmaxDropout || part == Part::kSoftmaxGrad || part == Part::kSoftmax ||
+                    part == Part::kSoftmaxRecompute;
   const double flops = pass ? 0.0 : 2.0 * T * T * D;
   // One thread, and so are the softmax passes' own parallel loops: inside a team of one they would
   // open a team of all threads, which the model's attention (its loop over sequence-heads on every
@@ -143,7 +155,11 @@ void BM_AttentionPart(benchmark::State& state) {
         break;
       case Part::kSoftmaxDropout:
         softmax_dropout_fwd(p, nullptr, pd.data(), scores.data(), mask, static_cast<int>(T), static_cast<int>(T), read,
-                            kMaskLowestF32, drop, true);
+                            kMaskLowestF32, drop, true, SoftmaxRowStats{stats.data(), nullptr});
+        break;
+      case Part::kSoftmaxRecompute:
+        softmax_dropout_fwd(p, nullptr, pd.data(), scores.data(), mask, static_cast<int>(T), static_cast<int>(T), read,
+                            kMaskLowestF32, drop, false, SoftmaxRowStats{nullptr, stats.data()});
         break;
       case Part::kSoftmax:
         softmax_fwd(p, pd.data(), scores.data(), mask, 1, 1, static_cast<int>(T), static_cast<int>(T), read,
@@ -174,7 +190,7 @@ void BM_AttentionPart(benchmark::State& state) {
   state.SetLabel(tile_matmul_bf16_native() ? std::string("bf16 tiles at ") + isa_name(kernel_isa()) : std::string("bf16 as f32 products"));
 }
 BENCHMARK(BM_AttentionPart)
-    ->ArgsProduct({benchmark::CreateDenseRange(0, 8, 1), {kT, 128}})
+    ->ArgsProduct({benchmark::CreateDenseRange(0, 9, 1), {kT, 128}})
     ->ArgNames({"part", "T"})
     ->Unit(benchmark::kMicrosecond)
     ->UseRealTime();

@@ -119,8 +119,8 @@ void BM_SoftmaxFwd(benchmark::State& state) {
   std::vector<float> p(s.size());
   std::vector<uint16_t> bf(s.size());
   for (auto _ : state) {
-    k->softmax_fwd(p.data(), bf.data(), s.data(), mask.data(), kB, kHeads, kT, kT, ScoreRead{},
-                   kMaskLowestF32, nullptr);
+    k->softmax_fwd(p.data(), bf.data(), s.data(), mask.data(), kB, kHeads, kT, kT, ScoreRead{}, kMaskLowestF32, nullptr,
+                   {});
   }
   set_bytes(state, n * (4.0 * 2 + 2));
 }

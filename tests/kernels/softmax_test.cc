@@ -31,10 +31,8 @@ TEST_P(Softmax, VectorMatchesReferenceOnTails) {
       for (const ScoreRead read : {ScoreRead{}, ScoreRead{0.1767767f}, ScoreRead{0.125f, true}}) {
         std::vector<float> p1(n), p2(n);
         std::vector<uint16_t> h2(n);
-        ref().softmax_fwd(p1.data(), nullptr, s.data(), mask.data(), B, H, T, T, read,
-                          kMaskLowestF32, nullptr);
-        vec().softmax_fwd(p2.data(), h2.data(), s.data(), mask.data(), B, H, T, T, read,
-                          kMaskLowestF32, nullptr);
+        ref().softmax_fwd(p1.data(), nullptr, s.data(), mask.data(), B, H, T, T, read, kMaskLowestF32, nullptr, {});
+        vec().softmax_fwd(p2.data(), h2.data(), s.data(), mask.data(), B, H, T, T, read, kMaskLowestF32, nullptr, {});
         // The reference sums a row sequentially in f32 (error growing with T), the vector
         // kernel in W lanes: 5e-6 relative covers T = 769.
         EXPECT_LT(max_rel_err(p2, p1, 1e-3), 5e-6) << "T=" << T << " H=" << H;
@@ -64,7 +62,7 @@ TEST_P(Softmax, FullyMaskedRowIsUniformAndMaskedKeysGetNothing) {
   mask[T + 3] = 0;                          // batch 1: key 3 masked
   for (float lowest : {kMaskLowestF32, kMaskLowestBf16}) {
     std::vector<float> p(s.size());
-    vec().softmax_fwd(p.data(), nullptr, s.data(), mask.data(), B, H, T, T, ScoreRead{}, lowest, nullptr);
+    vec().softmax_fwd(p.data(), nullptr, s.data(), mask.data(), B, H, T, T, ScoreRead{}, lowest, nullptr, {});
     for (int i = 0; i < H * T * T; ++i) ASSERT_FLOAT_EQ(p[i], 1.0f / T) << i;
     for (int row = H * T; row < 2 * H * T; ++row) {
       EXPECT_EQ(p[size_t(row) * T + 3], 0.0f);
@@ -85,8 +83,8 @@ TEST_P(Softmax, InPlaceAndBf16CopyAgree) {
   auto s = randn(size_t(B) * H * T * T, 7);
   std::vector<float> p(s.size());
   std::vector<uint16_t> bf(s.size());
-  vec().softmax_fwd(p.data(), bf.data(), s.data(), nullptr, B, H, T, T, ScoreRead{0.125f}, kMaskLowestF32, nullptr);
-  vec().softmax_fwd(s.data(), nullptr, s.data(), nullptr, B, H, T, T, ScoreRead{0.125f}, kMaskLowestF32, nullptr);
+  vec().softmax_fwd(p.data(), bf.data(), s.data(), nullptr, B, H, T, T, ScoreRead{0.125f}, kMaskLowestF32, nullptr, {});
+  vec().softmax_fwd(s.data(), nullptr, s.data(), nullptr, B, H, T, T, ScoreRead{0.125f}, kMaskLowestF32, nullptr, {});
   EXPECT_EQ(p, s);
   for (size_t i = 0; i < p.size(); ++i) {
     uint32_t bits;
@@ -116,18 +114,18 @@ TEST_P(Softmax, ScoresReadAsBf16AreTheScaledScoresRoundedBeforehand) {
       std::vector<float> p_read(n), p_before(n);
       std::vector<uint16_t> b_read(n), b_before(n);
       k->softmax_fwd(p_read.data(), b_read.data(), s.data(), mask.data(), 1, 1, rows, Tk, ScoreRead{0.125f, true},
-                     kMaskLowestF32, drop ? &pass : nullptr);
+                     kMaskLowestF32, drop ? &pass : nullptr, {});
       k->softmax_fwd(p_before.data(), b_before.data(), rounded.data(), mask.data(), 1, 1, rows, Tk, ScoreRead{},
-                     kMaskLowestF32, drop ? &pass : nullptr);
+                     kMaskLowestF32, drop ? &pass : nullptr, {});
       EXPECT_EQ(p_read, p_before) << (k == &ref() ? "ref" : "vec") << " dropout " << drop;
       EXPECT_EQ(b_read, b_before) << (k == &ref() ? "ref" : "vec") << " dropout " << drop;
     }
   // Read without rounding, the scores are only scaled: another softmax.
   std::vector<float> p_scaled(n), p_rounded(n);
-  vec().softmax_fwd(p_scaled.data(), nullptr, s.data(), mask.data(), 1, 1, rows, Tk, ScoreRead{0.125f},
-                    kMaskLowestF32, nullptr);
+  vec().softmax_fwd(p_scaled.data(), nullptr, s.data(), mask.data(), 1, 1, rows, Tk, ScoreRead{0.125f}, kMaskLowestF32,
+                    nullptr, {});
   vec().softmax_fwd(p_rounded.data(), nullptr, s.data(), mask.data(), 1, 1, rows, Tk, ScoreRead{0.125f, true},
-                    kMaskLowestF32, nullptr);
+                    kMaskLowestF32, nullptr, {});
   EXPECT_NE(p_scaled, p_rounded);
 }
 
@@ -148,9 +146,11 @@ TEST_P(Softmax, RowsOverTheRealKeysMatchTheFullPaddedSoftmax) {
       dpc[row * Tk + c] = dp[row * T + c];
     }
   std::vector<float> p(full), pc(cut), pr(cut), ds(full), dsc(cut);
-  vec().softmax_fwd(p.data(), nullptr, s.data(), mask.data(), B, H, T, T, ScoreRead{0.5f}, kMaskLowestF32, nullptr);
-  vec().softmax_fwd(pc.data(), nullptr, sc.data(), mask_cut.data(), B, H, T, Tk, ScoreRead{0.5f}, kMaskLowestF32, nullptr);
-  ref().softmax_fwd(pr.data(), nullptr, sc.data(), mask_cut.data(), B, H, T, Tk, ScoreRead{0.5f}, kMaskLowestF32, nullptr);
+  vec().softmax_fwd(p.data(), nullptr, s.data(), mask.data(), B, H, T, T, ScoreRead{0.5f}, kMaskLowestF32, nullptr, {});
+  vec().softmax_fwd(pc.data(), nullptr, sc.data(), mask_cut.data(), B, H, T, Tk, ScoreRead{0.5f}, kMaskLowestF32,
+                    nullptr, {});
+  ref().softmax_fwd(pr.data(), nullptr, sc.data(), mask_cut.data(), B, H, T, Tk, ScoreRead{0.5f}, kMaskLowestF32,
+                    nullptr, {});
   EXPECT_LT(max_rel_err(pc, pr, 1e-3), 5e-6);
   vec().softmax_bwd(ds.data(), nullptr, dp.data(), p.data(), mask.data(), B, H, T, T, 0.5f, nullptr);
   vec().softmax_bwd(dsc.data(), nullptr, dpc.data(), pc.data(), mask_cut.data(), B, H, T, Tk, 0.5f, nullptr);
@@ -178,7 +178,8 @@ TEST_P(Softmax, DropoutInTheSamePassesIsSoftmaxAndDropout) {
       const std::string what = std::string(k->name) + " Tk=" + std::to_string(Tk);
       std::vector<float> p0(n), d32(n), ddp(n), ds0(n);
       std::vector<uint16_t> d16(n), ds016(n);
-      k->softmax_fwd(p0.data(), nullptr, s.data(), mask.data(), 1, 1, rows, Tk, ScoreRead{}, kMaskLowestF32, nullptr);
+      k->softmax_fwd(p0.data(), nullptr, s.data(), mask.data(), 1, 1, rows, Tk, ScoreRead{}, kMaskLowestF32, nullptr,
+                     {});
       dropout_fwd(d32.data(), d16.data(), p0.data(), n, p, seed, stream, first);
       dropout_bwd(ddp.data(), nullptr, ddrop.data(), n, p, seed, stream, first);
       k->softmax_bwd(ds0.data(), ds016.data(), ddp.data(), p0.data(), mask.data(), 1, 1, rows, Tk, 1.f, nullptr);
@@ -196,7 +197,8 @@ TEST_P(Softmax, DropoutInTheSamePassesIsSoftmaxAndDropout) {
         pass.draw = draw;
         pass.out = o32.data();
         pass.out_bf16 = o16.data();
-        k->softmax_fwd(p1.data(), nullptr, s.data(), mask.data(), 1, 1, rows, Tk, ScoreRead{}, kMaskLowestF32, &pass);
+        k->softmax_fwd(p1.data(), nullptr, s.data(), mask.data(), 1, 1, rows, Tk, ScoreRead{}, kMaskLowestF32, &pass,
+                       {});
         EXPECT_EQ(p1, p0) << what;
         EXPECT_EQ(o32, d32) << what << " draw " << draw;
         EXPECT_EQ(o16, d16) << what << " draw " << draw;
@@ -214,6 +216,56 @@ TEST_P(Softmax, DropoutInTheSamePassesIsSoftmaxAndDropout) {
               << what << " row " << r << " col " << c;
         }
     }
+  }
+}
+
+// A call that keeps its rows' max and 1 / sum, then a call that reads them (attention's forward, then its
+// backward's recomputation): the same probabilities, bf16 copy and dropped values, bit for bit, as the
+// passes that compute them; with and without the dropout (drawn, then its bits applied), a key mask, the
+// bf16 read, and rows that end in a partial vector. Statistics that are not the row's give other values.
+TEST_P(Softmax, RowStatisticsKeptThenReadGiveTheSameBits) {
+  const uint64_t seed = 4, stream = 8, first = 99;
+  for (int Tk : {1, 7, 16, 17, 64, 65, 130}) {
+    const int rows = 6;
+    const int64_t n = int64_t(rows) * Tk, row_bytes = softmax_dropout_row_bytes(Tk);
+    const auto s = randn(n, 11, 3.0f);
+    const auto mask = make_mask(1, Tk, 12);
+    for (const KernelTable* k : {&ref(), &vec()})
+      for (float p : {0.0f, 0.2f}) {
+        const std::string what = std::string(k->name) + " Tk=" + std::to_string(Tk) + " p=" + std::to_string(p);
+        std::vector<uint8_t> keep(static_cast<size_t>(rows * row_bytes), 0);
+        DropoutPass pass;
+        pass.scale = 1.0f / (1.0f - p);
+        pass.key = dropout_key_at(seed, stream, first);
+        pass.threshold24 = dropout_threshold24(p);
+        pass.keep = keep.data();
+        pass.row_bytes = row_bytes;
+        std::vector<float> stats(static_cast<size_t>(2 * rows), -1.0f);
+        std::vector<float> p0(n), o0(n), p1(n, 7.0f), o1(n, 7.0f);
+        std::vector<uint16_t> b0(n), ob0(n), b1(n, 1), ob1(n, 1);
+        const ScoreRead read{0.125f, true};
+        pass.draw = true;
+        pass.out = o0.data();
+        pass.out_bf16 = ob0.data();
+        k->softmax_fwd(p0.data(), b0.data(), s.data(), mask.data(), 1, 1, rows, Tk, read, kMaskLowestF32,
+                       p > 0.f ? &pass : nullptr, SoftmaxRowStats{stats.data(), nullptr});
+        for (float x : stats) ASSERT_NE(x, -1.0f) << what;
+        pass.draw = false;
+        pass.out = o1.data();
+        pass.out_bf16 = ob1.data();
+        k->softmax_fwd(p1.data(), b1.data(), s.data(), mask.data(), 1, 1, rows, Tk, read, kMaskLowestF32,
+                       p > 0.f ? &pass : nullptr, SoftmaxRowStats{nullptr, stats.data()});
+        EXPECT_EQ(p1, p0) << what;
+        EXPECT_EQ(b1, b0) << what;
+        if (p > 0.f) {
+          EXPECT_EQ(o1, o0) << what;
+          EXPECT_EQ(ob1, ob0) << what;
+        }
+        stats[1] *= 2.0f;  // row 0's 1 / sum
+        k->softmax_fwd(p1.data(), nullptr, s.data(), mask.data(), 1, 1, rows, Tk, read, kMaskLowestF32, nullptr,
+                       SoftmaxRowStats{nullptr, stats.data()});
+        EXPECT_EQ(p1[0], 2.0f * p0[0]) << what;
+      }
   }
 }
 
@@ -253,7 +305,7 @@ TEST(SoftmaxRef, GradientMatchesFiniteDifferences) {
     std::vector<int8_t> mask = {1, 1, 0, 1, 1};
     std::vector<float> p(s.size()), ds(s.size());
     const KernelTable& k = kernel_table(isa);
-    k.softmax_fwd(p.data(), nullptr, s.data(), mask.data(), B, H, T, T, ScoreRead{scale}, kMaskLowestF32, nullptr);
+    k.softmax_fwd(p.data(), nullptr, s.data(), mask.data(), B, H, T, T, ScoreRead{scale}, kMaskLowestF32, nullptr, {});
     k.softmax_bwd(ds.data(), nullptr, R.data(), p.data(), mask.data(), B, H, T, T, scale, nullptr);
     // Double forward: L = sum(softmax(masked(s * scale)) * R).
     auto loss = [&](const std::vector<double>& sd) {

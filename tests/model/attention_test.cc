@@ -62,14 +62,15 @@ Outputs run(const Inputs& in, bool bf16, float fill = 0.0f) {
   Outputs out{std::vector<float>(kN * kH), std::vector<float>(in.qkv.size(), fill),
               std::vector<float>(bf16 ? 3 * kH : 0, kBiasStart)};
   std::vector<uint16_t> ctx16(kN * kH), dqkv16(in.qkv.size(), f32_to_bf16(fill));
-  attention_fwd(bf16 ? nullptr : out.ctx.data(), bf16 ? ctx16.data() : nullptr, tiles.data(),
+  std::vector<float> stats(static_cast<size_t>(attention_stats_floats(kB, kHeads, kT)));
+  attention_fwd(bf16 ? nullptr : out.ctx.data(), bf16 ? ctx16.data() : nullptr, tiles.data(), stats.data(),
                 bf16 ? nullptr : in.qkv.data(), bf16 ? in.qkv16.data() : nullptr, in.mask.data(), shape, kScale,
                 AttentionDropout{});
   if (bf16) bf16_to_f32_array(ctx16.data(), out.ctx.data(), kN * kH);
   attention_bwd(bf16 ? nullptr : out.dqkv.data(), bf16 ? dqkv16.data() : nullptr, bf16 ? out.dbias.data() : nullptr,
-                tiles.data(), bf16 ? nullptr : in.dctx.data(), bf16 ? in.dctx16.data() : nullptr,
-                bf16 ? nullptr : in.qkv.data(), bf16 ? in.qkv16.data() : nullptr, in.mask.data(), shape, kScale,
-                kScale, AttentionDropout{});
+                tiles.data(), stats.data(), bf16 ? nullptr : in.dctx.data(), bf16 ? in.dctx16.data() : nullptr,
+                bf16 ? nullptr : in.qkv.data(), bf16 ? in.qkv16.data() : nullptr, in.mask.data(), shape, kScale, kScale,
+                AttentionDropout{});
   if (bf16) bf16_to_f32_array(dqkv16.data(), out.dqkv.data(), static_cast<int64_t>(dqkv16.size()));
   return out;
 }
@@ -152,7 +153,8 @@ TEST(Attention, Bf16ContextIsTheBitsOfTheTileProductsAndTheSoftmax) {
     std::vector<uint8_t> keep(static_cast<size_t>(keep_bytes), 0), want_keep(keep.size(), 0);
     const AttentionDropout drop{p, 5, 3, 1000, p > 0.f ? keep.data() : nullptr};
     std::vector<uint16_t> ctx(kN * kH, 0xffff), want(kN * kH, 0xffff);
-    attention_fwd(nullptr, ctx.data(), tiles.data(), nullptr, in.qkv16.data(), in.mask.data(), shape, kScale, drop);
+    attention_fwd(nullptr, ctx.data(), tiles.data(), nullptr, nullptr, in.qkv16.data(), in.mask.data(), shape, kScale,
+                  drop);
     for (int64_t b = 0; b < kB; ++b)
       for (int64_t h = 0; h < kHeads; ++h) {
         const int8_t* keys = in.mask.data() + b * kT;

@@ -440,19 +440,20 @@ TEST(QaModel, ReportsPeakActivationBytes) {
   // q, k, v, ctx, res1, h1, res2, h2 (N H each), ff1 (N I) and the LayerNorm statistics (4 N); bf16
   // res1, res2, then q, k, v, the bf16 input, ctx and h1 (half a float each), ff1 and the GELU output
   // (half a float each) and the statistics. No attention probabilities (B heads T^2,
-  // recomputed by backward): only the attention dropout's keep bits (B heads T^2 / 8 bytes).
-  const size_t N = 8 * 384, H = 768, I = 3072, keep = 8 * 12 * 384 * 384 / 8;
+  // recomputed by backward): only the attention softmax's row statistics (2 floats a row of B heads T)
+  // and the attention dropout's keep bits (B heads T^2 / 8 bytes).
+  const size_t N = 8 * 384, H = 768, I = 3072, keep = 8 * 12 * 384 * 384 / 8, rows = 2 * 8 * 12 * 384;
   ModelConfig two = base, three = base;
   two.layers = 2;
   three.layers = 3;
   auto per_layer = [&](bool bf16) {
     return QaModel::activation_bytes(three, bf16, 8, 384) - QaModel::activation_bytes(two, bf16, 8, 384);
   };
-  EXPECT_EQ(per_layer(false), (8 * N * H + N * I + 4 * N) * sizeof(float) + keep);
-  EXPECT_EQ(per_layer(true), (2 * N * H + 6 * N * H / 2 + 2 * N * I / 2 + 4 * N) * sizeof(float) + keep);
+  EXPECT_EQ(per_layer(false), (8 * N * H + N * I + 4 * N + rows) * sizeof(float) + keep);
+  EXPECT_EQ(per_layer(true), (2 * N * H + 6 * N * H / 2 + 2 * N * I / 2 + 4 * N + rows) * sizeof(float) + keep);
   // Without attention dropout there is no mask to keep.
   two.attention_dropout = three.attention_dropout = 0.f;
-  EXPECT_EQ(per_layer(false), (8 * N * H + N * I + 4 * N) * sizeof(float));
+  EXPECT_EQ(per_layer(false), (8 * N * H + N * I + 4 * N + rows) * sizeof(float));
 }
 
 }  // namespace

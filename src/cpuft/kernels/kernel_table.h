@@ -61,8 +61,8 @@ struct KernelTable {
                    const uint16_t* pre_bf16, int64_t M, int64_t N);
   void (*bias_grad)(float* db, const float* dy, int64_t M, int64_t N);
   // drop (nullable): the dropout done in the same passes (softmax.h's softmax_dropout_fwd / _bwd).
-  void (*softmax_fwd)(float* probs, uint16_t* probs_bf16, const float* scores, const int8_t* key_mask, int B,
-                      int H, int Tq, int Tk, ScoreRead read, float mask_value, const DropoutPass* drop);
+  void (*softmax_fwd)(float* probs, uint16_t* probs_bf16, const float* scores, const int8_t* key_mask, int B, int H,
+                      int Tq, int Tk, ScoreRead read, float mask_value, const DropoutPass* drop, SoftmaxRowStats stats);
   void (*softmax_bwd)(float* dscores, uint16_t* dscores_bf16, const float* dprobs, const float* probs,
                       const int8_t* key_mask, int B, int H, int Tq, int Tk, float scale, const DropoutPass* drop);
   // out = in * keep * scale with keep from (key, index) and the 24-bit threshold (dropout.h);

@@ -25,9 +25,9 @@ DropoutPass pass_of(const SoftmaxDropout& d, int rows, int Tk, bool draw, const 
 
 }  // namespace
 
-void softmax_fwd(float* probs, uint16_t* probs_bf16, const float* scores, const int8_t* key_mask,
-                 int B, int H, int Tq, int Tk, ScoreRead read, float mask_value) {
-  kernels().softmax_fwd(probs, probs_bf16, scores, key_mask, B, H, Tq, Tk, read, mask_value, nullptr);
+void softmax_fwd(float* probs, uint16_t* probs_bf16, const float* scores, const int8_t* key_mask, int B, int H, int Tq,
+                 int Tk, ScoreRead read, float mask_value, SoftmaxRowStats stats) {
+  kernels().softmax_fwd(probs, probs_bf16, scores, key_mask, B, H, Tq, Tk, read, mask_value, nullptr, stats);
 }
 
 void softmax_bwd(float* dscores, uint16_t* dscores_bf16, const float* dprobs, const float* probs,
@@ -37,11 +37,11 @@ void softmax_bwd(float* dscores, uint16_t* dscores_bf16, const float* dprobs, co
 
 void softmax_dropout_fwd(float* probs, float* dropped, uint16_t* dropped_bf16, const float* scores,
                          const int8_t* key_mask, int rows, int Tk, ScoreRead read, float mask_value,
-                         const SoftmaxDropout& d, bool draw) {
+                         const SoftmaxDropout& d, bool draw, SoftmaxRowStats stats) {
   DropoutPass pass = pass_of(d, rows, Tk, draw, "softmax_dropout_fwd");
   pass.out = dropped;
   pass.out_bf16 = dropped_bf16;
-  kernels().softmax_fwd(probs, nullptr, scores, key_mask, 1, 1, rows, Tk, read, mask_value, &pass);
+  kernels().softmax_fwd(probs, nullptr, scores, key_mask, 1, 1, rows, Tk, read, mask_value, &pass, stats);
 }
 
 void softmax_dropout_bwd(float* dscores, uint16_t* dscores_bf16, const float* ddropped, const float* probs,

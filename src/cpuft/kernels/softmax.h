@@ -27,9 +27,19 @@ struct ScoreRead {
 //   uniform distribution 1/Tk (every score equals mask_value), as in HF.
 // BERT's additive mask (s + (1-m)*lowest) equals replacement for any |s| < 1e30, so one kernel
 //   serves both families.
+// Each row's statistics as the softmax's last pass applies them, {max, 1 / sum}: 2 floats a row, row r's
+// at 2 * r. A call with `out` writes them there; a call with `in` reads them instead of computing them,
+// and each probability comes from its score in one pass (no max pass, no sum pass): the same bits as the
+// call that wrote them, given the same scores, mask and read. At most one of the two; both null: neither.
+// Attention's backward recomputes its forward's probabilities so.
+struct SoftmaxRowStats {
+  float* out = nullptr;
+  const float* in = nullptr;
+};
+
 // probs may alias scores. probs_bf16 (B,H,Tq,Tk) nullable: bf16 copy for the probs x V GEMM.
-void softmax_fwd(float* probs, uint16_t* probs_bf16, const float* scores, const int8_t* key_mask,
-                 int B, int H, int Tq, int Tk, ScoreRead read, float mask_value);
+void softmax_fwd(float* probs, uint16_t* probs_bf16, const float* scores, const int8_t* key_mask, int B, int H, int Tq,
+                 int Tk, ScoreRead read, float mask_value, SoftmaxRowStats stats = {});
 
 // Backward: dscores = P * (dP - sum_k(dP * P)) * scale per row (the gradient of the scores before
 // a read's scaling by `scale`; rounding passes the gradient through), then set to 0 where the key is
@@ -56,7 +66,7 @@ inline int64_t softmax_dropout_row_bytes(int64_t Tk) { return (Tk + 63) / 64 * 8
 // otherwise the bits there (a drawing call's) are applied. probs (f32, undropped) is written too.
 void softmax_dropout_fwd(float* probs, float* dropped, uint16_t* dropped_bf16, const float* scores,
                          const int8_t* key_mask, int rows, int Tk, ScoreRead read, float mask_value,
-                         const SoftmaxDropout& d, bool draw);
+                         const SoftmaxDropout& d, bool draw, SoftmaxRowStats stats = {});
 
 // softmax_bwd (scale 1) from the gradient of the dropped probabilities: dprobs = ddropped * keep /
 // (1 - p) with the kept bits, applied as read (dropout_bwd's values, without its pass).

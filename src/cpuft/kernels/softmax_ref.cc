@@ -23,20 +23,36 @@ bool keep_at(const DropoutPass& d, int64_t row, int64_t c, int64_t Tk) {
 
 }  // namespace
 
-void softmax_fwd(float* probs, uint16_t* probs_bf16, const float* scores, const int8_t* key_mask,
-                 int B, int H, int Tq, int Tk, ScoreRead read, float mask_value, const DropoutPass* drop) {
+void softmax_fwd(float* probs, uint16_t* probs_bf16, const float* scores, const int8_t* key_mask, int B, int H, int Tq,
+                 int Tk, ScoreRead read, float mask_value, const DropoutPass* drop, SoftmaxRowStats stats) {
   const int64_t rows = static_cast<int64_t>(B) * H * Tq, T = Tk;
 #pragma omp parallel for schedule(static)
   for (int64_t row = 0; row < rows; ++row) {
     const int64_t off = row * T;
     const int8_t* km = key_mask ? key_mask + (row / (static_cast<int64_t>(H) * Tq)) * Tk : nullptr;
-    float mx = -INFINITY;
-    for (int64_t c = 0; c < T; ++c) {
+    auto score = [&](int64_t c) {
       float s = scores[off + c] * read.scale;
       if (read.bf16) s = round_to_bf16(s);
       if (km && km[c] == 0) s = mask_value;
-      probs[off + c] = s;
-      mx = std::fmax(mx, s);
+      return s;
+    };
+    auto write = [&](int64_t c, float p) {
+      probs[off + c] = p;
+      if (probs_bf16) probs_bf16[off + c] = f32_to_bf16(p);
+      if (!drop) return;
+      const float y = p * (keep_at(*drop, row, c, T) ? drop->scale : 0.0f);
+      if (drop->out) drop->out[off + c] = y;
+      if (drop->out_bf16) drop->out_bf16[off + c] = f32_to_bf16(y);
+    };
+    if (stats.in) {  // max and 1 / sum as a call before found them: one pass
+      const float mx = stats.in[2 * row], inv = stats.in[2 * row + 1];
+      for (int64_t c = 0; c < T; ++c) write(c, std::exp(score(c) - mx) * inv);
+      continue;
+    }
+    float mx = -INFINITY;
+    for (int64_t c = 0; c < T; ++c) {
+      probs[off + c] = score(c);
+      mx = std::fmax(mx, probs[off + c]);
     }
     float sum = 0.0f;
     for (int64_t c = 0; c < T; ++c) {
@@ -44,14 +60,11 @@ void softmax_fwd(float* probs, uint16_t* probs_bf16, const float* scores, const 
       sum += probs[off + c];
     }
     const float inv = 1.0f / sum;
-    for (int64_t c = 0; c < T; ++c) {
-      probs[off + c] *= inv;
-      if (probs_bf16) probs_bf16[off + c] = f32_to_bf16(probs[off + c]);
-      if (!drop) continue;
-      const float y = probs[off + c] * (keep_at(*drop, row, c, T) ? drop->scale : 0.0f);
-      if (drop->out) drop->out[off + c] = y;
-      if (drop->out_bf16) drop->out_bf16[off + c] = f32_to_bf16(y);
+    if (stats.out) {
+      stats.out[2 * row] = mx;
+      stats.out[2 * row + 1] = inv;
     }
+    for (int64_t c = 0; c < T; ++c) write(c, probs[off + c] * inv);
   }
 }
 

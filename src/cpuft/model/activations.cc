@@ -83,6 +83,7 @@ void QaModel::Acts::plan(Acts& a, const ModelConfig& c, bool bf16, int64_t rows,
     l.rstd2 = take(n);
     l.h2 = bf16_training && i >= 2 ? a.layers[static_cast<size_t>(i - 2)].h2 : take(n * h);
     l.attn_keep = training && c.attention_dropout > 0.f ? reinterpret_cast<uint8_t*>(take_i8(keep_bytes)) : nullptr;
+    l.attn_stats = training ? take(static_cast<size_t>(attention_stats_floats(batch, c.heads, seq))) : nullptr;
     input = l.h2;
     a.layers.push_back(l);
   }

@@ -57,6 +57,8 @@ struct QaModel::Acts {
     float* h2;        // (N, H) layer output
     uint8_t* attn_keep;  // the attention dropout's keep bits, batch * heads * attention_keep_bytes(T) bytes
                          // (training with attention dropout; null otherwise)
+    float* attn_stats;   // the attention softmax's row statistics, attention_stats_floats(batch, heads, T)
+                         // floats (training; null otherwise)
   };
   int64_t rows = 0;  // N
   // The rows the linear layers' products run over: N in training; in a forward-only plan N rounded up

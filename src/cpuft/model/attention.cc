@@ -62,12 +62,15 @@ void product(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, con
 // backward both call this, with the same inputs and the same single-threaded product, so backward
 // recomputes exactly the probabilities forward used instead of keeping them: forward draws the dropout
 // mask (`draw`) and keeps its bits in drop.keep, backward applies those bits; the dropout runs in the
-// softmax's last pass. The product stores its f32 sums as they are, and the softmax's first pass
-// scales them by score_scale and, in bf16 mode, rounds them to bf16 (autocast's bf16 product output);
-// in bf16 mode the softmax writes pd as bf16. In f32 mode without dropout, pd is p itself.
+// softmax's last pass. Likewise forward keeps each row's max and 1 / sum in `stats` (SoftmaxRowStats'
+// out; nullable) and backward reads them (its in): one pass over the scores instead of three. The
+// product stores its f32 sums as they are, and the softmax's first pass scales them by score_scale and,
+// in bf16 mode, rounds them to bf16 (autocast's bf16 product output); in bf16 mode the softmax writes pd
+// as bf16. In f32 mode without dropout, pd is p itself.
 template <class E>
 const E* probabilities(float* p, E* pd, const E* q, const E* k, const int8_t* mask, int64_t T, int64_t L, int64_t HD,
-                       int64_t ld, float score_scale, int64_t bh, const AttentionDropout& drop, bool draw) {
+                       int64_t ld, float score_scale, int64_t bh, const AttentionDropout& drop, bool draw,
+                       SoftmaxRowStats stats) {
   product(false, true, T, L, HD, 1.f, q, ld, k, ld, p, L, TileStore::kF32);
   const ScoreRead read{score_scale, kBf16<E>};
   uint16_t* p16 = nullptr;
@@ -76,10 +79,10 @@ const E* probabilities(float* p, E* pd, const E* q, const E* k, const int8_t* ma
   else p32 = pd;
   if (drop.p > 0.f) {
     softmax_dropout_fwd(p, p32, p16, p, mask, static_cast<int>(T), static_cast<int>(L), read, kMaskLowestF32,
-                        mask_of(drop, bh, T), draw);
+                        mask_of(drop, bh, T), draw, stats);
     return pd;
   }
-  softmax_fwd(p, p16, p, mask, 1, 1, static_cast<int>(T), static_cast<int>(L), read, kMaskLowestF32);
+  softmax_fwd(p, p16, p, mask, 1, 1, static_cast<int>(T), static_cast<int>(L), read, kMaskLowestF32, stats);
   if constexpr (kBf16<E>) return pd;
   else return p;
 }
@@ -131,8 +134,8 @@ GradientBlocks gradient_blocks(int64_t T, int64_t HD) {
 }
 
 template <class E>
-void forward(E* ctx, float* tiles, const E* qkv, const int8_t* key_mask, const AttentionShape& s, float score_scale,
-             const AttentionDropout& drop) {
+void forward(E* ctx, float* tiles, float* stats, const E* qkv, const int8_t* key_mask, const AttentionShape& s,
+             float score_scale, const AttentionDropout& drop) {
   const int64_t H = s.hidden, H3 = 3 * H, NH = s.heads, HD = s.head_dim(), TT = s.seq * s.seq;
   if (s.cu_seqlens && drop.p > 0.f) fail_internal("attention_fwd: dropout needs a padded batch, got a packed one");
   if (drop.p > 0.f && !drop.keep) fail_internal("attention_fwd: dropout without room for its keep bits");
@@ -147,7 +150,9 @@ void forward(E* ctx, float* tiles, const E* qkv, const int8_t* key_mask, const A
     const E *k = q + T * HD, *v = k + T * HD;
     float* tile = tiles + static_cast<int64_t>(omp_get_thread_num()) * kTilesPerThread * TT;
     float* p = tile + TT;
-    const E* pd = probabilities(p, reinterpret_cast<E*>(tile), q, k, mask, T, L, HD, HD, score_scale, bh, drop, true);
+    const SoftmaxRowStats keep{stats ? stats + bh * s.seq * 2 : nullptr, nullptr};
+    const E* pd =
+        probabilities(p, reinterpret_cast<E*>(tile), q, k, mask, T, L, HD, HD, score_scale, bh, drop, true, keep);
     product(false, false, T, HD, L, 1.f, pd, L, v, HD, ctx + rows.first * H + head, H,
             kBf16<E> ? TileStore::kBf16 : TileStore::kF32);
   }
@@ -156,12 +161,13 @@ void forward(E* ctx, float* tiles, const E* qkv, const int8_t* key_mask, const A
 // bf16 mode (E = uint16_t) writes dqkv16 and the per-sequence column sums `sums` (batch, 3H); f32 mode
 // writes dqkv.
 template <class E>
-void backward(float* dqkv, uint16_t* dqkv16, float* sums, float* tiles, const E* dctx, const E* qkv,
+void backward(float* dqkv, uint16_t* dqkv16, float* sums, float* tiles, const float* stats, const E* dctx, const E* qkv,
               const int8_t* key_mask, const AttentionShape& s, float score_scale, float dq_scale,
               const AttentionDropout& drop) {
   const int64_t H = s.hidden, H3 = 3 * H, NH = s.heads, HD = s.head_dim(), TT = s.seq * s.seq;
   if (s.cu_seqlens) fail_internal("attention_bwd: backward needs a padded batch, got a packed one");
   if (drop.p > 0.f && !drop.keep) fail_internal("attention_bwd: dropout without the forward's keep bits");
+  if (!stats) fail_internal("attention_bwd: without the forward's softmax statistics");
 #pragma omp parallel for schedule(dynamic)
   for (int64_t bh = 0; bh < s.batch * NH; ++bh) {
     const SequenceRows rows = sequence_rows(s, bh / NH);
@@ -182,7 +188,8 @@ void backward(float* dqkv, uint16_t* dqkv16, float* sums, float* tiles, const E*
     float* p = tile + TT;
     float* dp = tile + 2 * TT;
     E* t0 = reinterpret_cast<E*>(tile);  // the dropped probabilities, then (bf16) the score gradient
-    const E* pd = probabilities(p, t0, q, k, mask, T, L, HD, HD, score_scale, bh, drop, false);  // the forward's
+    const SoftmaxRowStats forwards{nullptr, stats + bh * s.seq * 2};
+    const E* pd = probabilities(p, t0, q, k, mask, T, L, HD, HD, score_scale, bh, drop, false, forwards);
     product(true, false, L, HD, T, 1.f, pd, L, dc, H, dv, ldg, TileStore::kF32);  // dV = Pd^T dctx
     product(false, true, T, L, HD, 1.f, dc, H, v, HD, dp, L, TileStore::kF32);   // dPd = dctx V^T
     // dS (through the dropout's kept mask): f32 in place over dPd, or bf16 over the dropped probabilities
@@ -219,21 +226,21 @@ void backward(float* dqkv, uint16_t* dqkv16, float* sums, float* tiles, const E*
 
 }  // namespace
 
-void attention_fwd(float* ctx, uint16_t* ctx16, float* tiles, const float* qkv, const uint16_t* qkv16,
+void attention_fwd(float* ctx, uint16_t* ctx16, float* tiles, float* stats, const float* qkv, const uint16_t* qkv16,
                    const int8_t* key_mask, const AttentionShape& s, float score_scale, const AttentionDropout& drop) {
   OpScope scope(Op::kAttention);
   if (qkv16)
-    forward(ctx16, tiles, qkv16, key_mask, s, score_scale, drop);
+    forward(ctx16, tiles, stats, qkv16, key_mask, s, score_scale, drop);
   else
-    forward(ctx, tiles, qkv, key_mask, s, score_scale, drop);
+    forward(ctx, tiles, stats, qkv, key_mask, s, score_scale, drop);
 }
 
-void attention_bwd(float* dqkv, uint16_t* dqkv16, float* dbias, float* tiles, const float* dctx,
+void attention_bwd(float* dqkv, uint16_t* dqkv16, float* dbias, float* tiles, const float* stats, const float* dctx,
                    const uint16_t* dctx16, const float* qkv, const uint16_t* qkv16, const int8_t* key_mask,
                    const AttentionShape& s, float score_scale, float dq_scale, const AttentionDropout& drop) {
   OpScope scope(Op::kAttention);
   if (!qkv16) {
-    backward(dqkv, nullptr, nullptr, tiles, dctx, qkv, key_mask, s, score_scale, dq_scale, drop);
+    backward(dqkv, nullptr, nullptr, tiles, stats, dctx, qkv, key_mask, s, score_scale, dq_scale, drop);
     return;
   }
   const int64_t H3 = 3 * s.hidden;
@@ -242,7 +249,7 @@ void attention_bwd(float* dqkv, uint16_t* dqkv16, float* dbias, float* tiles, co
   thread_local std::vector<float> sums;
   if (sums.size() < static_cast<size_t>(s.batch * H3)) sums.resize(static_cast<size_t>(s.batch * H3));
   float* const by_sequence = sums.data();  // the calling thread's buffer, which the other threads read
-  backward(nullptr, dqkv16, by_sequence, tiles, dctx16, qkv16, key_mask, s, score_scale, dq_scale, drop);
+  backward(nullptr, dqkv16, by_sequence, tiles, stats, dctx16, qkv16, key_mask, s, score_scale, dq_scale, drop);
   // The sequences' sums in order, each column by one thread: the same bits for any thread count.
   bias_grad(dbias, by_sequence, s.batch, H3);
 }

@@ -12,7 +12,9 @@
 // them from q and k (bit for bit the forward's), as flash attention does, which saves
 // B * heads * T^2 floats per layer (56 MiB per DistilBERT layer at batch 8 x 384) for one extra
 // scores product. Only the dropout mask is kept, as bits (1/32 of that: 1.7 MiB), so that backward
-// applies it twice without hashing it again. Keys after a sequence's last unmasked one (right padding)
+// applies it twice without hashing it again, and each row's softmax max and 1 / sum (2 floats a row,
+// 0.3 MiB), so that backward's softmax is one pass over the scores, as flash attention keeps its rows'
+// log-sum-exp. Keys after a sequence's last unmasked one (right padding)
 // are left out of every product: their probabilities are exactly 0, so the result is the same, and SQuAD windows are
 // 35-54% padding; the tiles then hold (T, L), L the number of keys up to the last unmasked one.
 // A packed sequence of length T' has T' queries and T' keys (its masked keys, if any, masked).
@@ -66,14 +68,20 @@ struct AttentionDropout {
 };
 inline int64_t attention_keep_bytes(int64_t seq) { return seq * softmax_dropout_row_bytes(seq); }
 
+// The softmax statistics forward keeps for backward (kernels/softmax.h's SoftmaxRowStats): each query
+// row's max and 1 / sum, batch * heads * seq rows of 2 floats, sequence-head bh's from bh * seq rows on.
+// With them backward recomputes the probabilities in one pass over the scores instead of three, the same bits.
+inline int64_t attention_stats_floats(int64_t batch, int64_t heads, int64_t seq) { return batch * heads * seq * 2; }
+
 // scores = score_scale * q k^T, masked softmax over keys (key_mask (N), one flag per token row,
 // nullable), then ctx = dropout(probs) v. f32 mode reads qkv and writes ctx; bf16 mode (qkv16 set)
 // reads qkv16 and writes ctx16, both bf16: every product is a bf16 product with f32 accumulation,
 // the scores rounded to bf16 (autocast's bf16 product output) before the f32 softmax, and the
 // (dropped) probabilities rounded to bf16 for the probs x V product. The other pair is null.
 // Dropout needs a padded batch (training); a packed one is forward only.
-// tiles: (threads, kTilesPerThread, T, T), threads = the OpenMP thread count.
-void attention_fwd(float* ctx, uint16_t* ctx16, float* tiles, const float* qkv, const uint16_t* qkv16,
+// tiles: (threads, kTilesPerThread, T, T), threads = the OpenMP thread count. stats (attention_stats_floats)
+// nullable: written when not null, for attention_bwd.
+void attention_fwd(float* ctx, uint16_t* ctx16, float* tiles, float* stats, const float* qkv, const uint16_t* qkv16,
                    const int8_t* key_mask, const AttentionShape& s, float score_scale, const AttentionDropout& drop);
 
 // The gradient of attention_fwd's qkv from the context gradient: dctx and qkv (f32 mode) or dctx16
@@ -84,8 +92,8 @@ void attention_fwd(float* ctx, uint16_t* ctx16, float* tiles, const float* qkv, 
 // projection's backward products read), and their column sums in f32, the projection's bias
 // gradient, ADDED into dbias (3H): each sequence's rows in order, then the sequences in order, the
 // same bits for any thread count (dqkv null). No f32 gradient is written: that pass, its rounding
-// pass and the bias-gradient pass over it are gone.
-void attention_bwd(float* dqkv, uint16_t* dqkv16, float* dbias, float* tiles, const float* dctx,
+// pass and the bias-gradient pass over it are gone. stats: what attention_fwd wrote there (not null).
+void attention_bwd(float* dqkv, uint16_t* dqkv16, float* dbias, float* tiles, const float* stats, const float* dctx,
                    const uint16_t* dctx16, const float* qkv, const uint16_t* qkv16, const int8_t* key_mask,
                    const AttentionShape& s, float score_scale, float dq_scale, const AttentionDropout& drop);
 

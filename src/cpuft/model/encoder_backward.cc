@@ -83,8 +83,8 @@ void QaModel::backward_pass(const Batch& b, const Acts& a, uint64_t seed) {
 
     // bf16 mode: the attention core writes q, k and v's gradient as bf16 only and adds the projection's
     // bias gradient itself, from its f32 sums.
-    attention_bwd(a.dqkv, a.dqkv16, bf16_ ? G + lo.qkv.b : nullptr, a.tiles, dctx32, a.dctx16, L.qkv, L.qkv16,
-                  b.attention_mask, shape, scale.scores, scale.dq,
+    attention_bwd(a.dqkv, a.dqkv16, bf16_ ? G + lo.qkv.b : nullptr, a.tiles, L.attn_stats, dctx32, a.dctx16, L.qkv,
+                  L.qkv16, b.attention_mask, shape, scale.scores, scale.dq,
                   AttentionDropout{attn_p, seed, dropout_site::attention(li), attn_first, L.attn_keep});
 
     // The q, k, v projection (one product): its input gradient adds into the residual-stream gradient.

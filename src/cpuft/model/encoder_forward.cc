@@ -86,7 +86,7 @@ void QaModel::forward_pass(const Batch& b, const Acts& a, bool train, uint64_t s
       linear(L.qkv, L.x, saved_operand(L.x, L.xb), lo.qkv, M, H, 3 * H);
     if (scale.q_divisor > 0.f) divide_q(L.qkv, L.qkv16, N, H, scale.q_divisor);
 
-    attention_fwd(L.ctx, L.ctxb, a.tiles, L.qkv, L.qkv16, b.attention_mask, shape, scale.scores,
+    attention_fwd(L.ctx, L.ctxb, a.tiles, L.attn_stats, L.qkv, L.qkv16, b.attention_mask, shape, scale.scores,
                   AttentionDropout{attn_p, seed, dropout_site::attention(li), attn_first, L.attn_keep});
 
     // Output projection (+ dropout for BERT), residual, LayerNorm.

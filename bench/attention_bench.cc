@@ -107,8 +107,9 @@ BENCHMARK(BM_AttentionCore)
 
 // The parts of one sequence-head's bf16 attention (a full window of 384 or 128 tokens, head size 64,
 // dropout 0.1) on one thread, timed apart, as attention_fwd and attention_bwd call them: the products on
-// the bf16 tiles and the softmax passes (training's, with the dropout; the evaluation's, part 8; and
-// backward's recomputation from the forward's row statistics, part 9).
+// the bf16 tiles and the softmax passes (training's forward, with the dropout; backward's, part 5, the
+// probabilities from the forward's row statistics and their gradient, run over its own output after the
+// first iteration, the same work; the evaluation's, part 8).
 // GFLOP counts the product's FLOPs (none for a softmax pass), so the products' rates compare with
 // BM_AttentionTile and the passes' times with the products'. Args: part, T (the window).
 enum class Part {
@@ -120,8 +121,7 @@ enum class Part {
   kSoftmaxGrad,
   kQueryGrad,
   kKeyGrad,
-  kSoftmax,          // the evaluation's softmax: no dropout
-  kSoftmaxRecompute  // backward's: the forward's probabilities from its row statistics and kept bits
+  kSoftmax  // the evaluation's softmax: no dropout
 };
 
 void BM_AttentionPart(benchmark::State& state) {
@@ -131,7 +131,7 @@ void BM_AttentionPart(benchmark::State& state) {
   const uint16_t *q = in.qkv16.data(), *k = q + kH, *v = q + 2 * kH, *dc = in.dctx16.data();
   float* dq = in.dqkv.data();
   float *p = in.tiles.data(), *dp = p + T * T;
-  std::vector<uint16_t> pd(static_cast<size_t>(T * T));
+  std::vector<uint16_t> pd(static_cast<size_t>(T * T)), ds(pd.size());
   const SoftmaxDropout drop{0.1f, 42, 7, 0, in.keep.data()};
   const float scale = score_scale(/*distilbert=*/true, D).scores;  // as the model's layers
   const ScoreRead read{scale, true};
@@ -139,9 +139,8 @@ void BM_AttentionPart(benchmark::State& state) {
   tile_matmul_bf16(false, true, T, T, D, 1.f, q, H3, k, H3, p, T, TileStore::kF32);
   std::vector<float> scores(p, p + T * T), stats(static_cast<size_t>(2 * T));
   softmax_dropout_fwd(p, nullptr, pd.data(), p, mask, static_cast<int>(T), static_cast<int>(T), read, kMaskLowestF32,
-                      drop, true, SoftmaxRowStats{stats.data(), nullptr});
-  const bool pass = part == Part::kSoftmaxDropout || part == Part::kSoftmaxGrad || part == Part::kSoftmax ||
-                    part == Part::kSoftmaxRecompute;
+                      drop, stats.data());
+  const bool pass = part == Part::kSoftmaxDropout || part == Part::kSoftmaxGrad || part == Part::kSoftmax;
   const double flops = pass ? 0.0 : 2.0 * T * T * D;
   // One thread, and so are the softmax passes' own parallel loops: inside a team of one they would
   // open a team of all threads, which the model's attention (its loop over sequence-heads on every
@@ -155,11 +154,7 @@ void BM_AttentionPart(benchmark::State& state) {
         break;
       case Part::kSoftmaxDropout:
         softmax_dropout_fwd(p, nullptr, pd.data(), scores.data(), mask, static_cast<int>(T), static_cast<int>(T), read,
-                            kMaskLowestF32, drop, true, SoftmaxRowStats{stats.data(), nullptr});
-        break;
-      case Part::kSoftmaxRecompute:
-        softmax_dropout_fwd(p, nullptr, pd.data(), scores.data(), mask, static_cast<int>(T), static_cast<int>(T), read,
-                            kMaskLowestF32, drop, false, SoftmaxRowStats{nullptr, stats.data()});
+                            kMaskLowestF32, drop, stats.data());
         break;
       case Part::kSoftmax:
         softmax_fwd(p, pd.data(), scores.data(), mask, 1, 1, static_cast<int>(T), static_cast<int>(T), read,
@@ -175,7 +170,8 @@ void BM_AttentionPart(benchmark::State& state) {
         tile_matmul_bf16(false, true, T, T, D, 1.f, dc, kH, v, H3, dp, T, TileStore::kF32);
         break;
       case Part::kSoftmaxGrad:
-        softmax_dropout_bwd(nullptr, pd.data(), dp, p, mask, static_cast<int>(T), static_cast<int>(T), drop);
+        softmax_recompute_bwd(nullptr, ds.data(), nullptr, pd.data(), scores.data(), dp, mask, static_cast<int>(T),
+                              static_cast<int>(T), read, kMaskLowestF32, stats.data(), &drop);
         break;
       case Part::kQueryGrad:
         tile_matmul_bf16(false, false, T, D, T, scale, pd.data(), T, k, H3, dq, H3, TileStore::kF32);
@@ -190,7 +186,7 @@ void BM_AttentionPart(benchmark::State& state) {
   state.SetLabel(tile_matmul_bf16_native() ? std::string("bf16 tiles at ") + isa_name(kernel_isa()) : std::string("bf16 as f32 products"));
 }
 BENCHMARK(BM_AttentionPart)
-    ->ArgsProduct({benchmark::CreateDenseRange(0, 9, 1), {kT, 128}})
+    ->ArgsProduct({benchmark::CreateDenseRange(0, 8, 1), {kT, 128}})
     ->ArgNames({"part", "T"})
     ->Unit(benchmark::kMicrosecond)
     ->UseRealTime();

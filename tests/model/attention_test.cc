@@ -176,8 +176,7 @@ TEST(Attention, Bf16ContextIsTheBitsOfTheTileProductsAndTheSoftmax) {
           softmax_dropout_fwd(scores.data(), nullptr, probs.data(), scores.data(), keys, kT, static_cast<int>(L), read,
                               kMaskLowestF32,
                               SoftmaxDropout{p, 5, 3, 1000 + static_cast<uint64_t>(bh * kT * kT),
-                                             want_keep.data() + bh * attention_keep_bytes(kT)},
-                              true);
+                                             want_keep.data() + bh * attention_keep_bytes(kT)});
         else
           softmax_fwd(scores.data(), probs.data(), scores.data(), keys, 1, 1, kT, static_cast<int>(L), read,
                       kMaskLowestF32);

@@ -19,7 +19,7 @@ const KernelTable& ref_kernel_table() {
     t.gelu_bwd = ref::gelu_bwd;
     t.bias_grad = ref::bias_grad;
     t.softmax_fwd = ref::softmax_fwd;
-    t.softmax_bwd = ref::softmax_bwd;
+    t.softmax_recompute_bwd = ref::softmax_recompute_bwd;
     t.dropout_apply = ref::dropout_apply;
     t.adamw_step = ref::adamw_step;
     t.block_sum_squares = ref::block_sum_squares;

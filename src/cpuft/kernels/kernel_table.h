@@ -60,11 +60,13 @@ struct KernelTable {
   void (*gelu_bwd)(float* dpre, uint16_t* dpre_bf16, float* dbias, const float* dout, const float* pre,
                    const uint16_t* pre_bf16, int64_t M, int64_t N);
   void (*bias_grad)(float* db, const float* dy, int64_t M, int64_t N);
-  // drop (nullable): the dropout done in the same passes (softmax.h's softmax_dropout_fwd / _bwd).
+  // drop (nullable): the dropout done in the same passes (softmax.h's softmax_dropout_fwd, and
+  // softmax_recompute_bwd's applying the kept bits).
   void (*softmax_fwd)(float* probs, uint16_t* probs_bf16, const float* scores, const int8_t* key_mask, int B, int H,
-                      int Tq, int Tk, ScoreRead read, float mask_value, const DropoutPass* drop, SoftmaxRowStats stats);
-  void (*softmax_bwd)(float* dscores, uint16_t* dscores_bf16, const float* dprobs, const float* probs,
-                      const int8_t* key_mask, int B, int H, int Tq, int Tk, float scale, const DropoutPass* drop);
+                      int Tq, int Tk, ScoreRead read, float mask_value, const DropoutPass* drop, float* stats);
+  void (*softmax_recompute_bwd)(float* dscores, uint16_t* dscores_bf16, float* dropped, uint16_t* dropped_bf16,
+                                float* scores, const float* ddropped, const int8_t* key_mask, int rows, int Tk,
+                                ScoreRead read, float mask_value, const float* stats, const DropoutPass* drop);
   // out = in * keep * scale with keep from (key, index) and the 24-bit threshold (dropout.h);
   // both dropout_fwd and dropout_bwd are this one operation. out nullable, out_bf16 nullable.
   void (*dropout_apply)(float* out, uint16_t* out_bf16, const float* in, int64_t n, float scale,

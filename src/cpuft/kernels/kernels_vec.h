@@ -26,7 +26,7 @@ KernelTable make_kernel_table() {
   t.gelu_bwd = gelu_bwd_vec<V>;
   t.bias_grad = bias_grad_vec<V>;
   t.softmax_fwd = softmax_fwd_vec<V>;
-  t.softmax_bwd = softmax_bwd_vec<V>;
+  t.softmax_recompute_bwd = softmax_recompute_bwd_vec<V>;
   t.dropout_apply = dropout_apply_vec<V>;
   t.adamw_step = adamw_step_vec<V>;
   t.block_sum_squares = block_sum_squares_vec<V>;

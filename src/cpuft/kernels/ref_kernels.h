@@ -25,9 +25,10 @@ void gelu_bwd(float* dpre, uint16_t* dpre_bf16, float* dbias, const float* dout,
               const uint16_t* pre_bf16, int64_t M, int64_t N);
 void bias_grad(float* db, const float* dy, int64_t M, int64_t N);
 void softmax_fwd(float* probs, uint16_t* probs_bf16, const float* scores, const int8_t* key_mask, int B, int H, int Tq,
-                 int Tk, ScoreRead read, float mask_value, const DropoutPass* drop, SoftmaxRowStats stats);
-void softmax_bwd(float* dscores, uint16_t* dscores_bf16, const float* dprobs, const float* probs, const int8_t* key_mask,
-                 int B, int H, int Tq, int Tk, float scale, const DropoutPass* drop);
+                 int Tk, ScoreRead read, float mask_value, const DropoutPass* drop, float* stats);
+void softmax_recompute_bwd(float* dscores, uint16_t* dscores_bf16, float* dropped, uint16_t* dropped_bf16,
+                           float* scores, const float* ddropped, const int8_t* key_mask, int rows, int Tk,
+                           ScoreRead read, float mask_value, const float* stats, const DropoutPass* drop);
 void dropout_apply(float* out, uint16_t* out_bf16, const float* in, int64_t n, float scale,
                    uint64_t key, uint32_t threshold24);
 void adamw_step(float* w, float* m, float* v, uint16_t* w_bf16, float* g, int64_t n, const AdamWParams& p,

@@ -26,28 +26,27 @@ DropoutPass pass_of(const SoftmaxDropout& d, int rows, int Tk, bool draw, const 
 }  // namespace
 
 void softmax_fwd(float* probs, uint16_t* probs_bf16, const float* scores, const int8_t* key_mask, int B, int H, int Tq,
-                 int Tk, ScoreRead read, float mask_value, SoftmaxRowStats stats) {
+                 int Tk, ScoreRead read, float mask_value, float* stats) {
   kernels().softmax_fwd(probs, probs_bf16, scores, key_mask, B, H, Tq, Tk, read, mask_value, nullptr, stats);
-}
-
-void softmax_bwd(float* dscores, uint16_t* dscores_bf16, const float* dprobs, const float* probs,
-                 const int8_t* key_mask, int B, int H, int Tq, int Tk, float scale) {
-  kernels().softmax_bwd(dscores, dscores_bf16, dprobs, probs, key_mask, B, H, Tq, Tk, scale, nullptr);
 }
 
 void softmax_dropout_fwd(float* probs, float* dropped, uint16_t* dropped_bf16, const float* scores,
                          const int8_t* key_mask, int rows, int Tk, ScoreRead read, float mask_value,
-                         const SoftmaxDropout& d, bool draw, SoftmaxRowStats stats) {
-  DropoutPass pass = pass_of(d, rows, Tk, draw, "softmax_dropout_fwd");
+                         const SoftmaxDropout& d, float* stats) {
+  DropoutPass pass = pass_of(d, rows, Tk, true, "softmax_dropout_fwd");
   pass.out = dropped;
   pass.out_bf16 = dropped_bf16;
   kernels().softmax_fwd(probs, nullptr, scores, key_mask, 1, 1, rows, Tk, read, mask_value, &pass, stats);
 }
 
-void softmax_dropout_bwd(float* dscores, uint16_t* dscores_bf16, const float* ddropped, const float* probs,
-                         const int8_t* key_mask, int rows, int Tk, const SoftmaxDropout& d) {
-  const DropoutPass pass = pass_of(d, rows, Tk, false, "softmax_dropout_bwd");
-  kernels().softmax_bwd(dscores, dscores_bf16, ddropped, probs, key_mask, 1, 1, rows, Tk, 1.f, &pass);
+void softmax_recompute_bwd(float* dscores, uint16_t* dscores_bf16, float* dropped, uint16_t* dropped_bf16,
+                           float* scores, const float* ddropped, const int8_t* key_mask, int rows, int Tk,
+                           ScoreRead read, float mask_value, const float* stats, const SoftmaxDropout* d) {
+  if (!stats) fail("softmax_recompute_bwd: stats is a null pointer");
+  DropoutPass pass;
+  if (d) pass = pass_of(*d, rows, Tk, false, "softmax_recompute_bwd");
+  kernels().softmax_recompute_bwd(dscores, dscores_bf16, dropped, dropped_bf16, scores, ddropped, key_mask, rows, Tk,
+                                  read, mask_value, stats, d ? &pass : nullptr);
 }
 
 }  // namespace cpuft

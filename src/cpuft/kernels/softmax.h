@@ -27,27 +27,11 @@ struct ScoreRead {
 //   uniform distribution 1/Tk (every score equals mask_value), as in HF.
 // BERT's additive mask (s + (1-m)*lowest) equals replacement for any |s| < 1e30, so one kernel
 //   serves both families.
-// Each row's statistics as the softmax's last pass applies them, {max, 1 / sum}: 2 floats a row, row r's
-// at 2 * r. A call with `out` writes them there; a call with `in` reads them instead of computing them,
-// and each probability comes from its score in one pass (no max pass, no sum pass): the same bits as the
-// call that wrote them, given the same scores, mask and read. At most one of the two; both null: neither.
-// Attention's backward recomputes its forward's probabilities so.
-struct SoftmaxRowStats {
-  float* out = nullptr;
-  const float* in = nullptr;
-};
-
 // probs may alias scores. probs_bf16 (B,H,Tq,Tk) nullable: bf16 copy for the probs x V GEMM.
+// stats (B*H*Tq rows of 2 floats) nullable: each row's statistics as the last pass applies them,
+// {max, 1 / sum}, row r's at 2 * r: what softmax_recompute_bwd reads.
 void softmax_fwd(float* probs, uint16_t* probs_bf16, const float* scores, const int8_t* key_mask, int B, int H, int Tq,
-                 int Tk, ScoreRead read, float mask_value, SoftmaxRowStats stats = {});
-
-// Backward: dscores = P * (dP - sum_k(dP * P)) * scale per row (the gradient of the scores before
-// a read's scaling by `scale`; rounding passes the gradient through), then set to 0 where the key is
-// masked (masked_fill passes no gradient; only matters for fully masked rows). All (B,H,Tq,Tk);
-// dscores OVERWRITTEN, may alias dprobs. probs is the f32 output of softmax_fwd. dscores and
-// dscores_bf16 (a bf16 copy, for the products that read the score gradient) are each nullable.
-void softmax_bwd(float* dscores, uint16_t* dscores_bf16, const float* dprobs, const float* probs,
-                 const int8_t* key_mask, int B, int H, int Tq, int Tk, float scale);
+                 int Tk, ScoreRead read, float mask_value, float* stats = nullptr);
 
 // ---- The attention's softmax and its dropout in the same passes (training).
 // Element (r, c) of `rows` rows of Tk probabilities is dropout mask index first_index + r * Tk + c of
@@ -60,21 +44,32 @@ struct SoftmaxDropout {
 };
 inline int64_t softmax_dropout_row_bytes(int64_t Tk) { return (Tk + 63) / 64 * 8; }
 
-// softmax_fwd of (rows, Tk) scores under one key_mask (Tk), and the dropped
-// probabilities probs * keep / (1 - p) written in its last pass: dropped (f32) and dropped_bf16, each
-// nullable, the values dropout_fwd gives. draw: the mask is hashed and its bits written to d.keep;
-// otherwise the bits there (a drawing call's) are applied. probs (f32, undropped) is written too.
+// softmax_fwd of (rows, Tk) scores under one key_mask (Tk), and the dropped probabilities
+// probs * keep / (1 - p) written in its last pass: dropped (f32) and dropped_bf16, each nullable, the
+// values dropout_fwd gives. The mask is hashed and its bits written to d.keep (for the backward, which
+// applies them). probs (f32, undropped) and stats (as softmax_fwd's, nullable) are written too.
 void softmax_dropout_fwd(float* probs, float* dropped, uint16_t* dropped_bf16, const float* scores,
                          const int8_t* key_mask, int rows, int Tk, ScoreRead read, float mask_value,
-                         const SoftmaxDropout& d, bool draw, SoftmaxRowStats stats = {});
+                         const SoftmaxDropout& d, float* stats = nullptr);
 
-// softmax_bwd (scale 1) from the gradient of the dropped probabilities: dprobs = ddropped * keep /
-// (1 - p) with the kept bits, applied as read (dropout_bwd's values, without its pass).
-void softmax_dropout_bwd(float* dscores, uint16_t* dscores_bf16, const float* ddropped, const float* probs,
-                         const int8_t* key_mask, int rows, int Tk, const SoftmaxDropout& d);
+// The backward of the softmax (and its dropout) over the forward's scores, from that forward's row
+// statistics (`stats`, written by the softmax_fwd or softmax_dropout_fwd of the same scores, mask and
+// read), row by row in two passes while the row stays in cache, the probabilities never written between
+// whole passes (attention's backward, which recomputes its forward's scores instead of keeping them).
+// It writes the forward's probabilities p over `scores` (which hold the scores as that forward read
+// them); the dropped probabilities p * keep / (1 - p), by d's kept bits (d null: p itself), into
+// dropped and dropped_bf16, each nullable; and the gradient of the scores as read (after the read's
+// scaling and rounding, which the caller's products apply), ds = p * (dp - sum(dp * p)) with dp =
+// ddropped * keep / (1 - p) (d null: ddropped), 0 at masked keys (masked_fill passes no gradient), into
+// dscores and dscores_bf16 (its bf16 rounding), each nullable; dscores may alias ddropped.
+// All (rows, Tk) under one key_mask (Tk) as softmax_dropout_fwd's; stats not null.
+void softmax_recompute_bwd(float* dscores, uint16_t* dscores_bf16, float* dropped, uint16_t* dropped_bf16,
+                           float* scores, const float* ddropped, const int8_t* key_mask, int rows, int Tk,
+                           ScoreRead read, float mask_value, const float* stats, const SoftmaxDropout* d);
 
 // The dropout as the kernels take it (kernel_table.h): the precomputed key (dropout_key_at), threshold
-// and scale, the bits with their row stride, whether to draw, and the forward's outputs.
+// and scale, the bits with their row stride, whether to draw them (forward) or apply them (backward),
+// and the forward's outputs.
 struct DropoutPass {
   float scale = 1.f;
   uint64_t key = 0;

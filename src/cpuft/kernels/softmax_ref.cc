@@ -21,37 +21,26 @@ bool keep_at(const DropoutPass& d, int64_t row, int64_t c, int64_t Tk) {
   return keep;
 }
 
+// Element c of a row of scores as `read` says (scaled, rounded) and masked by km (nullable).
+float score_as_read(const float* row, int64_t c, ScoreRead read, const int8_t* km, float mask_value) {
+  float s = row[c] * read.scale;
+  if (read.bf16) s = round_to_bf16(s);
+  if (km && km[c] == 0) s = mask_value;
+  return s;
+}
+
 }  // namespace
 
 void softmax_fwd(float* probs, uint16_t* probs_bf16, const float* scores, const int8_t* key_mask, int B, int H, int Tq,
-                 int Tk, ScoreRead read, float mask_value, const DropoutPass* drop, SoftmaxRowStats stats) {
+                 int Tk, ScoreRead read, float mask_value, const DropoutPass* drop, float* stats) {
   const int64_t rows = static_cast<int64_t>(B) * H * Tq, T = Tk;
 #pragma omp parallel for schedule(static)
   for (int64_t row = 0; row < rows; ++row) {
     const int64_t off = row * T;
     const int8_t* km = key_mask ? key_mask + (row / (static_cast<int64_t>(H) * Tq)) * Tk : nullptr;
-    auto score = [&](int64_t c) {
-      float s = scores[off + c] * read.scale;
-      if (read.bf16) s = round_to_bf16(s);
-      if (km && km[c] == 0) s = mask_value;
-      return s;
-    };
-    auto write = [&](int64_t c, float p) {
-      probs[off + c] = p;
-      if (probs_bf16) probs_bf16[off + c] = f32_to_bf16(p);
-      if (!drop) return;
-      const float y = p * (keep_at(*drop, row, c, T) ? drop->scale : 0.0f);
-      if (drop->out) drop->out[off + c] = y;
-      if (drop->out_bf16) drop->out_bf16[off + c] = f32_to_bf16(y);
-    };
-    if (stats.in) {  // max and 1 / sum as a call before found them: one pass
-      const float mx = stats.in[2 * row], inv = stats.in[2 * row + 1];
-      for (int64_t c = 0; c < T; ++c) write(c, std::exp(score(c) - mx) * inv);
-      continue;
-    }
     float mx = -INFINITY;
     for (int64_t c = 0; c < T; ++c) {
-      probs[off + c] = score(c);
+      probs[off + c] = score_as_read(scores + off, c, read, km, mask_value);
       mx = std::fmax(mx, probs[off + c]);
     }
     float sum = 0.0f;
@@ -60,31 +49,41 @@ void softmax_fwd(float* probs, uint16_t* probs_bf16, const float* scores, const 
       sum += probs[off + c];
     }
     const float inv = 1.0f / sum;
-    if (stats.out) {
-      stats.out[2 * row] = mx;
-      stats.out[2 * row + 1] = inv;
+    if (stats) {
+      stats[2 * row] = mx;
+      stats[2 * row + 1] = inv;
     }
-    for (int64_t c = 0; c < T; ++c) write(c, probs[off + c] * inv);
+    for (int64_t c = 0; c < T; ++c) {
+      probs[off + c] *= inv;
+      if (probs_bf16) probs_bf16[off + c] = f32_to_bf16(probs[off + c]);
+      if (!drop) continue;
+      const float y = probs[off + c] * (keep_at(*drop, row, c, T) ? drop->scale : 0.0f);
+      if (drop->out) drop->out[off + c] = y;
+      if (drop->out_bf16) drop->out_bf16[off + c] = f32_to_bf16(y);
+    }
   }
 }
 
-void softmax_bwd(float* dscores, uint16_t* dscores_bf16, const float* dprobs, const float* probs, const int8_t* key_mask,
-                 int B, int H, int Tq, int Tk, float scale, const DropoutPass* drop) {
-  const int64_t rows = static_cast<int64_t>(B) * H * Tq, T = Tk;
+void softmax_recompute_bwd(float* dscores, uint16_t* dscores_bf16, float* dropped, uint16_t* dropped_bf16,
+                           float* scores, const float* ddropped, const int8_t* key_mask, int rows, int Tk,
+                           ScoreRead read, float mask_value, const float* stats, const DropoutPass* drop) {
+  const int64_t T = Tk;
 #pragma omp parallel for schedule(static)
   for (int64_t row = 0; row < rows; ++row) {
     const int64_t off = row * T;
-    const int8_t* km = key_mask ? key_mask + (row / (static_cast<int64_t>(H) * Tq)) * Tk : nullptr;
-    // The gradient of the undropped probabilities: the dropped ones' times keep / (1 - p).
-    auto dp = [&](int64_t c) {
-      return drop ? dprobs[off + c] * (keep_at(*drop, row, c, T) ? drop->scale : 0.0f) : dprobs[off + c];
-    };
+    auto kept = [&](int64_t c, float x) { return drop ? x * (keep_at(*drop, row, c, T) ? drop->scale : 0.0f) : x; };
+    const float mx = stats[2 * row], inv = stats[2 * row + 1];
     float dot = 0.0f;
-    for (int64_t c = 0; c < T; ++c) dot += dp(c) * probs[off + c];
     for (int64_t c = 0; c < T; ++c) {
-      float ds = probs[off + c] * (dp(c) - dot);
-      ds *= scale;
-      if (km && km[c] == 0) ds = 0.0f;
+      const float p = std::exp(score_as_read(scores + off, c, read, key_mask, mask_value) - mx) * inv;
+      scores[off + c] = p;
+      if (dropped) dropped[off + c] = kept(c, p);
+      if (dropped_bf16) dropped_bf16[off + c] = f32_to_bf16(kept(c, p));
+      dot += kept(c, ddropped[off + c]) * p;
+    }
+    for (int64_t c = 0; c < T; ++c) {
+      float ds = scores[off + c] * (kept(c, ddropped[off + c]) - dot);
+      if (key_mask && key_mask[c] == 0) ds = 0.0f;
       if (dscores) dscores[off + c] = ds;
       if (dscores_bf16) dscores_bf16[off + c] = f32_to_bf16(ds);
     }

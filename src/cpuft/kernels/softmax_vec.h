@@ -31,46 +31,31 @@ template <class V>
   return keep;
 }
 
+// Lanes c.. (k of them) of a row of scores as `read` says (scaled, rounded) and masked by km (the key
+// mask, nullable); -inf past the row.
+template <class V>
+typename V::F scores_as_read(const float* row, int64_t c, int k, ScoreRead read, const int8_t* km, float mask_value) {
+  typename V::F s = load_k<V>(row + c, k, -__builtin_inff());
+  if (read.scale != 1.0f) s = V::mul(s, V::set1(read.scale));
+  if (read.bf16) s = V::round_bf16(s);
+  if (km) s = V::select(V::zero_i8(km + c, k), V::set1(mask_value), s);
+  return s;
+}
+
 template <class V>
 void softmax_fwd_vec(float* probs, uint16_t* probs_bf16, const float* scores, const int8_t* key_mask, int B, int H,
-                     int Tq, int Tk, ScoreRead read, float mask_value, const DropoutPass* drop, SoftmaxRowStats stats) {
+                     int Tq, int Tk, ScoreRead read, float mask_value, const DropoutPass* drop, float* stats) {
   using F = typename V::F;
   const int64_t rows = static_cast<int64_t>(B) * H * Tq, T = Tk;
-  const float neg_inf = -__builtin_inff();
 #pragma omp parallel for schedule(static)
   for (int64_t row = 0; row < rows; ++row) {
     const int64_t off = row * T;
     const int8_t* km = key_mask ? key_mask + (row / (static_cast<int64_t>(H) * Tq)) * Tk : nullptr;
-    // The scores of lanes c.. (k of them) as read (scaled, rounded) and masked; -inf past the row.
-    auto score = [=](int64_t c, int k) {
-      F s = load_k<V>(scores + off + c, k, neg_inf);
-      if (read.scale != 1.0f) s = V::mul(s, V::set1(read.scale));
-      if (read.bf16) s = V::round_bf16(s);
-      if (km) s = V::select(V::zero_i8(km + c, k), V::set1(mask_value), s);
-      return s;
-    };
-    // The probabilities of lanes c.., their bf16 copy and the dropout's p * (keep ? scale : 0) (dropout_fwd's).
-    auto write = [=](int64_t c, int k, F p) {
-      store_k<V>(probs + off + c, k, p);
-      if (probs_bf16) store_bf16_k<V>(probs_bf16 + off + c, k, p);
-      if (!drop) return;
-      const F y = V::mul(p, V::select(softmax_keep<V>(*drop, row, c, T, k), V::set1(drop->scale), V::zero()));
-      if (drop->out) store_k<V>(drop->out + off + c, k, y);
-      if (drop->out_bf16) store_bf16_k<V>(drop->out_bf16 + off + c, k, y);
-    };
-    if (stats.in) {  // max and 1 / sum as a call before found them: one pass
-      const F mx = V::set1(stats.in[2 * row]), inv = V::set1(stats.in[2 * row + 1]);
-      for (int64_t c = 0; c < T; c += V::W) {
-        const int k = width_at<V>(c, T);
-        write(c, k, V::mul(vexp<V>(V::sub(score(c, k), mx)), inv));
-      }
-      continue;
-    }
-    // Pass 1: the scores read and masked (parked in probs), their max.
-    F vmax = V::set1(neg_inf);
+    // Pass 1: read (scale, round), mask, max (the read and masked scores are parked in probs).
+    F vmax = V::set1(-__builtin_inff());
     for (int64_t c = 0; c < T; c += V::W) {
-      const int k = width_at<V>(c, T);
-      const F s = score(c, k);
+      int k = width_at<V>(c, T);
+      const F s = scores_as_read<V>(scores + off, c, k, read, km, mask_value);
       store_k<V>(probs + off + c, k, s);
       vmax = V::max(vmax, s);
     }
@@ -79,54 +64,71 @@ void softmax_fwd_vec(float* probs, uint16_t* probs_bf16, const float* scores, co
     // Pass 2: e = exp(s - max) and its sum.
     F vsum = V::zero();
     for (int64_t c = 0; c < T; c += V::W) {
-      const int k = width_at<V>(c, T);
+      int k = width_at<V>(c, T);
       F e = vexp<V>(V::sub(load_k<V>(probs + off + c, k), mx));
       if (k < V::W) e = V::select(V::first(k), e, V::zero());
       store_k<V>(probs + off + c, k, e);
       vsum = V::add(vsum, e);
     }
     const float inverse = 1.0f / V::hsum(vsum);
-    if (stats.out) {
-      stats.out[2 * row] = max;
-      stats.out[2 * row + 1] = inverse;
+    if (stats) {  // what softmax_recompute_bwd reads
+      stats[2 * row] = max;
+      stats[2 * row + 1] = inverse;
     }
-    // Pass 3: normalise.
     const F inv = V::set1(inverse);
+    // Pass 3: normalise.
     for (int64_t c = 0; c < T; c += V::W) {
-      const int k = width_at<V>(c, T);
-      write(c, k, V::mul(load_k<V>(probs + off + c, k), inv));
+      int k = width_at<V>(c, T);
+      F p = V::mul(load_k<V>(probs + off + c, k), inv);
+      store_k<V>(probs + off + c, k, p);
+      if (probs_bf16) store_bf16_k<V>(probs_bf16 + off + c, k, p);
+      if (!drop) continue;
+      // p * (keep ? scale : 0), dropout_fwd's values.
+      const F y = V::mul(p, V::select(softmax_keep<V>(*drop, row, c, T, k), V::set1(drop->scale), V::zero()));
+      if (drop->out) store_k<V>(drop->out + off + c, k, y);
+      if (drop->out_bf16) store_bf16_k<V>(drop->out_bf16 + off + c, k, y);
     }
   }
 }
 
 template <class V>
-void softmax_bwd_vec(float* dscores, uint16_t* dscores_bf16, const float* dprobs, const float* probs,
-                     const int8_t* key_mask, int B, int H, int Tq, int Tk,
-                     float scale, const DropoutPass* drop) {
+void softmax_recompute_bwd_vec(float* dscores, uint16_t* dscores_bf16, float* dropped, uint16_t* dropped_bf16,
+                               float* scores, const float* ddropped, const int8_t* key_mask, int rows, int Tk,
+                               ScoreRead read, float mask_value, const float* stats, const DropoutPass* drop) {
   using F = typename V::F;
-  const int64_t rows = static_cast<int64_t>(B) * H * Tq, T = Tk;
+  const int64_t T = Tk;
 #pragma omp parallel for schedule(static)
   for (int64_t row = 0; row < rows; ++row) {
     const int64_t off = row * T;
-    const int8_t* km = key_mask ? key_mask + (row / (static_cast<int64_t>(H) * Tq)) * Tk : nullptr;
-    // The gradient of the undropped probabilities: the dropped ones' times keep / (1 - p).
-    auto dp = [&](int64_t c, int k) {
-      const F d = load_k<V>(dprobs + off + c, k);
-      if (!drop) return d;
-      return V::mul(d, V::select(softmax_keep<V>(*drop, row, c, T, k), V::set1(drop->scale), V::zero()));
+    // The kept lanes' factor, keep ? 1 / (1 - p) : 0, or none without a dropout.
+    auto kept = [=](int64_t c, int k, F x) {
+      if (!drop) return x;
+      return V::mul(x, V::select(softmax_keep<V>(*drop, row, c, T, k), V::set1(drop->scale), V::zero()));
     };
+    // Pass 1: the probabilities from the scores and the row's statistics (softmax_fwd's last pass, its
+    // values), over the scores; the dropped ones; and the sum of dp * p.
+    const F mx = V::set1(stats[2 * row]), inv = V::set1(stats[2 * row + 1]);
     F acc = V::zero();
     for (int64_t c = 0; c < T; c += V::W) {
-      int k = width_at<V>(c, T);
-      acc = V::fma(dp(c, k), load_k<V>(probs + off + c, k), acc);
+      const int k = width_at<V>(c, T);
+      const F s = scores_as_read<V>(scores + off, c, k, read, key_mask, mask_value);
+      F p = V::mul(vexp<V>(V::sub(s, mx)), inv);
+      if (k < V::W) p = V::select(V::first(k), p, V::zero());
+      store_k<V>(scores + off + c, k, p);
+      if (dropped || dropped_bf16) {
+        const F y = kept(c, k, p);
+        if (dropped) store_k<V>(dropped + off + c, k, y);
+        if (dropped_bf16) store_bf16_k<V>(dropped_bf16 + off + c, k, y);
+      }
+      acc = V::fma(kept(c, k, load_k<V>(ddropped + off + c, k)), p, acc);
     }
+    // Pass 2: ds = p * (dp - sum(dp * p)), over the row pass 1 left in the cache.
     const F dot = V::set1(V::hsum(acc));
     for (int64_t c = 0; c < T; c += V::W) {
-      int k = width_at<V>(c, T);
-      F p = load_k<V>(probs + off + c, k);
-      F ds = V::mul(p, V::sub(dp(c, k), dot));
-      if (scale != 1.0f) ds = V::mul(ds, V::set1(scale));
-      if (km) ds = V::select(V::zero_i8(km + c, k), V::zero(), ds);
+      const int k = width_at<V>(c, T);
+      const F p = load_k<V>(scores + off + c, k);
+      F ds = V::mul(p, V::sub(kept(c, k, load_k<V>(ddropped + off + c, k)), dot));
+      if (key_mask) ds = V::select(V::zero_i8(key_mask + c, k), V::zero(), ds);
       if (dscores) store_k<V>(dscores + off + c, k, ds);
       if (dscores_bf16) store_bf16_k<V>(dscores_bf16 + off + c, k, ds);
     }

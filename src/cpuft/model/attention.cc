@@ -58,19 +58,17 @@ void product(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, con
 }
 
 // The (T, L) softmax probabilities p of one sequence-head from its q and k slices (row stride ld),
-// and in `pd` the probabilities the probs x V product reads: dropped (training), as E. Forward and
-// backward both call this, with the same inputs and the same single-threaded product, so backward
-// recomputes exactly the probabilities forward used instead of keeping them: forward draws the dropout
-// mask (`draw`) and keeps its bits in drop.keep, backward applies those bits; the dropout runs in the
-// softmax's last pass. Likewise forward keeps each row's max and 1 / sum in `stats` (SoftmaxRowStats'
-// out; nullable) and backward reads them (its in): one pass over the scores instead of three. The
-// product stores its f32 sums as they are, and the softmax's first pass scales them by score_scale and,
-// in bf16 mode, rounds them to bf16 (autocast's bf16 product output); in bf16 mode the softmax writes pd
-// as bf16. In f32 mode without dropout, pd is p itself.
+// and in `pd` the probabilities the probs x V product reads: dropped (training), as E. The dropout
+// mask is drawn in the softmax's last pass and its bits kept in drop.keep, and each row's max and
+// 1 / sum in `stats` (nullable), for backward: it computes the same scores with the same
+// single-threaded product and, from them, the kept bits and the statistics, exactly these
+// probabilities (softmax_recompute_bwd). The product stores its f32 sums as they are, and the
+// softmax's first pass scales them by score_scale and, in bf16 mode, rounds them to bf16 (autocast's
+// bf16 product output); in bf16 mode the softmax writes pd as bf16. In f32 mode without dropout, pd is
+// p itself.
 template <class E>
 const E* probabilities(float* p, E* pd, const E* q, const E* k, const int8_t* mask, int64_t T, int64_t L, int64_t HD,
-                       int64_t ld, float score_scale, int64_t bh, const AttentionDropout& drop, bool draw,
-                       SoftmaxRowStats stats) {
+                       int64_t ld, float score_scale, int64_t bh, const AttentionDropout& drop, float* stats) {
   product(false, true, T, L, HD, 1.f, q, ld, k, ld, p, L, TileStore::kF32);
   const ScoreRead read{score_scale, kBf16<E>};
   uint16_t* p16 = nullptr;
@@ -79,7 +77,7 @@ const E* probabilities(float* p, E* pd, const E* q, const E* k, const int8_t* ma
   else p32 = pd;
   if (drop.p > 0.f) {
     softmax_dropout_fwd(p, p32, p16, p, mask, static_cast<int>(T), static_cast<int>(L), read, kMaskLowestF32,
-                        mask_of(drop, bh, T), draw, stats);
+                        mask_of(drop, bh, T), stats);
     return pd;
   }
   softmax_fwd(p, p16, p, mask, 1, 1, static_cast<int>(T), static_cast<int>(L), read, kMaskLowestF32, stats);
@@ -150,9 +148,9 @@ void forward(E* ctx, float* tiles, float* stats, const E* qkv, const int8_t* key
     const E *k = q + T * HD, *v = k + T * HD;
     float* tile = tiles + static_cast<int64_t>(omp_get_thread_num()) * kTilesPerThread * TT;
     float* p = tile + TT;
-    const SoftmaxRowStats keep{stats ? stats + bh * s.seq * 2 : nullptr, nullptr};
+    float* const row_stats = stats ? stats + bh * s.seq * 2 : nullptr;
     const E* pd =
-        probabilities(p, reinterpret_cast<E*>(tile), q, k, mask, T, L, HD, HD, score_scale, bh, drop, true, keep);
+        probabilities(p, reinterpret_cast<E*>(tile), q, k, mask, T, L, HD, HD, score_scale, bh, drop, row_stats);
     product(false, false, T, HD, L, 1.f, pd, L, v, HD, ctx + rows.first * H + head, H,
             kBf16<E> ? TileStore::kBf16 : TileStore::kF32);
   }
@@ -185,26 +183,29 @@ void backward(float* dqkv, uint16_t* dqkv16, float* sums, float* tiles, const fl
     const E* q = head_rows(qkv + rows.first * H3 + head, T, L, H, HD);
     const E *k = q + T * HD, *v = k + T * HD;
     float* tile = tiles + static_cast<int64_t>(omp_get_thread_num()) * kTilesPerThread * TT;
-    float* p = tile + TT;
+    float* p = tile + TT;  // the scores, then the probabilities
     float* dp = tile + 2 * TT;
-    E* t0 = reinterpret_cast<E*>(tile);  // the dropped probabilities, then (bf16) the score gradient
-    const SoftmaxRowStats forwards{nullptr, stats + bh * s.seq * 2};
-    const E* pd = probabilities(p, t0, q, k, mask, T, L, HD, HD, score_scale, bh, drop, false, forwards);
-    product(true, false, L, HD, T, 1.f, pd, L, dc, H, dv, ldg, TileStore::kF32);  // dV = Pd^T dctx
-    product(false, true, T, L, HD, 1.f, dc, H, v, HD, dp, L, TileStore::kF32);   // dPd = dctx V^T
-    // dS (through the dropout's kept mask): f32 in place over dPd, or bf16 over the dropped probabilities
-    // (read by dV already).
-    float* ds32 = nullptr;
-    uint16_t* ds16 = nullptr;
-    if constexpr (kBf16<E>) ds16 = t0;
-    else ds32 = dp;
-    if (drop.p > 0.f)
-      softmax_dropout_bwd(ds32, ds16, dp, p, mask, static_cast<int>(T), static_cast<int>(L), mask_of(drop, bh, T));
-    else
-      softmax_bwd(ds32, ds16, dp, p, mask, 1, 1, static_cast<int>(T), static_cast<int>(L), 1.f);
-    const E* ds = nullptr;
-    if constexpr (kBf16<E>) ds = t0;
-    else ds = dp;
+    product(false, true, T, L, HD, 1.f, q, HD, k, HD, p, L, TileStore::kF32);   // the forward's scores
+    product(false, true, T, L, HD, 1.f, dc, H, v, HD, dp, L, TileStore::kF32);  // dPd = dctx V^T
+    // The forward's probabilities from its row statistics; the dropped ones, pd, as the forward's P V read
+    // them (into the first tile; f32 mode without dropout: p itself); and dS (through the kept mask): f32
+    // in place over dPd, or bf16 after pd in the first tile (two (T, L) bf16 tiles fit in it).
+    E* const pd = drop.p > 0.f || kBf16<E> ? reinterpret_cast<E*>(tile) : reinterpret_cast<E*>(p);
+    E* const ds = kBf16<E> ? pd + T * L : reinterpret_cast<E*>(dp);
+    const SoftmaxDropout dropout = drop.p > 0.f ? mask_of(drop, bh, T) : SoftmaxDropout{};
+    float *pd32 = nullptr, *ds32 = nullptr;
+    uint16_t *pd16 = nullptr, *ds16 = nullptr;
+    if constexpr (kBf16<E>) {
+      pd16 = pd;
+      ds16 = ds;
+    } else {
+      pd32 = drop.p > 0.f ? pd : nullptr;
+      ds32 = ds;
+    }
+    softmax_recompute_bwd(ds32, ds16, pd32, pd16, p, dp, mask, static_cast<int>(T), static_cast<int>(L),
+                          ScoreRead{score_scale, kBf16<E>}, kMaskLowestF32, stats + bh * s.seq * 2,
+                          drop.p > 0.f ? &dropout : nullptr);
+    product(true, false, L, HD, T, 1.f, pd, L, dc, H, dv, ldg, TileStore::kF32);          // dV = Pd^T dctx
     product(false, false, T, HD, L, dq_scale, ds, L, k, HD, dq, ldg, TileStore::kF32);    // dQ = dS K
     product(true, false, L, HD, T, score_scale, ds, L, q, HD, dk, ldg, TileStore::kF32);  // dK = dS^T Q
     zero_rows(dv, L, T, HD, ldg);  // padded keys: no gradient

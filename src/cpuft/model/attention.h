@@ -12,12 +12,13 @@
 // them from q and k (bit for bit the forward's), as flash attention does, which saves
 // B * heads * T^2 floats per layer (56 MiB per DistilBERT layer at batch 8 x 384) for one extra
 // scores product. Only the dropout mask is kept, as bits (1/32 of that: 1.7 MiB), so that backward
-// applies it twice without hashing it again, and each row's softmax max and 1 / sum (2 floats a row,
-// 0.3 MiB), so that backward's softmax is one pass over the scores, as flash attention keeps its rows'
-// log-sum-exp. Keys after a sequence's last unmasked one (right padding)
-// are left out of every product: their probabilities are exactly 0, so the result is the same, and SQuAD windows are
-// 35-54% padding; the tiles then hold (T, L), L the number of keys up to the last unmasked one.
-// A packed sequence of length T' has T' queries and T' keys (its masked keys, if any, masked).
+// applies it without hashing it again, and each row's softmax max and 1 / sum (2 floats a row, 0.3 MiB),
+// as flash attention keeps its rows' log-sum-exp: backward computes each probability from its score in
+// the pass that starts the softmax's gradient (kernels/softmax.h's softmax_recompute_bwd). Keys after a
+// sequence's last unmasked one (right padding) are left out of every product: their probabilities are
+// exactly 0, so the result is the same, and SQuAD windows are 35-54% padding; the tiles then hold
+// (T, L), L the number of keys up to the last unmasked one. A packed sequence of length T' has T'
+// queries and T' keys (its masked keys, if any, masked).
 #pragma once
 
 #include <cmath>
@@ -68,9 +69,9 @@ struct AttentionDropout {
 };
 inline int64_t attention_keep_bytes(int64_t seq) { return seq * softmax_dropout_row_bytes(seq); }
 
-// The softmax statistics forward keeps for backward (kernels/softmax.h's SoftmaxRowStats): each query
+// The softmax statistics forward keeps for backward (kernels/softmax.h, softmax_fwd's stats): each query
 // row's max and 1 / sum, batch * heads * seq rows of 2 floats, sequence-head bh's from bh * seq rows on.
-// With them backward recomputes the probabilities in one pass over the scores instead of three, the same bits.
+// With them backward recomputes the probabilities in the passes of their gradient, the same bits.
 inline int64_t attention_stats_floats(int64_t batch, int64_t heads, int64_t seq) { return batch * heads * seq * 2; }
 
 // scores = score_scale * q k^T, masked softmax over keys (key_mask (N), one flag per token row,

@@ -51,11 +51,15 @@ void softmax_fwd_vec(float* probs, uint16_t* probs_bf16, const float* scores, co
   for (int64_t row = 0; row < rows; ++row) {
     const int64_t off = row * T;
     const int8_t* km = key_mask ? key_mask + (row / (static_cast<int64_t>(H) * Tq)) * Tk : nullptr;
+    // The row's copies of the shared arguments: the compiler keeps them in registers (read through the
+    // parallel region's shared block, they were loaded again after every store).
+    const ScoreRead rd = read;
+    const float masked = mask_value;
     // Pass 1: read (scale, round), mask, max (the read and masked scores are parked in probs).
     F vmax = V::set1(-__builtin_inff());
     for (int64_t c = 0; c < T; c += V::W) {
       int k = width_at<V>(c, T);
-      const F s = scores_as_read<V>(scores + off, c, k, read, km, mask_value);
+      const F s = scores_as_read<V>(scores + off, c, k, rd, km, masked);
       store_k<V>(probs + off + c, k, s);
       vmax = V::max(vmax, s);
     }
@@ -107,11 +111,13 @@ void softmax_recompute_bwd_vec(float* dscores, uint16_t* dscores_bf16, float* dr
     };
     // Pass 1: the probabilities from the scores and the row's statistics (softmax_fwd's last pass, its
     // values), over the scores; the dropped ones; and the sum of dp * p.
+    const ScoreRead rd = read;  // the row's copies of the shared arguments, as in softmax_fwd_vec
+    const float masked = mask_value;
     const F mx = V::set1(stats[2 * row]), inv = V::set1(stats[2 * row + 1]);
     F acc = V::zero();
     for (int64_t c = 0; c < T; c += V::W) {
       const int k = width_at<V>(c, T);
-      const F s = scores_as_read<V>(scores + off, c, k, read, key_mask, mask_value);
+      const F s = scores_as_read<V>(scores + off, c, k, rd, key_mask, masked);
       F p = V::mul(vexp<V>(V::sub(s, mx)), inv);
       if (k < V::W) p = V::select(V::first(k), p, V::zero());
       store_k<V>(scores + off + c, k, p);

@@ -19,7 +19,7 @@
 #include "cpuft/kernels/softmax.h"
 #include "cpuft/model/attention.h"
 #include "cpuft/tensor/bf16.h"
-#include "cpuft/util/huge_pages.h"
+#include "cpuft/util/aligned_vector.h"
 
 namespace cpuft {
 namespace {
@@ -30,25 +30,25 @@ constexpr int64_t kSquadLengths[kB] = {384, 384, 210, 180, 250, 140, 300, 160};
 enum class Pass { kEvalForward, kTrainForward, kBackward };
 
 struct Inputs {
-  std::vector<float> qkv, dctx, ctx, dqkv, dbias, tiles, stats;
-  std::vector<uint16_t> qkv16, dctx16, ctx16, dqkv16;
+  AlignedVector<float> qkv, dctx, ctx, dqkv, dbias, tiles, stats;
+  AlignedVector<uint16_t> qkv16, dctx16, ctx16, dqkv16;
   std::vector<int8_t> mask;
   std::vector<uint8_t> keep;
   explicit Inputs(bool padded) {
     std::mt19937 rng(3);
     std::normal_distribution<float> n(0.0f, 1.0f);
-    // On huge pages where the system allows, as the model's activations are (util/huge_pages.h).
-    assign_zeros_on_huge_pages(qkv, static_cast<size_t>(kN * 3 * kH));
-    assign_zeros_on_huge_pages(dctx, static_cast<size_t>(kN * kH));
+    // Aligned, and on huge pages where the system allows, as the model's activations are (util/aligned_vector.h).
+    qkv.resize(static_cast<size_t>(kN * 3 * kH));
+    dctx.resize(static_cast<size_t>(kN * kH));
     for (float& x : qkv) x = n(rng);
     for (float& x : dctx) x = 0.01f * n(rng);
-    assign_zeros_on_huge_pages(ctx, dctx.size());
-    assign_zeros_on_huge_pages(dqkv, qkv.size());
-    assign_zeros_on_huge_pages(dqkv16, qkv.size());
+    ctx.resize(dctx.size());
+    dqkv.resize(qkv.size());
+    dqkv16.resize(qkv.size());
     dbias.assign(static_cast<size_t>(3 * kH), 0.0f);
-    assign_zeros_on_huge_pages(qkv16, qkv.size());
-    assign_zeros_on_huge_pages(dctx16, dctx.size());
-    assign_zeros_on_huge_pages(ctx16, dctx.size());
+    qkv16.resize(qkv.size());
+    dctx16.resize(dctx.size());
+    ctx16.resize(dctx.size());
     f32_to_bf16_array(qkv.data(), qkv16.data(), static_cast<int64_t>(qkv.size()));
     f32_to_bf16_array(dctx.data(), dctx16.data(), static_cast<int64_t>(dctx.size()));
     mask.assign(static_cast<size_t>(kN), 0);
@@ -56,7 +56,7 @@ struct Inputs {
       for (int64_t t = 0; t < (padded ? kSquadLengths[b] : kT); ++t) mask[static_cast<size_t>(b * kT + t)] = 1;
     keep.resize(static_cast<size_t>(kB * kHeads * attention_keep_bytes(kT)));
     stats.resize(static_cast<size_t>(attention_stats_floats(kB, kHeads, kT)));
-    assign_zeros_on_huge_pages(tiles, static_cast<size_t>(omp_get_max_threads() * kTilesPerThread * kT * kT));
+    tiles.resize(static_cast<size_t>(omp_get_max_threads() * kTilesPerThread * kT * kT));
   }
 };
 
@@ -131,13 +131,13 @@ void BM_AttentionPart(benchmark::State& state) {
   const uint16_t *q = in.qkv16.data(), *k = q + kH, *v = q + 2 * kH, *dc = in.dctx16.data();
   float* dq = in.dqkv.data();
   float *p = in.tiles.data(), *dp = p + T * T;
-  std::vector<uint16_t> pd(static_cast<size_t>(T * T)), ds(pd.size());
+  AlignedVector<uint16_t> pd(static_cast<size_t>(T * T)), ds(pd.size());
   const SoftmaxDropout drop{0.1f, 42, 7, 0, in.keep.data()};
   const float scale = score_scale(/*distilbert=*/true, D).scores;  // as the model's layers
   const ScoreRead read{scale, true};
   const int8_t* mask = nullptr;  // a full window: the attention passes no mask (softmax_mask)
   tile_matmul_bf16(false, true, T, T, D, 1.f, q, H3, k, H3, p, T, TileStore::kF32);
-  std::vector<float> scores(p, p + T * T), stats(static_cast<size_t>(2 * T));
+  AlignedVector<float> scores(p, p + T * T), stats(static_cast<size_t>(2 * T));
   softmax_dropout_fwd(p, nullptr, pd.data(), p, mask, static_cast<int>(T), static_cast<int>(T), read, kMaskLowestF32,
                       drop, stats.data());
   const bool pass = part == Part::kSoftmaxDropout || part == Part::kSoftmaxGrad || part == Part::kSoftmax;

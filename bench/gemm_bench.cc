@@ -13,6 +13,7 @@
 #include "cpuft/kernels/gemm.h"
 #include "cpuft/tensor/bf16.h"
 #include "cpuft/tensor/dtype.h"
+#include "cpuft/util/aligned_vector.h"
 
 namespace cpuft {
 namespace {
@@ -30,7 +31,7 @@ class Buffer {
   }
 
  private:
-  std::vector<float> words_;
+  AlignedVector<float> words_;
 };
 
 // Random values in [-1, 1) (bf16 ones are rounded from f32).

@@ -8,8 +8,9 @@
 #include <vector>
 
 #include "cpuft/kernels/kernel_table.h"
-#include "cpuft/tensor/bf16.h"
 #include "cpuft/kernels/softmax.h"
+#include "cpuft/tensor/bf16.h"
+#include "cpuft/util/aligned_vector.h"
 
 namespace cpuft {
 namespace {
@@ -17,10 +18,11 @@ namespace {
 constexpr int kB = 8, kT = 384, kC = 768, kFfn = 3072, kHeads = 12;
 constexpr int64_t kRows = int64_t(kB) * kT;
 
-std::vector<float> random_floats(int64_t n, float scale = 1.0f) {
+// Aligned as the model's buffers are (util/aligned_vector.h).
+AlignedVector<float> random_floats(int64_t n, float scale = 1.0f) {
   std::mt19937 gen(7);
   std::normal_distribution<float> d(0.0f, scale);
-  std::vector<float> v(static_cast<size_t>(n));
+  AlignedVector<float> v(static_cast<size_t>(n));
   for (float& x : v) x = d(gen);
   return v;
 }

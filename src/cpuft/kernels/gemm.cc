@@ -7,6 +7,7 @@
 #include "cpuft/cpu/onednn_info.h"
 #include "cpuft/kernels/gemm_primitives.h"
 #include "cpuft/tensor/bf16.h"
+#include "cpuft/util/aligned_vector.h"
 #include "cpuft/util/error.h"
 
 namespace cpuft {
@@ -43,8 +44,8 @@ void validate(int64_t B, int64_t H, int64_t M, int64_t N, int64_t K, const MatIn
 // weight of backward-data (4), grown on demand and kept: after the first step of a training run no more
 // memory is allocated here.
 float* scratch(int slot, int64_t n) {
-  thread_local std::vector<float> buffers[5];
-  std::vector<float>& v = buffers[slot];
+  thread_local AlignedVector<float> buffers[5];
+  AlignedVector<float>& v = buffers[slot];
   if (static_cast<int64_t>(v.size()) < n) v.resize(static_cast<size_t>(n));
   return v.data();
 }

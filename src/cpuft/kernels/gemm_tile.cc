@@ -11,6 +11,7 @@
 #include "cpuft/kernels/gemm.h"
 #include "cpuft/kernels/gemm_tile_paths.h"
 #include "cpuft/tensor/bf16.h"
+#include "cpuft/util/aligned_vector.h"
 #include "cpuft/util/error.h"
 
 namespace cpuft {
@@ -54,8 +55,8 @@ void sgemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float al
 
 // A stored matrix of bf16 values (rows x cols, row stride ld) as f32 in `slot`'s scratch, rows packed.
 float* as_f32(int slot, const uint16_t* x, int64_t rows, int64_t cols, int64_t ld) {
-  thread_local std::vector<float> scratch[2];
-  std::vector<float>& v = scratch[slot];
+  thread_local AlignedVector<float> scratch[2];
+  AlignedVector<float>& v = scratch[slot];
   if (v.size() < static_cast<size_t>(rows * cols)) v.resize(static_cast<size_t>(rows * cols));
   for (int64_t r = 0; r < rows; ++r) bf16_to_f32_array(x + r * ld, v.data() + r * cols, cols);
   return v.data();
@@ -105,7 +106,7 @@ void tile_matmul_bf16(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t 
   const float* a32 = as_f32(0, a, trans_a ? k : m, trans_a ? m : k, lda);
   const float* b32 = as_f32(1, b, trans_b ? n : k, trans_b ? k : n, ldb);
   if (store == TileStore::kBf16) {  // the f32 result in scratch, then rounded into C
-    thread_local std::vector<float> out;
+    thread_local AlignedVector<float> out;
     if (out.size() < static_cast<size_t>(m * n)) out.resize(static_cast<size_t>(m * n));
     sgemm(trans_a, trans_b, m, n, k, alpha, a32, trans_a ? m : k, b32, trans_b ? k : n, out.data(), n);
     for (int64_t i = 0; i < m; ++i) f32_to_bf16_array(out.data() + i * n, static_cast<uint16_t*>(c) + i * ldc, n);

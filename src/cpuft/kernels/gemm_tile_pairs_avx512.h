@@ -13,14 +13,16 @@
 #include <cstring>
 #include <vector>
 
+#include "cpuft/util/aligned_vector.h"
+
 namespace cpuft::gemm_tile {
 
 // The calling thread's pair-word buffer `slot` (0: B, 1: A, 2: rows on their way to a transpose), at
 // least `words` long; grown on demand and kept. One set per thread, shared by both kernels (a call uses
 // them only while it runs).
 inline uint32_t* pair_scratch(int slot, size_t words) {
-  thread_local std::vector<uint32_t> buffers[3];
-  std::vector<uint32_t>& v = buffers[slot];
+  thread_local AlignedVector<uint32_t> buffers[3];
+  AlignedVector<uint32_t>& v = buffers[slot];
   if (v.size() < words) v.resize(words);
   return v.data();
 }

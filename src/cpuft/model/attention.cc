@@ -10,6 +10,7 @@
 #include "cpuft/kernels/gemm.h"
 #include "cpuft/kernels/softmax.h"
 #include "cpuft/tensor/bf16.h"
+#include "cpuft/util/aligned_vector.h"
 #include "cpuft/util/error.h"
 #include "cpuft/util/op_profile.h"
 #include "cpuft/util/stream_rows.h"
@@ -102,7 +103,7 @@ SequenceRows sequence_rows(const AttentionShape& s, int64_t bi) {
 // packing do, and the products then read them in one piece. The same values, so the same bits.
 template <class E>
 const E* head_rows(const E* q, int64_t T, int64_t L, int64_t H, int64_t HD) {
-  thread_local std::vector<E> rows;
+  thread_local AlignedVector<E> rows;
   if (rows.size() < static_cast<size_t>(3 * T * HD)) rows.resize(static_cast<size_t>(3 * T * HD));
   for (int64_t part = 0; part < 3; ++part)
     for (int64_t r = 0; r < (part == 0 ? T : L); ++r)
@@ -126,7 +127,7 @@ struct GradientBlocks {
 };
 GradientBlocks gradient_blocks(int64_t T, int64_t HD) {
   const int64_t n = 3 * T * HD;
-  thread_local std::vector<float> blocks;
+  thread_local AlignedVector<float> blocks;
   if (blocks.size() < static_cast<size_t>(n + (n + 1) / 2)) blocks.resize(static_cast<size_t>(n + (n + 1) / 2));
   return {blocks.data(), reinterpret_cast<uint16_t*>(blocks.data() + n)};
 }

@@ -4,13 +4,14 @@
 
 #include "cpuft/kernels/gemm_int8.h"
 #include "cpuft/kernels/quantize.h"
+#include "cpuft/util/aligned_vector.h"
 #include "cpuft/util/op_profile.h"
 
 namespace cpuft {
 namespace {
 
 struct Scratch {
-  std::vector<uint8_t> q;
+  AlignedVector<uint8_t> q;
   std::vector<float> scale;
   std::vector<int32_t> zero;
 };

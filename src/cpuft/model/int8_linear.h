@@ -10,11 +10,13 @@
 #include <unordered_map>
 #include <vector>
 
+#include "cpuft/util/aligned_vector.h"
+
 namespace cpuft {
 
 struct Int8Linear {
   int64_t out = 0, in = 0;
-  std::vector<int8_t> w;          // [out, in]
+  AlignedVector<int8_t> w;        // [out, in]
   std::vector<float> w_scale;     // [out]: w_f32[n][k] ~ w_scale[n] * w[n][k]
   std::vector<int32_t> w_colsum;  // [out]: sum over k of w[n][k] (the activation zero point's share)
   // Static activations: the input range measured on calibration windows; dynamic (per token) when

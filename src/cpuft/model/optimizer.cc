@@ -4,14 +4,13 @@
 #include <cmath>
 
 #include "cpuft/kernels/adamw.h"
-#include "cpuft/util/huge_pages.h"
 #include "cpuft/util/op_profile.h"
 
 namespace cpuft {
 
 AdamW::AdamW(const QaModel& model, AdamWConfig config) : config_(config) {
-  assign_zeros_on_huge_pages(m_, model.num_params());
-  assign_zeros_on_huge_pages(v_, model.num_params());
+  m_ = AlignedVector<float>(model.num_params());
+  v_ = AlignedVector<float>(model.num_params());
 }
 
 void AdamW::step(QaModel& model, double lr, float grad_scale, bool zero_grads) {

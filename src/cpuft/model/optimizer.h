@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "cpuft/model/qa_model.h"
+#include "cpuft/util/aligned_vector.h"
 
 namespace cpuft {
 
@@ -26,14 +27,14 @@ class AdamW {
   void step(QaModel& model, double lr, float grad_scale = 1.0f, bool zero_grads = false);
 
   int64_t steps() const { return step_; }
-  std::vector<float>& exp_avg() { return m_; }
-  std::vector<float>& exp_avg_sq() { return v_; }
+  AlignedVector<float>& exp_avg() { return m_; }
+  AlignedVector<float>& exp_avg_sq() { return v_; }
   // Restores the step count (for resuming from a checkpoint together with exp_avg / exp_avg_sq).
   void set_steps(int64_t steps) { step_ = steps; }
 
  private:
   AdamWConfig config_;
-  std::vector<float> m_, v_;
+  AlignedVector<float> m_, v_;
   int64_t step_ = 0;
 };
 

@@ -12,7 +12,6 @@
 #include "cpuft/model/activations.h"
 #include "cpuft/tensor/bf16.h"
 #include "cpuft/util/error.h"
-#include "cpuft/util/huge_pages.h"
 #include "cpuft/util/memory.h"
 
 namespace cpuft {
@@ -32,7 +31,7 @@ QaModel::QaModel(ModelConfig config, bool bf16, uint64_t seed)
   check_fits_in_memory(weight_bytes(config_, bf16_),
                        str_cat("model config: ", config_.layers, " layers of width ", config_.hidden, " (",
                                table_.total(), " parameters)"));
-  assign_zeros_on_huge_pages(params_, table_.total());
+  params_ = AlignedVector<float>(table_.total());
   std::mt19937_64 rng(seed);
   std::normal_distribution<float> normal(0.f, config_.initializer_range);
   for (const ParamEntry& e : table_.entries()) {
@@ -58,7 +57,7 @@ QaModel::QaModel(ModelConfig config, bool bf16, uint64_t seed)
           bf16_offset_[e.offset] = total;
           total += e.numel;
         }
-      assign_zeros_on_huge_pages(bf16_weights_, total);
+      bf16_weights_ = AlignedVector<uint16_t>(total);
       refresh_bf16_weights();
     }
   }
@@ -87,7 +86,7 @@ void QaModel::make_blocked_copies(WeightUse use) {
     total += (bytes + 63) / 64 * 64;
   }
   check_fits_in_memory(total, "the weights' copies in oneDNN's layout");
-  assign_zeros_on_huge_pages(b.words, total / 8 + 8);
+  b.words = AlignedVector<uint64_t>(total / 8);
   b.by_param = std::move(by_param);
   refresh_blocked_copies();
 }
@@ -177,8 +176,8 @@ size_t QaModel::reserve(int batch, int seq_len, bool training) {
     view_ = std::make_shared<Acts>();
   }
   const size_t floats = arena_floats(config_, bf16_, batch, seq_len, max_threads_, training, group_rows());
-  if (floats > acts_.size()) assign_zeros_on_huge_pages(acts_, floats);
-  if (training && grads_.empty()) assign_zeros_on_huge_pages(grads_, table_.total());  // evaluation needs no gradients
+  if (floats > acts_.size()) acts_ = AlignedVector<float>(floats);
+  if (training && grads_.empty()) grads_ = AlignedVector<float>(table_.total());  // evaluation needs no gradients
   if (training) make_blocked_copies(WeightUse::kBackwardData);          // nor the input gradients' weights
   return acts_.size() * sizeof(float);
 }

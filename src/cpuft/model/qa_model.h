@@ -34,6 +34,7 @@
 #include "cpuft/model/int8_linear.h"
 #include "cpuft/model/linear.h"
 #include "cpuft/model/param_table.h"
+#include "cpuft/util/aligned_vector.h"
 #include "cpuft/util/log.h"
 
 namespace cpuft {
@@ -211,8 +212,8 @@ class QaModel {
   ModelConfig config_;
   ParamTable table_;
   bool bf16_ = false;
-  std::vector<float> params_, grads_;
-  std::vector<uint16_t> bf16_weights_;              // row-major bf16 copies of the gemm weights (bf16 emulated)
+  AlignedVector<float> params_, grads_;
+  AlignedVector<uint16_t> bf16_weights_;            // row-major bf16 copies of the gemm weights (bf16 emulated)
   std::unordered_map<size_t, size_t> bf16_offset_;  // param offset -> offset in bf16_weights_
   // The bf16 copies in oneDNN's layouts, for the forward products and for backward-data (indexed by
   // WeightUse): empty when not kept. Each copy starts on a 64-byte boundary of the block.
@@ -221,16 +222,15 @@ class QaModel {
       size_t at;     // byte offset from base()
       int64_t n, k;  // the weight's [out, in]
     };
-    std::vector<uint64_t> words;                // the block, 64 bytes longer than the copies need
+    AlignedVector<uint64_t> words;              // the block
     std::unordered_map<size_t, Copy> by_param;  // param offset -> its copy
-    uint8_t* base() const {
-      return reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(words.data()) + 63) / 64 * 64);
-    }
+    uint8_t* base() const { return reinterpret_cast<uint8_t*>(const_cast<uint64_t*>(words.data())); }
   };
   BlockedCopies blocked_[2];
-  std::vector<uint16_t> blocked_scratch_;  // one weight as bf16, on its way into its copies (kept: no allocation per step)
+  AlignedVector<uint16_t>
+      blocked_scratch_;  // one weight as bf16, on its way into its copies (kept: no allocation per step)
   void make_blocked_copies(WeightUse use);
-  std::vector<float> acts_;
+  AlignedVector<float> acts_;
   std::shared_ptr<Acts> view_;  // the arena's layout for the current (batch, seq_len)
   int max_threads_ = 1;
   int64_t group_rows_ = 0;           // 0: default_group_rows(max_threads_)

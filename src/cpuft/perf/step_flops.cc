@@ -5,6 +5,7 @@
 
 #include "cpuft/kernels/gemm.h"
 #include "cpuft/tensor/dtype.h"
+#include "cpuft/util/aligned_vector.h"
 #include "cpuft/util/clock.h"
 
 namespace cpuft {
@@ -21,7 +22,7 @@ double gemm_peak_gflops(bool bf16) {
   const int64_t n = 2048;
   const DType dt = bf16 ? DType::kBf16 : DType::kF32;
   // Zero operands: the time of a product does not depend on the values.
-  std::vector<float> x(n * n), w(n * n), y(n * n);
+  AlignedVector<float> x(n * n), w(n * n), y(n * n);  // whole cache lines, as the model's buffers
   std::vector<double> runs;
   for (int r = 0; r < 5; ++r) {
     const double t0 = now_s();

@@ -79,7 +79,7 @@ class Trainer {
   std::map<std::string, std::string> made_from_now() const;
   void restore(const std::string& dir);
   // An arena with the parameter layout (an Adam moment), tensor by tensor.
-  NamedArrays named(std::vector<float>& arena) const;
+  NamedArrays named(float* arena) const;
   void finish_training();
   void save_final_model();
   // The Trainer's schedule: whether an evaluation / a checkpoint is due after the step just done.
@@ -154,9 +154,9 @@ double Trainer::epoch_float() const {
   return epoch_progress(progress_.epoch, progress_.batches_in_epoch, plan_.batches_per_epoch);
 }
 
-NamedArrays Trainer::named(std::vector<float>& arena) const {
+NamedArrays Trainer::named(float* arena) const {
   NamedArrays out;
-  for (const ParamEntry& e : model_->table().entries()) out.push_back({e.name, e.shape, arena.data() + e.offset});
+  for (const ParamEntry& e : model_->table().entries()) out.push_back({e.name, e.shape, arena + e.offset});
   return out;
 }
 
@@ -276,7 +276,8 @@ std::vector<std::string> Trainer::eval_metric_keys() const {
 }
 
 void Trainer::restore(const std::string& dir) {
-  LoadedCheckpoint ck = load_checkpoint(dir, named(optimizer_->exp_avg()), named(optimizer_->exp_avg_sq()));
+  LoadedCheckpoint ck =
+      load_checkpoint(dir, named(optimizer_->exp_avg().data()), named(optimizer_->exp_avg_sq().data()));
   // What it was made from and where it stands must be this run's.
   const std::string made = check_made_from(ck.state.made_from, made_from_,
                                            "this run's --model_name_or_path, tokenizer and --train_file");
@@ -348,7 +349,7 @@ void Trainer::save_checkpoint_now() {
         model.save_pretrained(d);
         copy_tokenizer_files(tok, d);
       },
-      named(optimizer_->exp_avg()), named(optimizer_->exp_avg_sq()), state_.to_json());
+      named(optimizer_->exp_avg().data()), named(optimizer_->exp_avg_sq().data()), state_.to_json());
   if (args_.save_total_limit)
     rotate_checkpoints(args_.output_dir, *args_.save_total_limit, {dir, state_.best_model_checkpoint.value_or("")});
   log_info("saved ", dir);

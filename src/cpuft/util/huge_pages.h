@@ -2,13 +2,12 @@
 // Their access patterns stride across pages (a head's rows of the q, k, v activations are 4.5 KiB apart
 // at hidden 768, bf16), and the training and evaluation steps run 2-5% faster on 2 MiB pages than on
 // 4 KiB ones (docs/performance.md, "Huge pages"). Where the system leaves huge pages to the program
-// (THP "madvise", a common distribution default) the buffers ask for them; "always" gives them anyway,
-// "never" refuses.
+// (THP "madvise", a common distribution default) the buffers ask for them (util/aligned_vector.h's
+// allocator); "always" gives them anyway, "never" refuses.
 #pragma once
 
 #include <cstddef>
 #include <string>
-#include <vector>
 
 namespace cpuft {
 
@@ -17,17 +16,6 @@ namespace cpuft {
 // Returns whether the hint was taken (false where the kernel has no THP, or for a range without a
 // whole 2 MiB page); a refused hint changes nothing else.
 bool advise_huge_pages(void* p, size_t bytes);
-
-// v replaced by n value-initialised elements (zeros) in a fresh allocation advised before its first
-// write. Sizes below 2 MiB are allocated as usual.
-template <class T>
-void assign_zeros_on_huge_pages(std::vector<T>& v, size_t n) {
-  std::vector<T> fresh;
-  fresh.reserve(n);
-  advise_huge_pages(fresh.data(), n * sizeof(T));
-  fresh.resize(n);
-  v.swap(fresh);
-}
 
 // The system's transparent-huge-page mode: the bracketed word of `setting` (the text of
 // /sys/kernel/mm/transparent_hugepage/enabled, as "always [madvise] never"), or "" when there is none.

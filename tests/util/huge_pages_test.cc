@@ -32,26 +32,34 @@ std::string vm_flags_at(const void* p) {
 
 bool kernel_has_thp() { return std::ifstream("/sys/kernel/mm/transparent_hugepage/enabled").good(); }
 
-// The large buffers (AlignedVector) start on a 2 MiB boundary and their mappings carry the huge-page hint
-// (smaps: VmFlags "hg"); they hold zeros and their size. A small one starts on a cache line and gets no
-// hint. (A std::vector's large allocation starts 16 bytes into a page: no 64-byte row of it was aligned.)
-TEST(HugePages, LargeAlignedVectorsAreAdvisedBeforeTheirFirstWrite) {
+// The large buffers' mappings (AlignedVector's from 2 MiB on) carry the huge-page hint (smaps: VmFlags
+// "hg"), hold zeros and their size; a small buffer gets no hint.
+TEST(HugePages, LargeBuffersAreAdvisedBeforeTheirFirstWrite) {
+  if (!kernel_has_thp()) GTEST_SKIP() << "this kernel has no transparent huge pages";
   AlignedVector<float> big = {1.f, 2.f};
   big = AlignedVector<float>(size_t{16} << 20);  // 64 MiB
   ASSERT_EQ(big.size(), size_t{16} << 20);
   EXPECT_EQ(big.front(), 0.f);
   EXPECT_EQ(big.back(), 0.f);
-  EXPECT_EQ(reinterpret_cast<uintptr_t>(big.data()) % (uintptr_t{2} << 20), 0u);
-  for (size_t n : {size_t{1}, size_t{1000}, size_t{100000}}) {
-    AlignedVector<uint16_t> small(n);
-    EXPECT_EQ(reinterpret_cast<uintptr_t>(small.data()) % 64, 0u) << n;
-    EXPECT_EQ(small.size(), n);
-  }
+  EXPECT_NE(vm_flags_at(big.data() + big.size() / 2).find(" hg"), std::string::npos) << vm_flags_at(big.data());
   AlignedVector<uint16_t> small(1000);
   EXPECT_FALSE(advise_huge_pages(small.data(), small.size() * sizeof(uint16_t)));
   EXPECT_FALSE(advise_huge_pages(nullptr, size_t{8} << 20));
-  if (!kernel_has_thp()) GTEST_SKIP() << "this kernel has no transparent huge pages";
-  EXPECT_NE(vm_flags_at(big.data() + big.size() / 2).find(" hg"), std::string::npos) << vm_flags_at(big.data());
+}
+
+// AlignedVector starts on a cache line, and from 2 MiB on on a 2 MiB boundary (a std::vector's large
+// allocation starts 16 bytes into a page: none of its 64-byte rows was on a cache line).
+TEST(AlignedVector, StartsOnACacheLineAndLargeOnesOnAHugePage) {
+  const AlignedVector<float> big(size_t{1} << 20);  // 4 MiB
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(big.data()) % (uintptr_t{2} << 20), 0u);
+  for (size_t n : {size_t{1}, size_t{1000}, size_t{100000}, size_t{1} << 19}) {
+    AlignedVector<uint16_t> v(n, 7);
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(v.data()) % 64, 0u) << n;
+    EXPECT_EQ(v.size(), n);
+    v.resize(3 * n);  // a new allocation, aligned too, the values kept
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(v.data()) % 64, 0u) << n;
+    EXPECT_EQ(v[n - 1], 7);
+  }
 }
 
 TEST(HugePages, TheModeIsTheBracketedWordOfTheSetting) {

@@ -44,6 +44,13 @@ SoftmaxDropout mask_of(const AttentionDropout& drop, int64_t bh, int64_t T) {
                         drop.keep + bh * attention_keep_bytes(T)};
 }
 
+// Sequence-head bh's softmax row statistics (attention_stats_floats' layout): its seq rows of 2 floats;
+// null where stats is.
+template <class F>
+F* stats_of(F* stats, int64_t bh, int64_t seq) {
+  return stats ? stats + bh * seq * 2 : nullptr;
+}
+
 // The element type of the attention core's operands: f32 (f32 mode) or bf16 (uint16_t, bf16 mode).
 template <class E>
 constexpr bool kBf16 = std::is_same_v<E, uint16_t>;
@@ -58,20 +65,32 @@ void product(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, con
   tile_matmul_bf16(ta, tb, m, n, k, alpha, a, lda, b, ldb, c, ldc, store);
 }
 
-// The (T, L) softmax probabilities p of one sequence-head from its q and k slices (row stride ld),
-// and in `pd` the probabilities the probs x V product reads: dropped (training), as E. The dropout
-// mask is drawn in the softmax's last pass and its bits kept in drop.keep, and each row's max and
-// 1 / sum in `stats` (nullable), for backward: it computes the same scores with the same
-// single-threaded product and, from them, the kept bits and the statistics, exactly these
-// probabilities (softmax_recompute_bwd). The product stores its f32 sums as they are, and the
-// softmax's first pass scales them by score_scale and, in bf16 mode, rounds them to bf16 (autocast's
-// bf16 product output); in bf16 mode the softmax writes pd as bf16. In f32 mode without dropout, pd is
-// p itself.
+// The (T, L) scores q k^T of one sequence-head from its q and k blocks (row stride HD) into p, its
+// f32 sums as they are: one single-threaded product that forward and backward both run, so backward
+// recomputes exactly the forward's scores instead of keeping them.
+template <class E>
+void scores(float* p, const E* q, const E* k, int64_t T, int64_t L, int64_t HD) {
+  product(false, true, T, L, HD, 1.f, q, HD, k, HD, p, L, TileStore::kF32);
+}
+
+// How the softmax reads those sums: scaled by score_scale and, in bf16 mode, rounded to bf16 (autocast's
+// bf16 product output), in its first pass (forward) or its one pass over the scores (backward).
+template <class E>
+ScoreRead score_read(float score_scale) {
+  return ScoreRead{score_scale, kBf16<E>};
+}
+
+// The (T, L) softmax probabilities p of one sequence-head from its q and k blocks, and in `pd` the
+// probabilities the probs x V product reads: dropped (training), as E. The dropout mask is drawn in the
+// softmax's last pass and its bits kept in drop.keep, and each row's max and 1 / sum in `stats`
+// (nullable), for backward: from the same scores, the kept bits and the statistics it computes exactly
+// these probabilities (softmax_recompute_bwd). In bf16 mode the softmax writes pd as bf16. In f32 mode
+// without dropout, pd is p itself.
 template <class E>
 const E* probabilities(float* p, E* pd, const E* q, const E* k, const int8_t* mask, int64_t T, int64_t L, int64_t HD,
-                       int64_t ld, float score_scale, int64_t bh, const AttentionDropout& drop, float* stats) {
-  product(false, true, T, L, HD, 1.f, q, ld, k, ld, p, L, TileStore::kF32);
-  const ScoreRead read{score_scale, kBf16<E>};
+                       float score_scale, int64_t bh, const AttentionDropout& drop, float* stats) {
+  scores(p, q, k, T, L, HD);
+  const ScoreRead read = score_read<E>(score_scale);
   uint16_t* p16 = nullptr;
   float* p32 = nullptr;
   if constexpr (kBf16<E>) p16 = pd;
@@ -149,9 +168,8 @@ void forward(E* ctx, float* tiles, float* stats, const E* qkv, const int8_t* key
     const E *k = q + T * HD, *v = k + T * HD;
     float* tile = tiles + static_cast<int64_t>(omp_get_thread_num()) * kTilesPerThread * TT;
     float* p = tile + TT;
-    float* const row_stats = stats ? stats + bh * s.seq * 2 : nullptr;
-    const E* pd =
-        probabilities(p, reinterpret_cast<E*>(tile), q, k, mask, T, L, HD, HD, score_scale, bh, drop, row_stats);
+    const E* pd = probabilities(p, reinterpret_cast<E*>(tile), q, k, mask, T, L, HD, score_scale, bh, drop,
+                                stats_of(stats, bh, s.seq));
     product(false, false, T, HD, L, 1.f, pd, L, v, HD, ctx + rows.first * H + head, H,
             kBf16<E> ? TileStore::kBf16 : TileStore::kF32);
   }
@@ -186,7 +204,7 @@ void backward(float* dqkv, uint16_t* dqkv16, float* sums, float* tiles, const fl
     float* tile = tiles + static_cast<int64_t>(omp_get_thread_num()) * kTilesPerThread * TT;
     float* p = tile + TT;  // the scores, then the probabilities
     float* dp = tile + 2 * TT;
-    product(false, true, T, L, HD, 1.f, q, HD, k, HD, p, L, TileStore::kF32);   // the forward's scores
+    scores(p, q, k, T, L, HD);  // the forward's
     product(false, true, T, L, HD, 1.f, dc, H, v, HD, dp, L, TileStore::kF32);  // dPd = dctx V^T
     // The forward's probabilities from its row statistics; the dropped ones, pd, as the forward's P V read
     // them (into the first tile; f32 mode without dropout: p itself); and dS (through the kept mask): f32
@@ -204,7 +222,7 @@ void backward(float* dqkv, uint16_t* dqkv16, float* sums, float* tiles, const fl
       ds32 = ds;
     }
     softmax_recompute_bwd(ds32, ds16, pd32, pd16, p, dp, mask, static_cast<int>(T), static_cast<int>(L),
-                          ScoreRead{score_scale, kBf16<E>}, kMaskLowestF32, stats + bh * s.seq * 2,
+                          score_read<E>(score_scale), kMaskLowestF32, stats_of(stats, bh, s.seq),
                           drop.p > 0.f ? &dropout : nullptr);
     product(true, false, L, HD, T, 1.f, pd, L, dc, H, dv, ldg, TileStore::kF32);          // dV = Pd^T dctx
     product(false, false, T, HD, L, dq_scale, ds, L, k, HD, dq, ldg, TileStore::kF32);    // dQ = dS K

@@ -134,13 +134,15 @@ TEST(ForwardGroups, ForwardOnlyArenaStopsGrowingWithTheBatch) {
   }
 }
 
-// 256 rows per thread; f32 mode at least kGroupRows (docs/performance.md, "Evaluation in smaller groups").
-TEST(ForwardGroups, Bf16GroupsAre256RowsPerThread) {
-  EXPECT_EQ(QaModel::default_group_rows(1, true), 256);
-  EXPECT_EQ(QaModel::default_group_rows(2, true), 512);
-  EXPECT_EQ(QaModel::default_group_rows(64, true), 16384);
+// 768 rows per thread; f32 mode at least kGroupRows (docs/performance.md, "Evaluation groups of 768 rows a
+// thread").
+TEST(ForwardGroups, GroupsAre768RowsPerThread) {
+  EXPECT_EQ(QaModel::default_group_rows(1, true), 768);
+  EXPECT_EQ(QaModel::default_group_rows(2, true), 1536);
+  EXPECT_EQ(QaModel::default_group_rows(64, true), 49152);
   EXPECT_EQ(QaModel::default_group_rows(2, false), QaModel::kGroupRows);
-  EXPECT_EQ(QaModel::default_group_rows(64, false), 16384);
+  EXPECT_EQ(QaModel::default_group_rows(8, false), 6144);
+  EXPECT_EQ(QaModel::default_group_rows(64, false), 49152);
 }
 
 }  // namespace

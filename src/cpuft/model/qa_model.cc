@@ -137,7 +137,7 @@ GemmIn QaModel::gemm_weight(size_t offset) const {
 }
 
 int64_t QaModel::default_group_rows(int threads, bool bf16) {
-  const int64_t per_thread = int64_t{256} * threads;
+  const int64_t per_thread = int64_t{768} * threads;
   return bf16 ? per_thread : std::max(kGroupRows, per_thread);
 }
 

@@ -110,11 +110,12 @@ class QaModel {
   // group and stops growing with the batch. The logits are those of the whole batch at once up to the
   // rounding of products over other row counts, as with packing.
   int64_t group_rows() const { return group_rows_ > 0 ? group_rows_ : default_group_rows(max_threads_, bf16_); }
-  // 256 rows per thread, so that every thread has (window, head) tasks of attention in a group; in f32
-  // mode at least kGroupRows. bf16 products over a few hundred rows per thread run as fast as over
-  // thousands, and in groups that small the passes between them (LayerNorm, the residuals) read what
-  // the last product wrote from the threads' caches; f32 products lose a little speed below a few
-  // thousand rows (docs/performance.md, "Evaluation in smaller groups").
+  // 768 rows per thread (two windows of 384), so that every thread has (window, head) tasks of attention
+  // in a group; in f32 mode at least kGroupRows. The bf16 products run 15% faster over 768 rows a thread
+  // than over 256 and no faster over thousands, while in groups this small the passes between them
+  // (LayerNorm, the residuals) still find much of what the last product wrote in cache; f32 products
+  // lose a little speed below a few thousand rows (docs/performance.md, "Evaluation in smaller groups",
+  // "Evaluation groups of 768 rows a thread").
   static int64_t default_group_rows(int threads, bool bf16);
   static constexpr int64_t kGroupRows = 4096;
   // Sets group_rows() (tests use small groups); call it before reserve(), which sizes the arena by it.

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "cpuft/kernels/gemm.h"
+#include "cpuft/tensor/bf16.h"
 #include "cpuft/tensor/dtype.h"
 #include "cpuft/util/aligned_vector.h"
 #include "cpuft/util/clock.h"
@@ -18,11 +19,27 @@ double step_flops(const ModelConfig& c, int batch, int seq, bool train) {
   return (train ? 3.0 : 1.0) * tokens * (2 * weights + attention);
 }
 
+void fill_peak_operand(float* x, int64_t n, bool bf16, uint32_t seed) {
+  uint32_t state = seed;
+  auto next = [&state] {  // a linear congruential generator's top 24 bits, as a float in [-1, 1)
+    state = state * 1664525u + 1013904223u;
+    return static_cast<float>(state >> 8) / 8388608.0f - 1.0f;
+  };
+  uint16_t* words = reinterpret_cast<uint16_t*>(x);
+  for (int64_t i = 0; i < n; ++i) {
+    if (bf16)
+      words[i] = f32_to_bf16(next());
+    else
+      x[i] = next();
+  }
+}
+
 double gemm_peak_gflops(bool bf16) {
   const int64_t n = 2048;
   const DType dt = bf16 ? DType::kBf16 : DType::kF32;
-  // Zero operands: the time of a product does not depend on the values.
   AlignedVector<float> x(n * n), w(n * n), y(n * n);  // whole cache lines, as the model's buffers
+  fill_peak_operand(x.data(), n * n, bf16, 1);
+  fill_peak_operand(w.data(), n * n, bf16, 2);
   std::vector<double> runs;
   for (int r = 0; r < 5; ++r) {
     const double t0 = now_s();

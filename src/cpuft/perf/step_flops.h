@@ -3,6 +3,8 @@
 // (The Trainer's total_flos is a different count: transformers' 6 x tokens x non-embedding parameters.)
 #pragma once
 
+#include <cstdint>
+
 #include "cpuft/io/hf_config.h"
 
 namespace cpuft {
@@ -12,7 +14,12 @@ namespace cpuft {
 double step_flops(const ModelConfig& config, int batch, int seq, bool train);
 
 // GFLOP/s of oneDNN's matrix product in this dtype on 2048 x 2048 x 2048 (median of four runs after
-// one warm-up), on the threads this process has.
+// one warm-up), on the threads this process has, with operands of pseudo-random values in [-1, 1): a
+// product of zeros runs faster than one of real values where the chip's power depends on the data (AMX:
+// about 2.0 against 1.7 TFLOP/s, docs/performance.md), and the model's operands are real values.
 double gemm_peak_gflops(bool bf16);
+
+// The peak's operand: n values in [-1, 1) from seed, as f32 or (bf16) as n bf16 words in x's storage.
+void fill_peak_operand(float* x, int64_t n, bool bf16, uint32_t seed);
 
 }  // namespace cpuft

@@ -21,6 +21,12 @@ bool keep_at(const DropoutPass& d, int64_t row, int64_t c, int64_t Tk) {
   return keep;
 }
 
+// x * (keep ? 1 / (1 - p) : 0) for element c of row `row`, keep by d as keep_at gives it: dropout_fwd's
+// values in the forward's last pass, and the gradient through them in the backward.
+float softmax_kept(const DropoutPass& d, int64_t row, int64_t c, int64_t Tk, float x) {
+  return x * (keep_at(d, row, c, Tk) ? d.scale : 0.0f);
+}
+
 // Element c of a row of scores as `read` says (scaled, rounded) and masked by km (nullable).
 float score_as_read(const float* row, int64_t c, ScoreRead read, const int8_t* km, float mask_value) {
   float s = row[c] * read.scale;
@@ -57,7 +63,7 @@ void softmax_fwd(float* probs, uint16_t* probs_bf16, const float* scores, const 
       probs[off + c] *= inv;
       if (probs_bf16) probs_bf16[off + c] = f32_to_bf16(probs[off + c]);
       if (!drop) continue;
-      const float y = probs[off + c] * (keep_at(*drop, row, c, T) ? drop->scale : 0.0f);
+      const float y = softmax_kept(*drop, row, c, T, probs[off + c]);
       if (drop->out) drop->out[off + c] = y;
       if (drop->out_bf16) drop->out_bf16[off + c] = f32_to_bf16(y);
     }
@@ -71,7 +77,7 @@ void softmax_recompute_bwd(float* dscores, uint16_t* dscores_bf16, float* droppe
 #pragma omp parallel for schedule(static)
   for (int64_t row = 0; row < rows; ++row) {
     const int64_t off = row * T;
-    auto kept = [&](int64_t c, float x) { return drop ? x * (keep_at(*drop, row, c, T) ? drop->scale : 0.0f) : x; };
+    auto kept = [&](int64_t c, float x) { return drop ? softmax_kept(*drop, row, c, T, x) : x; };
     const float mx = stats[2 * row], inv = stats[2 * row + 1];
     float dot = 0.0f;
     for (int64_t c = 0; c < T; ++c) {

@@ -31,6 +31,14 @@ template <class V>
   return keep;
 }
 
+// x * (keep ? 1 / (1 - p) : 0) over lanes c.. of row `row` (k of them), keep by d as softmax_keep gives it:
+// dropout_fwd's values in the forward's last pass, and the gradient through them in the backward.
+template <class V>
+[[gnu::always_inline]] inline typename V::F softmax_kept(const DropoutPass& d, int64_t row, int64_t c, int64_t Tk,
+                                                         int k, typename V::F x) {
+  return V::mul(x, V::select(softmax_keep<V>(d, row, c, Tk, k), V::set1(d.scale), V::zero()));
+}
+
 // Lanes c.. (k of them) of a row of scores as `read` says (scaled, rounded) and masked by km (the key
 // mask, nullable); -inf past the row.
 template <class V>
@@ -58,7 +66,7 @@ void softmax_fwd_vec(float* probs, uint16_t* probs_bf16, const float* scores, co
     // Pass 1: read (scale, round), mask, max (the read and masked scores are parked in probs).
     F vmax = V::set1(-__builtin_inff());
     for (int64_t c = 0; c < T; c += V::W) {
-      int k = width_at<V>(c, T);
+      const int k = width_at<V>(c, T);
       const F s = scores_as_read<V>(scores + off, c, k, rd, km, masked);
       store_k<V>(probs + off + c, k, s);
       vmax = V::max(vmax, s);
@@ -68,7 +76,7 @@ void softmax_fwd_vec(float* probs, uint16_t* probs_bf16, const float* scores, co
     // Pass 2: e = exp(s - max) and its sum.
     F vsum = V::zero();
     for (int64_t c = 0; c < T; c += V::W) {
-      int k = width_at<V>(c, T);
+      const int k = width_at<V>(c, T);
       F e = vexp<V>(V::sub(load_k<V>(probs + off + c, k), mx));
       if (k < V::W) e = V::select(V::first(k), e, V::zero());
       store_k<V>(probs + off + c, k, e);
@@ -82,13 +90,12 @@ void softmax_fwd_vec(float* probs, uint16_t* probs_bf16, const float* scores, co
     const F inv = V::set1(inverse);
     // Pass 3: normalise.
     for (int64_t c = 0; c < T; c += V::W) {
-      int k = width_at<V>(c, T);
+      const int k = width_at<V>(c, T);
       F p = V::mul(load_k<V>(probs + off + c, k), inv);
       store_k<V>(probs + off + c, k, p);
       if (probs_bf16) store_bf16_k<V>(probs_bf16 + off + c, k, p);
       if (!drop) continue;
-      // p * (keep ? scale : 0), dropout_fwd's values.
-      const F y = V::mul(p, V::select(softmax_keep<V>(*drop, row, c, T, k), V::set1(drop->scale), V::zero()));
+      const F y = softmax_kept<V>(*drop, row, c, T, k, p);
       if (drop->out) store_k<V>(drop->out + off + c, k, y);
       if (drop->out_bf16) store_bf16_k<V>(drop->out_bf16 + off + c, k, y);
     }
@@ -105,10 +112,7 @@ void softmax_recompute_bwd_vec(float* dscores, uint16_t* dscores_bf16, float* dr
   for (int64_t row = 0; row < rows; ++row) {
     const int64_t off = row * T;
     // The kept lanes' factor, keep ? 1 / (1 - p) : 0, or none without a dropout.
-    auto kept = [=](int64_t c, int k, F x) {
-      if (!drop) return x;
-      return V::mul(x, V::select(softmax_keep<V>(*drop, row, c, T, k), V::set1(drop->scale), V::zero()));
-    };
+    auto kept = [=](int64_t c, int k, F x) { return drop ? softmax_kept<V>(*drop, row, c, T, k, x) : x; };
     // Pass 1: the probabilities from the scores and the row's statistics (softmax_fwd's last pass, its
     // values), over the scores; the dropped ones; and the sum of dp * p.
     const ScoreRead rd = read;  // the row's copies of the shared arguments, as in softmax_fwd_vec

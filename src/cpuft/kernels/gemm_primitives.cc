@@ -9,6 +9,7 @@
 #include <dnnl.hpp>
 
 #include "cpuft/cpu/onednn_info.h"
+#include "cpuft/util/aligned_vector.h"
 
 namespace cpuft::gemm_detail {
 
@@ -29,8 +30,7 @@ struct Runtime {
   // One scratchpad for every primitive (user mode): the library mode may give each cached primitive
   // its own, so that memory would grow with the number of shapes. Grown to the largest need; safe
   // because products run one at a time (find_primitive).
-  std::unique_ptr<uint8_t[]> scratchpad;
-  size_t scratchpad_bytes = 0;
+  AlignedVector<uint8_t> scratchpad;
 };
 
 Runtime& runtime() {
@@ -184,12 +184,11 @@ void execute(const Primitive& p, const void* a, const void* b, void* c, const fl
       {DNNL_ARG_SRC, am}, {DNNL_ARG_WEIGHTS, bm}, {DNNL_ARG_DST, cm}};
   if (bias) args.emplace(DNNL_ARG_BIAS, dnnl::memory(p.bias, rt.engine, const_cast<float*>(bias)));
   if (const size_t need = p.scratchpad.get_size(); need > 0) {
-    if (need > rt.scratchpad_bytes) {
-      rt.scratchpad.reset();  // the old buffer first: the peak is the new size alone
-      rt.scratchpad.reset(new uint8_t[need]);
-      rt.scratchpad_bytes = need;
+    if (need > rt.scratchpad.size()) {
+      rt.scratchpad = AlignedVector<uint8_t>();  // the old buffer first: the peak is the new size alone
+      rt.scratchpad.resize(need);
     }
-    args.emplace(DNNL_ARG_SCRATCHPAD, dnnl::memory(p.scratchpad, rt.engine, rt.scratchpad.get()));
+    args.emplace(DNNL_ARG_SCRATCHPAD, dnnl::memory(p.scratchpad, rt.engine, rt.scratchpad.data()));
   }
   p.prim.execute(rt.stream, args);
   rt.stream.wait();

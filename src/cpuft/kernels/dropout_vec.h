@@ -16,11 +16,20 @@ typename V::I dropout_mix32_vec(typename V::I h) {
   return V::ixor(h, V::template srl<16>(h));
 }
 
-// The keep mask of indices i .. i + W - 1 (klo, khi: the key's halves, thr: the 24-bit threshold).
+// Lane j's j * golden (mod 2^32): added to the first index's index * golden + low32(key), the hash's
+// first term for every lane (the same sums mod 2^32 as iota(i) * golden + low32(key), one vector
+// multiply fewer per vector: a constant, which the loops around dropout_keep_vec hoist).
 template <class V>
-typename V::M dropout_keep_vec(int64_t i, typename V::I klo, typename V::I khi, typename V::I thr) {
-  auto idx = V::iota(static_cast<uint32_t>(i));
-  auto h = dropout_mix32_vec<V>(V::iadd(V::imul(idx, V::iset1(0x9e3779b9u)), klo));
+typename V::I dropout_golden_steps() {
+  return V::imul(V::iota(0), V::iset1(0x9e3779b9u));
+}
+
+// The keep mask of indices i .. i + W - 1 (klo, khi: the key's halves, thr: the 24-bit threshold;
+// steps: dropout_golden_steps).
+template <class V>
+typename V::M dropout_keep_vec(int64_t i, uint32_t klo, typename V::I khi, typename V::I thr, typename V::I steps) {
+  const auto first = V::iset1(static_cast<uint32_t>(i) * 0x9e3779b9u + klo);
+  auto h = dropout_mix32_vec<V>(V::iadd(first, steps));
   h = dropout_mix32_vec<V>(V::ixor(h, khi));
   return V::ige(V::template srl<8>(h), thr);
 }
@@ -28,7 +37,8 @@ typename V::M dropout_keep_vec(int64_t i, typename V::I klo, typename V::I khi, 
 template <class V>
 void dropout_apply_vec(float* out, uint16_t* out_bf16, const float* in, int64_t n, float scale,
                        uint64_t key, uint32_t threshold24) {
-  const auto klo = V::iset1(static_cast<uint32_t>(key));
+  const uint32_t klo = static_cast<uint32_t>(key);
+  const auto steps = dropout_golden_steps<V>();
   const auto khi = V::iset1(static_cast<uint32_t>(key >> 32));
   const auto thr = V::iset1(threshold24);
   const auto vscale = V::set1(scale);
@@ -38,7 +48,7 @@ void dropout_apply_vec(float* out, uint16_t* out_bf16, const float* in, int64_t 
     const int64_t end = (ch + 1) * kFlatChunk < n ? (ch + 1) * kFlatChunk : n;
     for (int64_t i = ch * kFlatChunk; i < end; i += V::W) {
       int k = width_at<V>(i, end);
-      auto keep = dropout_keep_vec<V>(i, klo, khi, thr);
+      auto keep = dropout_keep_vec<V>(i, klo, khi, thr, steps);
       // in * (keep ? scale : 0), as torch multiplies by the scaled Bernoulli mask.
       auto y = V::mul(load_k<V>(in + i, k), V::select(keep, vscale, V::zero()));
       if (out) store_k<V>(out + i, k, y);

@@ -24,8 +24,9 @@ template <class V>
     std::memcpy(&b, bits, kBytes);
     return V::mask_of_bits(b);
   }
-  const auto keep = dropout_keep_vec<V>(row * Tk + c, V::iset1(static_cast<uint32_t>(d.key)),
-                                        V::iset1(static_cast<uint32_t>(d.key >> 32)), V::iset1(d.threshold24));
+  const auto keep = dropout_keep_vec<V>(row * Tk + c, static_cast<uint32_t>(d.key),
+                                        V::iset1(static_cast<uint32_t>(d.key >> 32)), V::iset1(d.threshold24),
+                                        dropout_golden_steps<V>());
   const uint32_t b = V::mask_bits(keep) & (k == V::W ? ~0u : (1u << k) - 1u);
   std::memcpy(bits, &b, kBytes);
   return keep;

@@ -129,7 +129,7 @@ QaModel QaModel::from_int8(const std::string& dir, const NoticeSink& notices) {
   check_fits_in_memory(weight_bytes(config, /*bf16=*/false),
                        str_cat(config_path, ": ", config.layers, " layers of width ", config.hidden, " (",
                                table.total(), " parameters)"));
-  QaModel model(config, /*bf16=*/false, /*seed=*/0);
+  QaModel model(config, /*bf16=*/false, Unfilled{});  // every parameter is read below, or released for int8
   auto weights = std::make_shared<Int8Weights>();
   weights->static_activations = qc.static_activations;
   std::set<std::string> used;

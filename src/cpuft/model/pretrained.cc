@@ -49,7 +49,7 @@ QaModel QaModel::from_pretrained(const std::string& dir, bool bf16, uint64_t see
   const std::vector<std::string> missing_head = check_stored_shapes(table, weights, dir, config_path, in_head);
   check_fits_in_memory(weight_bytes(config, bf16), str_cat(config_path, ": ", config.layers, " layers of width ",
                                                            config.hidden, " (", table.total(), " parameters)"));
-  QaModel model(config, bf16, seed);
+  QaModel model(config, bf16, Unfilled{});  // every parameter is read below or is a missing head's
   for (const ParamEntry& e : table.entries()) {
     const WeightTensor* t = weights.find(e.name);
     if (!t) continue;

@@ -24,14 +24,7 @@ uint64_t QaModel::weight_bytes(const ModelConfig& config, bool bf16) {
   return bytes;
 }
 
-QaModel::QaModel(ModelConfig config, bool bf16, uint64_t seed)
-    : config_(std::move(config)), table_(config_), bf16_(bf16) {
-  if (config_.hidden % config_.heads != 0)
-    fail_internal("model config: hidden size ", config_.hidden, " is not a multiple of the head count ", config_.heads);
-  check_fits_in_memory(weight_bytes(config_, bf16_),
-                       str_cat("model config: ", config_.layers, " layers of width ", config_.hidden, " (",
-                               table_.total(), " parameters)"));
-  params_ = AlignedVector<float>(table_.total());
+QaModel::QaModel(ModelConfig config, bool bf16, uint64_t seed) : QaModel(std::move(config), bf16, Unfilled{}) {
   std::mt19937_64 rng(seed);
   std::normal_distribution<float> normal(0.f, config_.initializer_range);
   for (const ParamEntry& e : table_.entries()) {
@@ -46,6 +39,17 @@ QaModel::QaModel(ModelConfig config, bool bf16, uint64_t seed)
   const int64_t pad = config_.pad_token_id;
   if (pad >= 0 && pad < config_.vocab_size)
     std::fill_n(params_.data() + table_.embeddings().word + pad * config_.hidden, config_.hidden, 0.f);
+  refresh_bf16_weights();
+}
+
+QaModel::QaModel(ModelConfig config, bool bf16, Unfilled)
+    : config_(std::move(config)), table_(config_), bf16_(bf16) {
+  if (config_.hidden % config_.heads != 0)
+    fail_internal("model config: hidden size ", config_.hidden, " is not a multiple of the head count ", config_.heads);
+  check_fits_in_memory(weight_bytes(config_, bf16_),
+                       str_cat("model config: ", config_.layers, " layers of width ", config_.hidden, " (",
+                               table_.total(), " parameters)"));
+  params_ = AlignedVector<float>(table_.total());
   if (bf16_) {
     // Where bf16 products are native the products read only the copies in oneDNN's layout; elsewhere
     // the row-major bf16 copies.
@@ -58,7 +62,6 @@ QaModel::QaModel(ModelConfig config, bool bf16, uint64_t seed)
           total += e.numel;
         }
       bf16_weights_ = AlignedVector<uint16_t>(total);
-      refresh_bf16_weights();
     }
   }
 }
@@ -88,7 +91,6 @@ void QaModel::make_blocked_copies(WeightUse use) {
   check_fits_in_memory(total, "the weights' copies in oneDNN's layout");
   b.words = AlignedVector<uint64_t>(total / 8);
   b.by_param = std::move(by_param);
-  refresh_blocked_copies();
 }
 
 void QaModel::refresh_blocked_copies() {
@@ -178,7 +180,10 @@ size_t QaModel::reserve(int batch, int seq_len, bool training) {
   const size_t floats = arena_floats(config_, bf16_, batch, seq_len, max_threads_, training, group_rows());
   if (floats > acts_.size()) acts_ = AlignedVector<float>(floats);
   if (training && grads_.empty()) grads_ = AlignedVector<float>(table_.total());  // evaluation needs no gradients
-  if (training) make_blocked_copies(WeightUse::kBackwardData);          // nor the input gradients' weights
+  if (training && blocked_[static_cast<int>(WeightUse::kBackwardData)].by_param.empty()) {
+    make_blocked_copies(WeightUse::kBackwardData);  // nor the input gradients' weights
+    refresh_blocked_copies();
+  }
   return acts_.size() * sizeof(float);
 }
 

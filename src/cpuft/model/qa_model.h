@@ -181,6 +181,10 @@ class QaModel {
   }
 
  private:
+  // The model's storage without its values: the parameters zero and the bf16 copies unwritten, for the
+  // loaders (from_pretrained, from_int8), which write every parameter and then refresh_bf16_weights.
+  struct Unfilled {};
+  QaModel(ModelConfig config, bool bf16, Unfilled);
   struct Acts;  // pointers into the activation arena for one (batch, seq_len)
   // The arena's size in floats for batches of (batch, seq_len): all of them for a training step; one
   // group for a forward pass (at most group_rows tokens, or one window where that is longer).
@@ -230,6 +234,7 @@ class QaModel {
   BlockedCopies blocked_[2];
   AlignedVector<uint16_t>
       blocked_scratch_;  // one weight as bf16, on its way into its copies (kept: no allocation per step)
+  // The copies' storage for `use` (where bf16 products are native), unwritten: refresh_blocked_copies fills it.
   void make_blocked_copies(WeightUse use);
   AlignedVector<float> acts_;
   std::shared_ptr<Acts> view_;  // the arena's layout for the current (batch, seq_len)

@@ -66,9 +66,9 @@ QaModel::QaModel(ModelConfig config, bool bf16, Unfilled)
   }
 }
 
-void QaModel::make_blocked_copies(WeightUse use) {
+bool QaModel::make_blocked_copies(WeightUse use) {
   BlockedCopies& b = blocked_[static_cast<int>(use)];
-  if (!bf16_ || !b.by_param.empty()) return;
+  if (!bf16_ || !b.by_param.empty()) return false;
   // The weights as the products read them: a layer's q, k, v as one [3 hidden, hidden] weight at q.
   std::unordered_map<size_t, int64_t> rows_at;  // param offset -> rows of the product's weight (0: none)
   for (int64_t i = 0; i < config_.layers; ++i) {
@@ -84,13 +84,14 @@ void QaModel::make_blocked_copies(WeightUse use) {
     const int64_t n = fused == rows_at.end() ? e.shape[0] : fused->second, k = e.shape[1];
     if (n == 0) continue;
     const size_t bytes = blocked_weight_bytes(n, k, use);
-    if (bytes == 0) return;  // bf16 products are not native here: no copies
+    if (bytes == 0) return false;  // bf16 products are not native here: no copies
     by_param[e.offset] = BlockedCopies::Copy{total, n, k};
     total += (bytes + 63) / 64 * 64;
   }
   check_fits_in_memory(total, "the weights' copies in oneDNN's layout");
   b.words = AlignedVector<uint64_t>(total / 8);
   b.by_param = std::move(by_param);
+  return true;
 }
 
 void QaModel::refresh_blocked_copies() {
@@ -180,10 +181,8 @@ size_t QaModel::reserve(int batch, int seq_len, bool training) {
   const size_t floats = arena_floats(config_, bf16_, batch, seq_len, max_threads_, training, group_rows());
   if (floats > acts_.size()) acts_ = AlignedVector<float>(floats);
   if (training && grads_.empty()) grads_ = AlignedVector<float>(table_.total());  // evaluation needs no gradients
-  if (training && blocked_[static_cast<int>(WeightUse::kBackwardData)].by_param.empty()) {
-    make_blocked_copies(WeightUse::kBackwardData);  // nor the input gradients' weights
+  if (training && make_blocked_copies(WeightUse::kBackwardData))  // nor the input gradients' weights
     refresh_blocked_copies();
-  }
   return acts_.size() * sizeof(float);
 }
 

@@ -235,7 +235,8 @@ class QaModel {
   AlignedVector<uint16_t>
       blocked_scratch_;  // one weight as bf16, on its way into its copies (kept: no allocation per step)
   // The copies' storage for `use` (where bf16 products are native), unwritten: refresh_blocked_copies fills it.
-  void make_blocked_copies(WeightUse use);
+  // True when it made them now (false: made before, or none here).
+  bool make_blocked_copies(WeightUse use);
   AlignedVector<float> acts_;
   std::shared_ptr<Acts> view_;  // the arena's layout for the current (batch, seq_len)
   int max_threads_ = 1;

@@ -3,8 +3,10 @@
 #include "cpuft/kernels/gemm.h"
 #include "cpuft/kernels/gemm_primitives.h"
 #include "cpuft/kernels/gemm_tile_paths.h"
+#include "cpuft/kernels/gemm_weight_grad.h"
 
 #include <gtest/gtest.h>
+#include <omp.h>
 
 #include <algorithm>
 #include <cmath>
@@ -195,6 +197,60 @@ TEST(Gemm, WeightGradientThroughItsTransposeIsTheGradient) {
     for (int64_t i = 0; i < s.N * s.K; ++i)
       ASSERT_NEAR(dw2.at(i), dw.at(i), 1e-5) << tag("bwd_weight^T", s, in, DType::kF32, acc) << " at " << i;
   }
+}
+
+// Expects dw = dy^T x (+ before, accumulating) for bf16 dy [M, N] and x [M, K], against the double-precision
+// sum within check_matmul's tolerance.
+void expect_weight_gradient(const Buf& dy, const Buf& x, const std::vector<float>& before, const std::vector<float>& dw,
+                            int64_t M, int64_t N, int64_t K, bool acc, const std::string& what) {
+  for (int64_t n = 0; n < N; ++n)
+    for (int64_t k = 0; k < K; ++k) {
+      double sum = 0, mag = 0;
+      for (int64_t t = 0; t < M; ++t) {
+        const double p = dy.at(t * N + n) * x.at(t * K + k);
+        sum += p;
+        mag += std::fabs(p);
+      }
+      const double b = acc ? before[n * K + k] : 0.0, want = sum + b;
+      ASSERT_NEAR(dw[n * K + k], want, kAccumTol * (mag + std::fabs(b)) + 1e-6) << what << " at n=" << n << " k=" << k;
+    }
+}
+
+// bf16 weight gradients whose N and K are multiples of 32 run on AMX tiles at the amx kernel level
+// (gemm_weight_grad.h), over chunks of 256 tokens and passes of at most 1,536 columns: one token, odd token
+// counts, tokens past a chunk, columns past a pass and a partial 256-column group; written or accumulated.
+// At the other levels the same promise holds through oneDNN.
+TEST(Gemm, Bf16WeightGradientOfWholeBlocksIsTheProduct) {
+  EXPECT_TRUE(gemm_weight_grad::amx_shape(768, 3072));
+  EXPECT_TRUE(gemm_weight_grad::amx_shape(2304, 768));
+  EXPECT_FALSE(gemm_weight_grad::amx_shape(2, 768));  // a QA head's
+  EXPECT_FALSE(gemm_weight_grad::amx_shape(768, 100));
+  uint32_t seed = 350;
+  const Shape shapes[] = {{1, 32, 32}, {37, 64, 96}, {513, 96, 64}, {300, 32, 1600}, {256, 64, 288}};
+  for (const Shape& s : shapes)
+    for (bool acc : {false, true}) {
+      Buf dy(DType::kBf16, s.M * s.N, ++seed), x(DType::kBf16, s.M * s.K, ++seed), dw(DType::kF32, s.N * s.K, ++seed);
+      const std::vector<float> before = dw.f;
+      linear_backward_weight(s.M, s.N, s.K, dy.data(), x.data(), DType::kBf16, dw.f.data(), acc);
+      expect_weight_gradient(dy, x, before, dw.f, s.M, s.N, s.K, acc, tag("bwd_weight amx", s, DType::kBf16, DType::kF32, acc));
+    }
+}
+
+// On AMX each element of dW is computed by one thread, chunk after chunk in order: the same bits for any
+// thread count (reproducible training, as the kernels of kernel_table.h promise).
+TEST(Gemm, Bf16WeightGradientOnAmxIsTheSameOnAnyThreadCount) {
+  if (kernel_isa() != Isa::kAmx) GTEST_SKIP() << "kernel level " << isa_name(kernel_isa()) << ": oneDNN's product";
+  const Shape s{613, 96, 1600};
+  Buf dy(DType::kBf16, s.M * s.N, 361), x(DType::kBf16, s.M * s.K, 362), dw(DType::kF32, s.N * s.K, 363);
+  const int threads = omp_get_max_threads();
+  std::vector<float> got[2];
+  for (int i = 0; i < 2; ++i) {
+    omp_set_num_threads(i == 0 ? 1 : 3);
+    got[i] = dw.f;
+    linear_backward_weight(s.M, s.N, s.K, dy.data(), x.data(), DType::kBf16, got[i].data(), /*accumulate=*/true);
+  }
+  omp_set_num_threads(threads);
+  EXPECT_EQ(got[0], got[1]);
 }
 
 // An f32 W whose rows are a multiple of 4 KiB is read from a copy with longer rows (gemm.h): the bits of

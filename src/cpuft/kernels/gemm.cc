@@ -4,8 +4,10 @@
 #include <cstring>
 #include <vector>
 
+#include "cpuft/cpu/isa.h"
 #include "cpuft/cpu/onednn_info.h"
 #include "cpuft/kernels/gemm_primitives.h"
+#include "cpuft/kernels/gemm_weight_grad.h"
 #include "cpuft/tensor/bf16.h"
 #include "cpuft/util/aligned_vector.h"
 #include "cpuft/util/error.h"
@@ -239,6 +241,10 @@ void linear_backward_data(int64_t M, int64_t N, int64_t K, const void* dy, const
 
 void linear_backward_weight(int64_t M, int64_t N, int64_t K, const void* dy, const void* x, DType in,
                             float* dw, bool accumulate) {
+  if (in == DType::kBf16 && M > 0 && kernel_isa() == Isa::kAmx && gemm_weight_grad::amx_shape(N, K)) {
+    gemm_weight_grad::amx(M, N, K, static_cast<const uint16_t*>(dy), static_cast<const uint16_t*>(x), dw, accumulate);
+    return;
+  }
   if (!weight_gradient_by_transpose(N, K, in)) {
     MatmulOptions opt;
     opt.accumulate = accumulate;

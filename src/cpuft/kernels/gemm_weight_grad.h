@@ -1,0 +1,24 @@
+// The bf16 weight gradient on AMX, behind linear_backward_weight (gemm.h). Private to kernels/ and its
+// tests.
+#pragma once
+
+#include <cstdint>
+
+namespace cpuft::gemm_weight_grad {
+
+// True where amx() computes this product: N and K multiples of 32 (every hidden and feed-forward width
+// of the supported models; a QA or classification head's few rows are left to oneDNN).
+inline bool amx_shape(int64_t N, int64_t K) { return N > 0 && K > 0 && N % 32 == 0 && K % 32 == 0; }
+
+// dW[N,K] (+)= dy[M,N]^T x[M,K] from bf16 dy and x (row-major, rows N and K long), f32 dW, for M > 0
+// and an amx_shape. Only at the amx kernel level (cpu/isa.h); gemm_weight_grad_amx.cc.
+//
+// oneDNN 2.6.3 reads this product's A transposed at 0.85-1.2 TFLOP/s on Sapphire Rapids against
+// 1.2-1.5 for the forward products of the same size; here the M tokens run in chunks of 256: both
+// threads pair x's rows (the B tiles' layout) for the chunk, then each thread takes 32 rows of dW at a
+// time, transposes their dy columns into A tiles (16 KiB, kept in L1) and runs the chunk's tdpbf16ps
+// over every 32 x 32 block of those rows, its four f32 tiles loaded from dW and stored back. Each element
+// of dW is computed by one thread, chunk after chunk in order: the same bits for any thread count.
+void amx(int64_t M, int64_t N, int64_t K, const uint16_t* dy, const uint16_t* x, float* dw, bool accumulate);
+
+}  // namespace cpuft::gemm_weight_grad

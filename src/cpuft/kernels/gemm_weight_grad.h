@@ -13,12 +13,13 @@ inline bool amx_shape(int64_t N, int64_t K) { return N > 0 && K > 0 && N % 32 ==
 // dW[N,K] (+)= dy[M,N]^T x[M,K] from bf16 dy and x (row-major, rows N and K long), f32 dW, for M > 0
 // and an amx_shape. Only at the amx kernel level (cpu/isa.h); gemm_weight_grad_amx.cc.
 //
-// oneDNN 2.6.3 reads this product's A transposed at 0.85-1.2 TFLOP/s on Sapphire Rapids against
-// 1.2-1.5 for the forward products of the same size; here the M tokens run in chunks of 256: both
-// threads pair x's rows (the B tiles' layout) for the chunk, then each thread takes 32 rows of dW at a
-// time, transposes their dy columns into A tiles (16 KiB, kept in L1) and runs the chunk's tdpbf16ps
-// over every 32 x 32 block of those rows, its four f32 tiles loaded from dW and stored back. Each element
-// of dW is computed by one thread, chunk after chunk in order: the same bits for any thread count.
+// oneDNN 2.6.3 reads this product's A transposed, at 0.85-1.3 TFLOP/s on Sapphire Rapids against 1.2-1.9
+// for the forward products of the same size. Here the M tokens run in chunks of 256, over passes of at
+// most 1,536 columns of dW: the threads pair x's rows into B panels for the chunk (at most 768 KiB), then
+// share out work items of 32 rows x 256 columns of dW; a thread transposes the 32 rows' dy columns into A
+// tiles (16 KiB) once per row block, and runs the chunk's tdpbf16ps over each 32 x 32 block of the item,
+// loaded from dW and stored back. Each element of dW is computed by one thread, chunk after chunk in
+// order: the same bits for any thread count. Another summation order than oneDNN's: not its bits.
 void amx(int64_t M, int64_t N, int64_t K, const uint16_t* dy, const uint16_t* x, float* dw, bool accumulate);
 
 }  // namespace cpuft::gemm_weight_grad

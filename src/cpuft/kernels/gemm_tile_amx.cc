@@ -161,7 +161,7 @@ void run(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alph
   alignas(64) float out[kBlock * kBlock], out_t[kBlock * kBlock];
   // f32 C without scaling: whole blocks go from the tiles straight to C.
   const bool as_accumulated = store == TileStore::kF32 && alpha == 1.f && !transposed_c;
-  _tile_loadconfig(&amx::whole_tiles());  // tiles 0-3 the C block, 4-5 A, 6-7 B (shallow_row: its own)
+  _tile_loadconfig(&amx::whole_tiles());  // tiles 0-3 the C block, 4-5 A, 6-7 B (shallow_row: C 0-1, B 2-3, A 4-7)
   for (int64_t i = 0; i < m; i += kBlock) {
     const char* a0;
     int64_t a_stride;  // bytes

@@ -216,19 +216,22 @@ void expect_weight_gradient(const Buf& dy, const Buf& x, const std::vector<float
     }
 }
 
-// bf16 weight gradients whose N and K are multiples of 32 run on AMX tiles at the amx kernel level
-// (gemm_weight_grad.h), over chunks of 256 tokens and passes of at most 1,536 columns: one token, odd token
-// counts, tokens past a chunk, columns past a pass and a partial 256-column group; written or accumulated.
-// At the other levels the same promise holds through oneDNN.
+// bf16 weight gradients whose N and K are multiples of 32, of at least 512 x 512 elements, run on AMX tiles
+// at the amx kernel level (gemm_weight_grad.h), over chunks of 256 tokens and passes of at most 1,536
+// columns: one token, an odd token count, tokens past two chunks, columns past a pass, partial 256-column
+// groups; written or accumulated. At the other levels the same promise holds through oneDNN.
 TEST(Gemm, Bf16WeightGradientOfWholeBlocksIsTheProduct) {
   EXPECT_TRUE(gemm_weight_grad::amx_shape(768, 3072));
   EXPECT_TRUE(gemm_weight_grad::amx_shape(2304, 768));
-  EXPECT_FALSE(gemm_weight_grad::amx_shape(2, 768));  // a QA head's
-  EXPECT_FALSE(gemm_weight_grad::amx_shape(768, 100));
+  EXPECT_TRUE(gemm_weight_grad::amx_shape(1152, 384));
+  EXPECT_FALSE(gemm_weight_grad::amx_shape(384, 384));  // faster through oneDNN
+  EXPECT_FALSE(gemm_weight_grad::amx_shape(2, 768));    // a QA head's
+  EXPECT_FALSE(gemm_weight_grad::amx_shape(768, 1000));
   uint32_t seed = 350;
-  const Shape shapes[] = {{1, 32, 32}, {37, 64, 96}, {513, 96, 64}, {300, 32, 1600}, {256, 64, 288}};
+  const Shape shapes[] = {{1, 512, 512}, {37, 256, 1056}, {513, 512, 512}, {300, 160, 1664}};
   for (const Shape& s : shapes)
     for (bool acc : {false, true}) {
+      ASSERT_TRUE(gemm_weight_grad::amx_shape(s.N, s.K));
       Buf dy(DType::kBf16, s.M * s.N, ++seed), x(DType::kBf16, s.M * s.K, ++seed), dw(DType::kF32, s.N * s.K, ++seed);
       const std::vector<float> before = dw.f;
       linear_backward_weight(s.M, s.N, s.K, dy.data(), x.data(), DType::kBf16, dw.f.data(), acc);
@@ -240,7 +243,8 @@ TEST(Gemm, Bf16WeightGradientOfWholeBlocksIsTheProduct) {
 // thread count (reproducible training, as the kernels of kernel_table.h promise).
 TEST(Gemm, Bf16WeightGradientOnAmxIsTheSameOnAnyThreadCount) {
   if (kernel_isa() != Isa::kAmx) GTEST_SKIP() << "kernel level " << isa_name(kernel_isa()) << ": oneDNN's product";
-  const Shape s{613, 96, 1600};
+  const Shape s{613, 192, 1600};
+  ASSERT_TRUE(gemm_weight_grad::amx_shape(s.N, s.K));
   Buf dy(DType::kBf16, s.M * s.N, 361), x(DType::kBf16, s.M * s.K, 362), dw(DType::kF32, s.N * s.K, 363);
   const int threads = omp_get_max_threads();
   std::vector<float> got[2];

@@ -105,9 +105,10 @@ void linear_backward_data(int64_t M, int64_t N, int64_t K, const void* dy, const
                           const void* w_blocked = nullptr);
 
 // dW[N,K] (+)= dy[M,N]^T · x[M,K]   (f32 result; accumulate adds to the existing dW, for gradient
-// accumulation over micro-batches). bf16 products whose N and K are multiples of 32 run on cpuft's AMX
-// tile kernel at the amx kernel level (gemm_weight_grad.h: 1.2-1.9x oneDNN 2.6.3's, which reads dy
-// transposed; the same bits for any thread count); every other product is oneDNN's.
+// accumulation over micro-batches). bf16 products of a weight that gemm_weight_grad::amx_shape takes (N
+// and K multiples of 32, at least 512 x 512 elements) run on cpuft's AMX tile kernel at the amx kernel
+// level (gemm_weight_grad.h: 1.1-1.9x oneDNN 2.6.3's, which reads dy transposed; the same bits for any
+// thread count); every other product is oneDNN's.
 void linear_backward_weight(int64_t M, int64_t N, int64_t K, const void* dy, const void* x, DType in,
                             float* dw, bool accumulate);
 // True where linear_backward_weight computes dW^T = x^T dy [K, N] instead (into scratch kept for the

@@ -19,8 +19,7 @@ namespace cpuft::gemm_weight_grad {
 namespace {
 
 using amx::kTileRows;
-using gemm_tile::first;
-using gemm_tile::pair_rows;
+using gemm_tile::pair_rows_of;
 using gemm_tile::transpose16;
 
 constexpr int64_t kChunk = 256;     // tokens per chunk
@@ -28,30 +27,22 @@ constexpr int64_t kColumns = 1536;  // columns of dW per pass over the tokens: B
 constexpr int64_t kGroup = 256;     // columns of dW per work item, which the threads share out
 constexpr int64_t kBlock = 32;      // rows and columns of a dW block: 2 x 2 f32 tiles
 
-// Pair row p of rows [t0, end) of a matrix with row stride ld, columns c .. c + 15: zero past `end`.
-__m512i pair_words(const uint16_t* m, int64_t ld, int64_t t0, int64_t end, int64_t p, int64_t c) {
-  const int64_t lo = t0 + 2 * p;
-  if (lo >= end) return _mm512_setzero_si512();
-  return pair_rows(m + lo * ld + c, lo + 1 < end ? m + (lo + 1) * ld + c : nullptr, first(kTileRows));
-}
-
-// B's panels for the chunk, the panels shared out among the threads (inside the parallel region).
+// B's panels for the chunk (rows t0 .. end of x), the panels shared out among the threads (inside the
+// parallel region).
 void pack_b(const uint16_t* x, int64_t K, int64_t k0, int64_t k1, int64_t t0, int64_t end, int64_t pairs, uint32_t* bp) {
 #pragma omp for schedule(static)
-  for (int64_t panel = 0; panel < (k1 - k0) / kTileRows; ++panel) {
-    uint32_t* out = bp + panel * pairs * kTileRows;
-    for (int64_t p = 0; p < pairs; ++p)
-      _mm512_store_si512(out + p * kTileRows, pair_words(x, K, t0, end, p, k0 + panel * kTileRows));
-  }
+  for (int64_t panel = 0; panel < (k1 - k0) / kTileRows; ++panel)
+    pair_rows_of(x + t0 * K + k0 + panel * kTileRows, K, end - t0, kTileRows, pairs, kTileRows, kTileRows, 0,
+                 bp + panel * pairs * kTileRows);
 }
 
-// A for dW rows n0 .. n0 + 31: ap[r * pairs + p]; rows16 is a 16 x 32 word staging block.
+// A for dW rows n0 .. n0 + 31: ap[r * pairs + p]; rows16 is a 16 x 32 word staging block (16 pair rows of
+// the 32 columns, then transposed).
 void pack_a(const uint16_t* dy, int64_t N, int64_t n0, int64_t t0, int64_t end, int64_t pairs, uint32_t* rows16,
             uint32_t* ap) {
   for (int64_t p0 = 0; p0 < pairs; p0 += kTileRows) {
-    for (int64_t q = 0; q < kTileRows; ++q)
-      for (int64_t r = 0; r < kBlock; r += kTileRows)
-        _mm512_store_si512(rows16 + q * kBlock + r, pair_words(dy, N, t0, end, p0 + q, n0 + r));
+    pair_rows_of(dy + (t0 + 2 * p0) * N + n0, N, end - t0 - 2 * p0, kBlock, kTileRows, kBlock, kBlock, kTileRows,
+                 rows16);
     for (int64_t r = 0; r < kBlock; r += kTileRows) transpose16(rows16 + r, kBlock, ap + r * pairs + p0, pairs, kTileRows);
   }
 }

@@ -1,4 +1,6 @@
 // GELU (erf form) and the bias gradient: vector vs reference, torch formula, finite differences.
+#include <cstring>
+
 #include "cpuft/kernels/gelu.h"
 #include "cpuft/kernels/gemm.h"
 
@@ -78,6 +80,25 @@ TEST_P(Gelu, BackwardOutputsAreOptionalAndBf16IsTheRoundedGradient) {
   auto inplace = dout;
   vec().gelu_bwd(inplace.data(), nullptr, nullptr, inplace.data(), pre.data(), nullptr, M, N);
   EXPECT_EQ(inplace, d);
+}
+
+// The backward looks a bf16 pre-activation's factor up in a table of every bf16 value (gelu_vec.h): the
+// gradient and bias gradient of each of the 65,536 patterns (zeros, denormals, infinities, NaNs
+// included) are, bit for bit, those its value gives as f32, where the factor is computed.
+TEST_P(Gelu, BackwardOfEveryBf16PreActivationIsThatOfItsValue) {
+  const int M = 256, N = 256;
+  const size_t n = size_t(M) * N;
+  std::vector<uint16_t> p16(n);
+  std::vector<float> p32(n);
+  for (size_t i = 0; i < n; ++i) p32[i] = bf16_to_f32(p16[i] = static_cast<uint16_t>(i));
+  const auto dout = randn(n, 8);
+  std::vector<float> d16(n), d32(n), db16(N, 0.0f), db32(N, 0.0f);
+  vec().gelu_bwd(d16.data(), nullptr, db16.data(), dout.data(), nullptr, p16.data(), M, N);
+  vec().gelu_bwd(d32.data(), nullptr, db32.data(), dout.data(), p32.data(), nullptr, M, N);
+  for (size_t i = 0; i < n; ++i)
+    ASSERT_EQ(0, std::memcmp(&d16[i], &d32[i], sizeof(float))) << "bf16 bits 0x" << std::hex << i << ": " << d16[i]
+                                                              << " against " << d32[i];
+  EXPECT_EQ(0, std::memcmp(db16.data(), db32.data(), N * sizeof(float)));
 }
 
 TEST_P(Gelu, OutputsAreOptionalAndBf16IsTheRoundedOutput) {

@@ -126,6 +126,8 @@ struct VecAvx2 {
   static I to_int(F a) { return _mm256_cvtps_epi32(a); }  // round to nearest
   static F from_bits(I a) { return _mm256_castsi256_ps(a); }
   static I bits(F a) { return _mm256_castps_si256(a); }
+  // table[idx] in each lane (vgatherdps).
+  static F gather(const float* table, I idx) { return _mm256_i32gather_ps(table, idx, 4); }
 
   // bf16 of each lane, round to nearest even, NaN stays a quiet NaN with its sign.
   static __m128i to_bf16(F v) {

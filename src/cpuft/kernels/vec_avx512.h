@@ -96,6 +96,8 @@ struct VecAvx512 {
   static I to_int(F a) { return _mm512_cvtps_epi32(a); }
   static F from_bits(I a) { return _mm512_castsi512_ps(a); }
   static I bits(F a) { return _mm512_castps_si512(a); }
+  // table[idx] in each lane (vgatherdps).
+  static F gather(const float* table, I idx) { return _mm512_i32gather_ps(idx, table, 4); }
 
   // bf16 by the same integer rounding as VecAvx2 (identical bits; VecAvx512Bf16 rounds by the
   // AVX512_BF16 conversion instead, the same bits but for f32 denormals, vec_avx512_bf16.h).

@@ -84,20 +84,22 @@ void BM_GeluBwd(benchmark::State& state) {
   if (!k) return;
   auto pre = random_floats(kRows * kFfn, 2.0f), d = random_floats(kRows * kFfn);
   std::vector<float> dpre(pre.size());
-  for (auto _ : state) k->gelu_bwd(dpre.data(), nullptr, nullptr, d.data(), pre.data(), nullptr, kRows, kFfn);
+  for (auto _ : state) k->gelu_bwd(dpre.data(), nullptr, nullptr, d.data(), nullptr, pre.data(), nullptr, kRows, kFfn);
   set_bytes(state, kRows * kFfn * 4.0 * 3);
 }
 
-// The bf16 training form: a bf16 pre-activation, the gradient as bf16 and the bias gradient.
+// The bf16 training form: a bf16 pre-activation, the output gradient and the gradient as bf16, and the
+// bias gradient.
 void BM_GeluBwdBf16Bias(benchmark::State& state) {
   const KernelTable* k = table_for(state);
   if (!k) return;
   auto pre = random_floats(kRows * kFfn, 2.0f), d = random_floats(kRows * kFfn);
-  std::vector<uint16_t> pre16(pre.size()), dpre(pre.size());
+  std::vector<uint16_t> pre16(pre.size()), d16(d.size()), dpre(pre.size());
   f32_to_bf16_array(pre.data(), pre16.data(), static_cast<int64_t>(pre.size()));
+  f32_to_bf16_array(d.data(), d16.data(), static_cast<int64_t>(d.size()));
   std::vector<float> db(kFfn);
-  for (auto _ : state) k->gelu_bwd(nullptr, dpre.data(), db.data(), d.data(), nullptr, pre16.data(), kRows, kFfn);
-  set_bytes(state, kRows * kFfn * (4.0 + 2 + 2));
+  for (auto _ : state) k->gelu_bwd(nullptr, dpre.data(), db.data(), nullptr, d16.data(), nullptr, pre16.data(), kRows, kFfn);
+  set_bytes(state, kRows * kFfn * (2.0 + 2 + 2));
 }
 
 void BM_BiasGrad(benchmark::State& state) {

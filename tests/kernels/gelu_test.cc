@@ -27,8 +27,8 @@ TEST_P(Gelu, VectorMatchesReferenceOnTails) {
       auto dout = randn(n, 3);
       std::vector<float> d1(n), d2(n);
       std::vector<float> gb1(N, 1.0f), gb2(N, 1.0f);
-      ref().gelu_bwd(d1.data(), nullptr, gb1.data(), dout.data(), p1.data(), nullptr, M, N);
-      vec().gelu_bwd(d2.data(), nullptr, gb2.data(), dout.data(), p1.data(), nullptr, M, N);
+      ref().gelu_bwd(d1.data(), nullptr, gb1.data(), dout.data(), nullptr, p1.data(), nullptr, M, N);
+      vec().gelu_bwd(d2.data(), nullptr, gb2.data(), dout.data(), nullptr, p1.data(), nullptr, M, N);
       EXPECT_LT(max_rel_err(d2, d1, max_abs(d1)), 1e-6) << "N=" << N << " M=" << M;
       // A bf16 pre-activation gives what its values in f32 give, bit for bit, forward and backward.
       std::vector<uint16_t> p16(n);
@@ -39,10 +39,18 @@ TEST_P(Gelu, VectorMatchesReferenceOnTails) {
         k->gelu_fwd(from16.data(), nullptr, nullptr, p16.data(), M, N);
         k->gelu_fwd(from32.data(), nullptr, p16_as_f32.data(), nullptr, M, N);
         EXPECT_EQ(from16, from32) << k->name << " N=" << N << " M=" << M;
-        k->gelu_bwd(d16.data(), nullptr, db16.data(), dout.data(), nullptr, p16.data(), M, N);
-        k->gelu_bwd(d32.data(), nullptr, db32.data(), dout.data(), p16_as_f32.data(), nullptr, M, N);
+        k->gelu_bwd(d16.data(), nullptr, db16.data(), dout.data(), nullptr, nullptr, p16.data(), M, N);
+        k->gelu_bwd(d32.data(), nullptr, db32.data(), dout.data(), nullptr, p16_as_f32.data(), nullptr, M, N);
         EXPECT_EQ(d16, d32) << k->name << " N=" << N << " M=" << M;
         EXPECT_EQ(db16, db32) << k->name << " N=" << N << " M=" << M;
+        // And a bf16 output gradient what its values in f32 give.
+        std::vector<uint16_t> dout16(n);
+        std::vector<float> dout16_as_f32(n), e16(n), e32(n), eb16(N, 0.0f), eb32(N, 0.0f);
+        for (size_t i = 0; i < n; ++i) dout16_as_f32[i] = bf16_to_f32(dout16[i] = f32_to_bf16(dout[i]));
+        k->gelu_bwd(e16.data(), nullptr, eb16.data(), nullptr, dout16.data(), nullptr, p16.data(), M, N);
+        k->gelu_bwd(e32.data(), nullptr, eb32.data(), dout16_as_f32.data(), nullptr, nullptr, p16.data(), M, N);
+        EXPECT_EQ(e16, e32) << k->name << " N=" << N << " M=" << M;
+        EXPECT_EQ(eb16, eb32) << k->name << " N=" << N << " M=" << M;
       }
       // The fused bias gradient is bias_grad's sums of the gradient written, bit for bit.
       std::vector<float> want1(N, 1.0f), want2(N, 1.0f);
@@ -64,8 +72,8 @@ TEST_P(Gelu, BackwardOutputsAreOptionalAndBf16IsTheRoundedGradient) {
   auto pre = randn(size_t(M) * N, 5, 2.0f), dout = randn(size_t(M) * N, 6);
   std::vector<float> d(size_t(M) * N), db_all(N, 0.5f), db_only(N, 0.5f);
   std::vector<uint16_t> h_all(size_t(M) * N), h_only(size_t(M) * N);
-  vec().gelu_bwd(d.data(), h_all.data(), db_all.data(), dout.data(), pre.data(), nullptr, M, N);
-  vec().gelu_bwd(nullptr, h_only.data(), db_only.data(), dout.data(), pre.data(), nullptr, M, N);
+  vec().gelu_bwd(d.data(), h_all.data(), db_all.data(), dout.data(), nullptr, pre.data(), nullptr, M, N);
+  vec().gelu_bwd(nullptr, h_only.data(), db_only.data(), dout.data(), nullptr, pre.data(), nullptr, M, N);
   EXPECT_EQ(h_all, h_only);
   EXPECT_EQ(db_all, db_only);
   for (size_t i = 0; i < d.size(); ++i) {
@@ -78,7 +86,7 @@ TEST_P(Gelu, BackwardOutputsAreOptionalAndBf16IsTheRoundedGradient) {
   EXPECT_EQ(db_all, want);
   // In place (dpre aliasing dout), without the bias gradient.
   auto inplace = dout;
-  vec().gelu_bwd(inplace.data(), nullptr, nullptr, inplace.data(), pre.data(), nullptr, M, N);
+  vec().gelu_bwd(inplace.data(), nullptr, nullptr, inplace.data(), nullptr, pre.data(), nullptr, M, N);
   EXPECT_EQ(inplace, d);
 }
 
@@ -93,8 +101,8 @@ TEST_P(Gelu, BackwardOfEveryBf16PreActivationIsThatOfItsValue) {
   for (size_t i = 0; i < n; ++i) p32[i] = bf16_to_f32(p16[i] = static_cast<uint16_t>(i));
   const auto dout = randn(n, 8);
   std::vector<float> d16(n), d32(n), db16(N, 0.0f), db32(N, 0.0f);
-  vec().gelu_bwd(d16.data(), nullptr, db16.data(), dout.data(), nullptr, p16.data(), M, N);
-  vec().gelu_bwd(d32.data(), nullptr, db32.data(), dout.data(), p32.data(), nullptr, M, N);
+  vec().gelu_bwd(d16.data(), nullptr, db16.data(), dout.data(), nullptr, nullptr, p16.data(), M, N);
+  vec().gelu_bwd(d32.data(), nullptr, db32.data(), dout.data(), nullptr, p32.data(), nullptr, M, N);
   for (size_t i = 0; i < n; ++i)
     ASSERT_EQ(0, std::memcmp(&d16[i], &d32[i], sizeof(float))) << "bf16 bits 0x" << std::hex << i << ": " << d16[i]
                                                               << " against " << d32[i];
@@ -122,7 +130,7 @@ TEST(GeluRef, MatchesTheErfFormulaAndItsDerivative) {
   std::vector<float> x = {-6.0f, -2.5f, -1.0f, -1e-3f, 0.0f, 1e-3f, 0.5f, 1.0f, 3.0f, 8.0f};
   std::vector<float> y(x.size()), dy(x.size()), ones(x.size(), 1.0f);
   gelu_fwd(y.data(), nullptr, x.data(), nullptr, 1, static_cast<int64_t>(x.size()));
-  gelu_bwd(dy.data(), nullptr, nullptr, ones.data(), x.data(), nullptr, 1, static_cast<int64_t>(x.size()));
+  gelu_bwd(dy.data(), nullptr, nullptr, ones.data(), nullptr, x.data(), nullptr, 1, static_cast<int64_t>(x.size()));
   for (size_t i = 0; i < x.size(); ++i) {
     double xd = x[i];
     double want = 0.5 * xd * (1 + std::erf(xd / std::sqrt(2.0)));

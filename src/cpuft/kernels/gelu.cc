@@ -11,7 +11,7 @@ namespace cpuft {
 namespace {
 
 void check_one_input(const char* what, const float* pre, const uint16_t* pre_bf16) {
-  if ((pre == nullptr) == (pre_bf16 == nullptr)) fail_internal(what, ": expected exactly one of pre and pre_bf16");
+  if ((pre == nullptr) == (pre_bf16 == nullptr)) fail_internal(what, ": expected exactly one f32 or bf16 input");
 }
 
 }  // namespace
@@ -27,11 +27,12 @@ void gelu_fwd_bf16(uint16_t* out_bf16, const uint16_t* pre_bf16, int64_t M, int6
   if (!onednn_gelu_bf16(pre_bf16, out_bf16, M * N)) kernels().gelu_fwd(nullptr, out_bf16, nullptr, pre_bf16, M, N);
 }
 
-void gelu_bwd(float* dpre, uint16_t* dpre_bf16, float* dbias, const float* dout, const float* pre,
-              const uint16_t* pre_bf16, int64_t M, int64_t N) {
+void gelu_bwd(float* dpre, uint16_t* dpre_bf16, float* dbias, const float* dout, const uint16_t* dout_bf16,
+              const float* pre, const uint16_t* pre_bf16, int64_t M, int64_t N) {
   OpScope scope(Op::kGelu);
   check_one_input("gelu_bwd", pre, pre_bf16);
-  kernels().gelu_bwd(dpre, dpre_bf16, dbias, dout, pre, pre_bf16, M, N);
+  check_one_input("gelu_bwd", dout, dout_bf16);
+  kernels().gelu_bwd(dpre, dpre_bf16, dbias, dout, dout_bf16, pre, pre_bf16, M, N);
 }
 
 }  // namespace cpuft

@@ -26,8 +26,9 @@ void gelu_fwd_bf16(uint16_t* out_bf16, const uint16_t* pre_bf16, int64_t M, int6
 // product that made pre), each nullable, OVERWRITTEN; dpre may alias dout. dbias (N) nullable: the
 // bias gradient of that product, += the column sums of dpre, each column summed over the rows in
 // order in f32 (bias_grad's sums, the same bits, whatever the thread count).
-// pre or pre_bf16 as gelu_fwd's.
-void gelu_bwd(float* dpre, uint16_t* dpre_bf16, float* dbias, const float* dout, const float* pre,
-              const uint16_t* pre_bf16, int64_t M, int64_t N);
+// pre or pre_bf16 as gelu_fwd's; dout (M,N) f32, or dout_bf16 (M,N) bf16 (bf16 training: the input
+// gradient of the next product as its bf16 product writes it, as autocast's is), exactly one of the two.
+void gelu_bwd(float* dpre, uint16_t* dpre_bf16, float* dbias, const float* dout, const uint16_t* dout_bf16,
+              const float* pre, const uint16_t* pre_bf16, int64_t M, int64_t N);
 
 }  // namespace cpuft

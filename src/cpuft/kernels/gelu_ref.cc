@@ -24,7 +24,7 @@ void gelu_fwd(float* out, uint16_t* out_bf16, const float* pre, const uint16_t* 
   }
 }
 
-void gelu_bwd(float* dpre, uint16_t* dpre_bf16, float* dbias, const float* dout, const float* pre,
+void gelu_bwd(float* dpre, uint16_t* dpre_bf16, float* dbias, const float* dout, const uint16_t* dout_bf16, const float* pre,
               const uint16_t* pre_bf16, int64_t M, int64_t N) {
 #pragma omp parallel for schedule(static)
   for (int64_t c = 0; c < N; ++c) {
@@ -34,7 +34,7 @@ void gelu_bwd(float* dpre, uint16_t* dpre_bf16, float* dbias, const float* dout,
       const float x = input(pre, pre_bf16, i);
       const float cdf = 0.5f * (1.0f + std::erf(x * 0.70710678118654752f));
       const float pdf = 0.39894228040143268f * std::exp(x * x * -0.5f);
-      const float g = dout[i] * (cdf + x * pdf);
+      const float g = input(dout, dout_bf16, i) * (cdf + x * pdf);
       acc += g;
       if (dpre) dpre[i] = g;
       if (dpre_bf16) dpre_bf16[i] = f32_to_bf16(g);

@@ -62,7 +62,7 @@ const float* gelu_grad_factors() {
 // chunk is read and written contiguously, and the column sums (dbias) are added over the rows in order,
 // as bias_grad adds them.
 template <class V>
-void gelu_bwd_vec(float* dpre, uint16_t* dpre_bf16, float* dbias, const float* dout, const float* pre,
+void gelu_bwd_vec(float* dpre, uint16_t* dpre_bf16, float* dbias, const float* dout, const uint16_t* dout_bf16, const float* pre,
                   const uint16_t* pre_bf16, int64_t M, int64_t N) {
   const float* const factors = pre_bf16 ? gelu_grad_factors<V>() : nullptr;  // made before the threads
   for_each_column_chunk<V>(N, [=](int64_t c0, int64_t c1) {
@@ -75,7 +75,7 @@ void gelu_bwd_vec(float* dpre, uint16_t* dpre_bf16, float* dbias, const float* d
         // A bf16 pre-activation's factor by its bits (a tail's missing lanes read entry 0, unused).
         const auto factor = factors ? V::gather(factors, V::template srl<16>(V::bits(load_bf16_k<V>(pre_bf16 + row + c, k))))
                                     : gelu_grad_factor<V>(load_k<V>(pre + row + c, k));
-        auto g = V::mul(load_k<V>(dout + row + c, k), factor);
+        auto g = V::mul(gelu_input<V>(dout, dout_bf16, row + c, k), factor);
         if (dpre) store_k<V>(dpre + row + c, k, g);
         if (dpre_bf16) store_bf16_k<V>(dpre_bf16 + row + c, k, g);
         if (dbias) store_k<V>(acc + (c - c0), k, V::add(load_k<V>(acc + (c - c0), k), g));

@@ -1,7 +1,6 @@
 // GELU: dispatch through the ISA table.
 #include "cpuft/kernels/gelu.h"
 
-#include "cpuft/kernels/gemm.h"
 #include "cpuft/kernels/kernel_table.h"
 #include "cpuft/util/error.h"
 #include "cpuft/util/op_profile.h"
@@ -20,11 +19,6 @@ void gelu_fwd(float* out, uint16_t* out_bf16, const float* pre, const uint16_t* 
   OpScope scope(Op::kGelu);
   check_one_input("gelu_fwd", pre, pre_bf16);
   kernels().gelu_fwd(out, out_bf16, pre, pre_bf16, M, N);
-}
-
-void gelu_fwd_bf16(uint16_t* out_bf16, const uint16_t* pre_bf16, int64_t M, int64_t N) {
-  OpScope scope(Op::kGelu);
-  if (!onednn_gelu_bf16(pre_bf16, out_bf16, M * N)) kernels().gelu_fwd(nullptr, out_bf16, nullptr, pre_bf16, M, N);
 }
 
 void gelu_bwd(float* dpre, uint16_t* dpre_bf16, float* dbias, const float* dout, const uint16_t* dout_bf16,

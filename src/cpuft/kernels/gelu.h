@@ -11,14 +11,10 @@ namespace cpuft {
 // pre (M,N) f32, or pre_bf16 (M,N) bf16 (bf16 training keeps the FFN pre-activation as its product
 // wrote it, as autocast does): exactly one of the two. out (M,N) and out_bf16 (M,N) nullable (e.g.
 // only the bf16 copy feeds the next GEMM). out may alias pre only when no backward is needed (eval),
-// since backward needs pre.
+// since backward needs pre. The vector kernels take a bf16 pre-activation's value (and in gelu_bwd its
+// gradient factor) from a table of every bf16 value, computed once by the same operations: the bits of
+// computing it, in a gather.
 void gelu_fwd(float* out, uint16_t* out_bf16, const float* pre, const uint16_t* pre_bf16, int64_t M, int64_t N);
-
-// out_bf16 = gelu(pre_bf16), both bf16 (M,N), no f32 copy (bf16 training's forward): where bf16 products
-// are native, by oneDNN's GELU, the function the evaluation's fused lin1 + GELU product applies
-// (gemm.h's onednn_gelu_bf16: about 1.8x gelu_fwd's speed on Sapphire Rapids; a bf16 step apart from
-// gelu_fwd's output in about 1% of values); elsewhere gelu_fwd.
-void gelu_fwd_bf16(uint16_t* out_bf16, const uint16_t* pre_bf16, int64_t M, int64_t N);
 
 // dpre = dout * (cdf(pre) + pre * pdf(pre)),  cdf = 0.5 * (1 + erf(pre/sqrt2)),
 // pdf = exp(-pre^2/2) / sqrt(2*pi), over M rows of N, in one pass that also writes what the layer's

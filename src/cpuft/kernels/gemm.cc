@@ -210,11 +210,6 @@ void linear_forward(int64_t M, int64_t N, int64_t K, const void* x, const void* 
   matmul(1, 1, M, N, K, MatIn{x, in, K}, weight_operand(w, in, K, true, w_blocked), MatOut{y, out, N}, opt);
 }
 
-bool onednn_gelu_bf16(const uint16_t* x, uint16_t* y, int64_t n) {
-  if (n <= 0) return true;
-  return gemm_bf16_native() && gemm_detail::eltwise_gelu_bf16(x, y, n);
-}
-
 void linear_forward_gelu(int64_t M, int64_t N, int64_t K, const void* x, const void* w, DType in,
                          const float* bias, void* y, DType out, const void* w_blocked) {
   MatmulOptions opt;

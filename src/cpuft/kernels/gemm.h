@@ -92,11 +92,6 @@ void linear_forward(int64_t M, int64_t N, int64_t K, const void* x, const void* 
 void linear_forward_gelu(int64_t M, int64_t N, int64_t K, const void* x, const void* w, DType in,
                          const float* bias, void* y, DType out, const void* w_blocked = nullptr);
 
-// y[i] = gelu(x[i]) for i < n, bf16 in and out, by oneDNN's eltwise GELU (erf; computed in f32, rounded
-// once), the function linear_forward_gelu's product applies. Returns false and writes nothing where bf16
-// products are not native (the caller runs kernels/gelu.h's vector kernel instead).
-bool onednn_gelu_bf16(const uint16_t* x, uint16_t* y, int64_t n);
-
 // dx[M,K] (+)= dy[M,N] · W[N,K]. An f32 W whose rows are a multiple of 4 KiB long (an FFN output layer's
 // [768, 3072]) is first copied into kept scratch with rows 64 bytes longer, which oneDNN reads about 2x
 // faster on Sapphire Rapids (the same values and summation order: the same bits).

@@ -194,25 +194,6 @@ void execute(const Primitive& p, const void* a, const void* b, void* c, const fl
   rt.stream.wait();
 }
 
-bool eltwise_gelu_bf16(const uint16_t* x, uint16_t* y, int64_t n) {
-  // oneDNN keeps the primitives it builds in its own cache (keyed by the shape), so building one per call
-  // costs a lookup once the first of a size is made.
-  Runtime& rt = runtime();
-  const dnnl::memory::desc md({n}, dt::bf16, dnnl::memory::format_tag::a);
-  try {
-    const dnnl::eltwise_forward::primitive_desc pd(
-        dnnl::eltwise_forward::desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::eltwise_gelu_erf, md, 0.f, 0.f),
-        rt.engine);
-    if (std::strncmp(pd.impl_info_str(), "ref", 3) == 0) return false;
-    dnnl::eltwise_forward(pd).execute(rt.stream, {{DNNL_ARG_SRC, dnnl::memory(md, rt.engine, const_cast<uint16_t*>(x))},
-                                                  {DNNL_ARG_DST, dnnl::memory(md, rt.engine, y)}});
-    rt.stream.wait();
-  } catch (const dnnl::error&) {
-    return false;
-  }
-  return true;
-}
-
 const char* impl_name(const Primitive& p) { return p.impl.c_str(); }
 
 size_t blocked_bytes(int64_t K, int64_t N) { return blocked_desc(K, N).get_size(); }

@@ -39,10 +39,6 @@ void block(void* dst, const void* src, DType src_type, int64_t K, int64_t N, boo
 // Runs a primitive from find_primitive on the shared stream and waits for it.
 void execute(const Primitive& p, const void* a, const void* b, void* c, const float* bias);
 
-// y = gelu(x) over n bf16 values by oneDNN's eltwise primitive (erf GELU) on the shared stream; false where
-// oneDNN offers only its reference implementation for it, or cannot build it.
-bool eltwise_gelu_bf16(const uint16_t* x, uint16_t* y, int64_t n);
-
 // oneDNN's name for the implementation a primitive runs ("brg:avx512_core_bf16", "gemm:jit", ...).
 const char* impl_name(const Primitive& p);
 

@@ -102,7 +102,7 @@ void QaModel::forward_pass(const Batch& b, const Acts& a, bool train, uint64_t s
       gelu_fwd(L.g, nullptr, L.f1, nullptr, N, I);
     } else if (L.f1b) {  // bf16 training: the bf16 pre-activation kept for backward, as autocast keeps it
       linear_bf16_fwd(L.f1b, saved_operand(L.h1, L.h1b), gemm_weight(lo.ff1.w), P + lo.ff1.b, M, H, I, false);
-      gelu_fwd_bf16(L.gb, L.f1b, N, I);
+      gelu_fwd(nullptr, L.gb, nullptr, L.f1b, N, I);
     } else {  // bf16 forward only: the GELU in the product, its bf16 output the only copy
       linear_bf16_fwd(L.gb, saved_operand(L.h1, L.h1b), gemm_weight(lo.ff1.w), P + lo.ff1.b, M, H, I, true);
     }

@@ -98,7 +98,8 @@ void BM_GeluBwdBf16Bias(benchmark::State& state) {
   f32_to_bf16_array(pre.data(), pre16.data(), static_cast<int64_t>(pre.size()));
   f32_to_bf16_array(d.data(), d16.data(), static_cast<int64_t>(d.size()));
   std::vector<float> db(kFfn);
-  for (auto _ : state) k->gelu_bwd(nullptr, dpre.data(), db.data(), nullptr, d16.data(), nullptr, pre16.data(), kRows, kFfn);
+  for (auto _ : state)
+    k->gelu_bwd(nullptr, dpre.data(), db.data(), nullptr, d16.data(), nullptr, pre16.data(), kRows, kFfn);
   set_bytes(state, kRows * kFfn * (2.0 + 2 + 2));
 }
 

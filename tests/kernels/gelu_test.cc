@@ -107,7 +107,9 @@ TEST_P(Gelu, EveryBf16PreActivationGivesWhatItsValueGives) {
   vec().gelu_bwd(d32.data(), nullptr, db32.data(), dout.data(), nullptr, p32.data(), nullptr, M, N);
   // The same bits, or NaN for NaN (where the compiler orders a product's operands otherwise, the NaN kept
   // may be the other operand's).
-  auto same = [](float a, float b) { return std::memcmp(&a, &b, sizeof(float)) == 0 || (std::isnan(a) && std::isnan(b)); };
+  auto same = [](float a, float b) {
+    return std::memcmp(&a, &b, sizeof(float)) == 0 || (std::isnan(a) && std::isnan(b));
+  };
   for (size_t i = 0; i < n; ++i)
     ASSERT_TRUE(same(d16[i], d32[i])) << "bf16 bits 0x" << std::hex << i << ": " << d16[i] << " against " << d32[i];
   for (int c = 0; c < N; ++c) ASSERT_TRUE(same(db16[c], db32[c])) << "column " << c;

@@ -24,8 +24,8 @@ void gelu_fwd(float* out, uint16_t* out_bf16, const float* pre, const uint16_t* 
   }
 }
 
-void gelu_bwd(float* dpre, uint16_t* dpre_bf16, float* dbias, const float* dout, const uint16_t* dout_bf16, const float* pre,
-              const uint16_t* pre_bf16, int64_t M, int64_t N) {
+void gelu_bwd(float* dpre, uint16_t* dpre_bf16, float* dbias, const float* dout, const uint16_t* dout_bf16,
+              const float* pre, const uint16_t* pre_bf16, int64_t M, int64_t N) {
 #pragma omp parallel for schedule(static)
   for (int64_t c = 0; c < N; ++c) {
     float acc = 0.0f;

@@ -15,10 +15,10 @@ typename V::F gelu_of(typename V::F x) {
   return V::mul(x, vnormal_cdf<V>(x));
 }
 
-// Lanes of the pre-activation (or of the output gradient) at i (k of them): f32, or bf16 widened exactly.
+// Lanes i .. i + k - 1 of an array that is f32 (x) or bf16 (x_bf16, widened exactly).
 template <class V>
-typename V::F gelu_input(const float* pre, const uint16_t* pre_bf16, int64_t i, int k) {
-  return pre ? load_k<V>(pre + i, k) : load_bf16_k<V>(pre_bf16 + i, k);
+typename V::F load_f32_or_bf16(const float* x, const uint16_t* x_bf16, int64_t i, int k) {
+  return x ? load_k<V>(x + i, k) : load_bf16_k<V>(x_bf16 + i, k);
 }
 
 // f of every bf16 value, at the index of its 16 bits (256 KiB), computed by the vector operations f
@@ -27,7 +27,8 @@ typename V::F gelu_input(const float* pre, const uint16_t* pre_bf16, int64_t i, 
 template <class V>
 AlignedVector<float> bf16_table(typename V::F (*f)(typename V::F)) {
   AlignedVector<float> t(size_t{1} << 16);
-  for (uint32_t b = 0; b < (1u << 16); b += V::W) V::store(t.data() + b, f(V::from_bits(V::template sll<16>(V::iota(b)))));
+  for (uint32_t b = 0; b < (1u << 16); b += V::W)
+    V::store(t.data() + b, f(V::from_bits(V::template sll<16>(V::iota(b)))));
   return t;
 }
 
@@ -79,8 +80,8 @@ const float* gelu_grad_factors() {
 // chunk is read and written contiguously, and the column sums (dbias) are added over the rows in order,
 // as bias_grad adds them.
 template <class V>
-void gelu_bwd_vec(float* dpre, uint16_t* dpre_bf16, float* dbias, const float* dout, const uint16_t* dout_bf16, const float* pre,
-                  const uint16_t* pre_bf16, int64_t M, int64_t N) {
+void gelu_bwd_vec(float* dpre, uint16_t* dpre_bf16, float* dbias, const float* dout, const uint16_t* dout_bf16,
+                  const float* pre, const uint16_t* pre_bf16, int64_t M, int64_t N) {
   const float* const factors = pre_bf16 ? gelu_grad_factors<V>() : nullptr;  // made before the threads
   for_each_column_chunk<V>(N, [=](int64_t c0, int64_t c1) {
     alignas(64) float acc[kColumnChunk];
@@ -91,7 +92,7 @@ void gelu_bwd_vec(float* dpre, uint16_t* dpre_bf16, float* dbias, const float* d
         const int k = width_at<V>(c, c1);
         const auto factor = factors ? look_up_bf16<V>(factors, pre_bf16 + row + c, k)
                                     : gelu_grad_factor<V>(load_k<V>(pre + row + c, k));
-        auto g = V::mul(gelu_input<V>(dout, dout_bf16, row + c, k), factor);
+        auto g = V::mul(load_f32_or_bf16<V>(dout, dout_bf16, row + c, k), factor);
         if (dpre) store_k<V>(dpre + row + c, k, g);
         if (dpre_bf16) store_bf16_k<V>(dpre_bf16 + row + c, k, g);
         if (dbias) store_k<V>(acc + (c - c0), k, V::add(load_k<V>(acc + (c - c0), k), g));

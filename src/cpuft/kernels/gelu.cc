@@ -24,8 +24,8 @@ void gelu_fwd(float* out, uint16_t* out_bf16, const float* pre, const uint16_t* 
 void gelu_bwd(float* dpre, uint16_t* dpre_bf16, float* dbias, const float* dout, const uint16_t* dout_bf16,
               const float* pre, const uint16_t* pre_bf16, int64_t M, int64_t N) {
   OpScope scope(Op::kGelu);
-  check_one_input("gelu_bwd", pre, pre_bf16);
-  check_one_input("gelu_bwd", dout, dout_bf16);
+  check_one_input("gelu_bwd: pre", pre, pre_bf16);
+  check_one_input("gelu_bwd: dout", dout, dout_bf16);
   kernels().gelu_bwd(dpre, dpre_bf16, dbias, dout, dout_bf16, pre, pre_bf16, M, N);
 }
 

@@ -57,13 +57,13 @@ void QaModel::backward_pass(const Batch& b, const Acts& a, uint64_t seed) {
     if (!bf16_) gelu_fwd(L.g, nullptr, L.f1, nullptr, N, I);
     // lin2's input gradient: f32, or bf16 as its bf16 product writes it (bf16 mode, as autocast's), into
     // the (N, I) f32 scratch a.di (half of it).
+    float* const di32 = bf16_ ? nullptr : a.di;
     uint16_t* const di16 = bf16_ ? reinterpret_cast<uint16_t*>(a.di) : nullptr;
-    const GemmOut dgelu = bf16_ ? GemmOut(di16) : GemmOut(a.di);
-    linear_bwd(dgelu, G + lo.ff2.w, G + lo.ff2.b, dres, saved_operand(dres, a.dy_b16), saved_operand(L.g, L.gb),
-               gemm_weight(lo.ff2.w), N, I, H, false);
+    linear_bwd(bf16_ ? GemmOut(di16) : GemmOut(di32), G + lo.ff2.w, G + lo.ff2.b, dres, saved_operand(dres, a.dy_b16),
+               saved_operand(L.g, L.gb), gemm_weight(lo.ff2.w), N, I, H, false);
     ready(lo.ff2.w, lo.end);  // ff2 and ln2: the gradients of a layer go out in four parts as they finish
     // The GELU's gradient, lin1's bias gradient and lin1's bf16 output gradient in one pass.
-    gelu_bwd(bf16_ ? nullptr : a.di, a.dy_b16, G + lo.ff1.b, bf16_ ? nullptr : a.di, di16, L.f1, L.f1b, N, I);
+    gelu_bwd(di32, a.dy_b16, G + lo.ff1.b, di32, di16, L.f1, L.f1b, N, I);
     linear_bwd(dh1, G + lo.ff1.w, /*dbias=*/nullptr, nullptr, saved_operand(a.di, a.dy_b16),
                saved_operand(L.h1, L.h1b), gemm_weight(lo.ff1.w), N, H, I, true);
     ready(lo.ff1.w, lo.ff2.w);

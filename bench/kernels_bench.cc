@@ -51,8 +51,8 @@ void BM_LayerNormFwd(benchmark::State& state) {
   std::vector<float> out(a.size()), x(a.size()), mean(kRows), rstd(kRows);
   std::vector<uint16_t> bf(a.size());
   for (auto _ : state) {
-    k->layernorm_fwd(out.data(), bf.data(), mean.data(), rstd.data(), x.data(), a.data(),
-                     r.data(), w.data(), b.data(), kRows, kC, 1e-12f);
+    k->layernorm_fwd(out.data(), bf.data(), mean.data(), rstd.data(), x.data(), a.data(), nullptr, r.data(), w.data(),
+                     b.data(), kRows, kC, 1e-12f);
   }
   set_bytes(state, kRows * kC * (4.0 * 4 + 2));  // a, r in; x, out out; bf16 out
 }
@@ -154,7 +154,7 @@ void BM_DropoutScores(benchmark::State& state) {
   auto x = random_floats(n);
   std::vector<float> y(n);
   std::vector<uint16_t> bf(n);
-  for (auto _ : state) k->dropout_apply(y.data(), bf.data(), x.data(), n, 1.0f / 0.9f, 42, 1677722);
+  for (auto _ : state) k->dropout_apply(y.data(), bf.data(), x.data(), nullptr, n, 1.0f / 0.9f, 42, 1677722);
   set_bytes(state, n * (4.0 * 2 + 2));
 }
 

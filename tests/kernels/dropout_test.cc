@@ -3,6 +3,7 @@
 
 #include <omp.h>
 
+#include "cpuft/tensor/bf16.h"
 #include "kernel_test_util.h"
 
 namespace cpuft::test {
@@ -16,9 +17,34 @@ TEST_P(Dropout, VectorMatchesReferenceBitForBit) {
     std::vector<float> a(n), b(n);
     std::vector<uint16_t> hb(n);
     const uint64_t key = 0x0123456789abcdefull;
-    ref().dropout_apply(a.data(), nullptr, x.data(), n, 1.0f / 0.9f, key, 1677722);
-    vec().dropout_apply(b.data(), hb.data(), x.data(), n, 1.0f / 0.9f, key, 1677722);
+    ref().dropout_apply(a.data(), nullptr, x.data(), nullptr, n, 1.0f / 0.9f, key, 1677722);
+    vec().dropout_apply(b.data(), hb.data(), x.data(), nullptr, n, 1.0f / 0.9f, key, 1677722);
     EXPECT_EQ(a, b) << n;
+  }
+}
+
+// bf16 input (the bf16 output of a product): the values of the f32 input that holds the same numbers.
+TEST_P(Dropout, Bf16InputGivesWhatItsValuesGive) {
+  for (int64_t n : {1, 7, 17, 769, 70001}) {
+    auto x = randn(n, 2, 3.0f);
+    std::vector<uint16_t> x16(n);
+    for (int64_t i = 0; i < n; ++i) {
+      x16[i] = f32_to_bf16(x[i]);
+      x[i] = bf16_to_f32(x16[i]);
+    }
+    const uint64_t key = 0xfedcba9876543210ull;
+    for (const KernelTable* k : {&ref(), &vec()}) {
+      std::vector<float> want(n), got(n, -1.0f);
+      k->dropout_apply(want.data(), nullptr, x.data(), nullptr, n, 1.0f / 0.9f, key, 1677722);
+      k->dropout_apply(got.data(), nullptr, nullptr, x16.data(), n, 1.0f / 0.9f, key, 1677722);
+      EXPECT_EQ(want, got) << k->name << " n=" << n;
+    }
+    std::vector<float> want(n), got(n);
+    dropout_fwd(want.data(), nullptr, x.data(), n, 0.1f, 7, 3, 100);
+    dropout_fwd_bf16_in(got.data(), x16.data(), n, 0.1f, 7, 3, 100);
+    EXPECT_EQ(want, got) << n;
+    dropout_fwd_bf16_in(got.data(), x16.data(), n, 0.0f, 7, 3, 100);  // p = 0: the widened values
+    EXPECT_EQ(x, got) << n;
   }
 }
 

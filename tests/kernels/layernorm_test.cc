@@ -1,6 +1,7 @@
 // Residual + LayerNorm: vector vs reference on tails, gradients vs finite differences in double.
 #include "cpuft/kernels/layernorm.h"
 
+#include "cpuft/tensor/bf16.h"
 #include "kernel_test_util.h"
 
 namespace cpuft::test {
@@ -18,10 +19,10 @@ TEST_P(LayerNorm, VectorMatchesReferenceOnTails) {
            b = randn(C, 4, 0.1f);
       std::vector<float> o1(n), o2(n), m1(N), m2(N), s1(N), s2(N), x1(n), x2(n);
       std::vector<uint16_t> h1(n), h2(n);
-      ref().layernorm_fwd(o1.data(), h1.data(), m1.data(), s1.data(), x1.data(), a.data(),
-                          r.data(), w.data(), b.data(), N, C, kEps);
-      vec().layernorm_fwd(o2.data(), h2.data(), m2.data(), s2.data(), x2.data(), a.data(),
-                          r.data(), w.data(), b.data(), N, C, kEps);
+      ref().layernorm_fwd(o1.data(), h1.data(), m1.data(), s1.data(), x1.data(), a.data(), nullptr, r.data(), w.data(),
+                          b.data(), N, C, kEps);
+      vec().layernorm_fwd(o2.data(), h2.data(), m2.data(), s2.data(), x2.data(), a.data(), nullptr, r.data(), w.data(),
+                          b.data(), N, C, kEps);
       EXPECT_EQ(x1, x2);
       EXPECT_LT(max_rel_err(o2, o1, 1.0), 2e-5) << "C=" << C << " N=" << N;
       EXPECT_LT(max_rel_err(m2, m1, 1.0), 1e-6);
@@ -54,11 +55,11 @@ TEST_P(LayerNorm, InPlaceResidualAndBf16CopyAgree) {
        b = randn(C, 11);
   std::vector<float> out(a.size()), x(a.size()), m(N), s(N);
   std::vector<uint16_t> bf(a.size());
-  vec().layernorm_fwd(out.data(), nullptr, m.data(), s.data(), x.data(), a.data(), r.data(),
-                      w.data(), b.data(), N, C, kEps);
+  vec().layernorm_fwd(out.data(), nullptr, m.data(), s.data(), x.data(), a.data(), nullptr, r.data(), w.data(),
+                      b.data(), N, C, kEps);
   std::vector<float> out2(a.size());
-  vec().layernorm_fwd(out2.data(), bf.data(), nullptr, nullptr, a.data(), a.data(), r.data(),
-                      w.data(), b.data(), N, C, kEps);  // x_sum aliases a
+  vec().layernorm_fwd(out2.data(), bf.data(), nullptr, nullptr, a.data(), a.data(), nullptr, r.data(), w.data(),
+                      b.data(), N, C, kEps);  // x_sum aliases a
   EXPECT_EQ(out, out2);
   EXPECT_EQ(a, x);
   for (size_t i = 0; i < out.size(); ++i) {
@@ -66,6 +67,43 @@ TEST_P(LayerNorm, InPlaceResidualAndBf16CopyAgree) {
     std::memcpy(&bits, &out[i], 4);
     uint32_t want = (bits + 0x7fffu + ((bits >> 16) & 1u)) >> 16;
     ASSERT_EQ(bf[i], want) << i;
+  }
+}
+
+// a as bf16 (a bf16 product's output): the bits of the f32 a that holds the same values, with or without
+// the residual and the kept sum.
+TEST_P(LayerNorm, Bf16InputGivesWhatItsValuesGive) {
+  for (int C : tail_widths()) {
+    const int N = 3;
+    const size_t n = size_t(N) * C;
+    auto a = randn(n, 41, 2.0f, 0.5f), r = randn(n, 42), w = randn(C, 43, 0.2f, 1.0f), b = randn(C, 44, 0.1f);
+    std::vector<uint16_t> a16(n);
+    for (size_t i = 0; i < n; ++i) {
+      a16[i] = f32_to_bf16(a[i]);
+      a[i] = bf16_to_f32(a16[i]);
+    }
+    for (const KernelTable* k : {&ref(), &vec()}) {
+      for (bool residual : {false, true}) {
+        for (bool keep_sum : {false, true}) {
+          const float* rp = residual ? r.data() : nullptr;
+          std::vector<float> o1(n), o2(n), m1(N), m2(N), s1(N), s2(N), x1(n), x2(n, -1.0f);
+          std::vector<uint16_t> h1(n), h2(n);
+          k->layernorm_fwd(o1.data(), h1.data(), m1.data(), s1.data(), keep_sum ? x1.data() : nullptr, a.data(),
+                           nullptr, rp, w.data(), b.data(), N, C, kEps);
+          k->layernorm_fwd(o2.data(), h2.data(), m2.data(), s2.data(), keep_sum ? x2.data() : nullptr, nullptr,
+                           a16.data(), rp, w.data(), b.data(), N, C, kEps);
+          const std::string where = std::string(k->name) + " C=" + std::to_string(C) + (residual ? " residual" : "") +
+                                    (keep_sum ? " sum kept" : "");
+          EXPECT_EQ(o1, o2) << where;
+          EXPECT_EQ(h1, h2) << where;
+          EXPECT_EQ(m1, m2) << where;
+          EXPECT_EQ(s1, s2) << where;
+          if (keep_sum) {
+            EXPECT_EQ(x1, x2) << where;
+          }
+        }
+      }
+    }
   }
 }
 
@@ -93,8 +131,8 @@ TEST(LayerNormRef, GradientsMatchFiniteDifferences) {
          R = randn(N * C, 24);
     std::vector<float> out(N * C), m(N), s(N), dx(N * C), dw(C, 0.0f), db(C, 0.0f);
     const KernelTable& k = kernel_table(isa);
-    k.layernorm_fwd(out.data(), nullptr, m.data(), s.data(), nullptr, a.data(), nullptr, w.data(),
-                    b.data(), N, C, kEps);
+    k.layernorm_fwd(out.data(), nullptr, m.data(), s.data(), nullptr, a.data(), nullptr, nullptr, w.data(), b.data(), N,
+                    C, kEps);
     k.layernorm_bwd(dx.data(), dw.data(), db.data(), R.data(), a.data(), m.data(), s.data(),
                     w.data(), N, C);
     std::vector<double> xd(a.begin(), a.end()), wd(w.begin(), w.end()), bd(b.begin(), b.end()),
@@ -124,8 +162,8 @@ TEST(LayerNormRef, ParameterGradientsAccumulateAndDxMayAliasDout) {
   const int N = 2, C = 5;
   auto a = randn(N * C, 31), w = randn(C, 32), b = randn(C, 33), d = randn(N * C, 34);
   std::vector<float> out(N * C), m(N), s(N), dx(N * C), dw(C, 0.0f), db(C, 0.0f);
-  layernorm_fwd(out.data(), nullptr, m.data(), s.data(), nullptr, a.data(), nullptr, w.data(),
-                b.data(), N, C, kEps);
+  layernorm_fwd(out.data(), nullptr, m.data(), s.data(), nullptr, a.data(), nullptr, nullptr, w.data(), b.data(), N, C,
+                kEps);
   layernorm_bwd(dx.data(), dw.data(), db.data(), d.data(), a.data(), m.data(), s.data(), w.data(),
                 N, C);
   std::vector<float> dw2 = dw, db2 = db, d2 = d;

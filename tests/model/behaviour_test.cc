@@ -136,6 +136,48 @@ TEST(QaModel, Bf16LogitsAreBf16Values) {
   }
 }
 
+// Under bf16 the output projection and the FFN's second product leave bf16 values, as autocast's products
+// do: with that product's weight zero, a bias that bf16 cannot hold gives the logits, loss and gradients
+// of its bf16 rounding (an f32 output would carry the bias's low bits into the residual sum). With and
+// without the hidden dropout that reads the product's output.
+TEST(QaModel, Bf16OutputProjectionAndFfnOutputAreBf16Values) {
+  for (const char* name : {"distilbert", "bert_hd8"}) {
+    for (float dropout : {0.f, 0.1f}) {
+      for (bool ffn : {false, true}) {
+        const std::string what = std::string(name) + (ffn ? " ffn.lin2" : " out_lin") + " dropout " +
+                                 std::to_string(dropout);
+        Reference ref(model_fixture_dir(name) + "/reference.safetensors");
+        const size_t n = static_cast<size_t>(ref.batch * ref.seq_len);
+        // The bias as given (bits below bf16's) or rounded to bf16 first.
+        auto run = [&](bool rounded, std::vector<float>& logits, std::vector<float>& grads) {
+          QaModel m(tiny_config(name, dropout), true, 8);
+          const LinearOffsets l = ffn ? m.table().layer(0).ff2 : m.table().layer(0).o;
+          const int64_t out = m.config().hidden, in = ffn ? m.config().intermediate : m.config().hidden;
+          std::fill(m.params() + l.w, m.params() + l.w + out * in, 0.f);
+          for (int64_t j = 0; j < out; ++j) {
+            const float b = bf16_to_f32(f32_to_bf16(0.05f * static_cast<float>(j % 9 - 4) + 0.3f)) * (1.f + 0x1p-12f);
+            m.params()[l.b + j] = rounded ? bf16_to_f32(f32_to_bf16(b)) : b;
+          }
+          m.refresh_bf16_weights();
+          m.reserve(ref.batch, ref.seq_len);
+          logits.resize(2 * n);
+          m.forward(ref.batch_view(), logits.data(), logits.data() + n);
+          m.zero_grads();
+          const float loss = m.forward_backward(ref.batch_view(), 3);
+          grads.assign(m.grads(), m.grads() + m.num_params());
+          return loss;
+        };
+        std::vector<float> logits_fine, grads_fine, logits_rounded, grads_rounded;
+        const float loss_fine = run(false, logits_fine, grads_fine);
+        const float loss_rounded = run(true, logits_rounded, grads_rounded);
+        EXPECT_EQ(logits_fine, logits_rounded) << what;
+        EXPECT_EQ(loss_fine, loss_rounded) << what;
+        EXPECT_EQ(grads_fine, grads_rounded) << what;
+      }
+    }
+  }
+}
+
 TEST(QaModel, DropoutSameSeedSameLossOtherSeedOtherLoss) {
   for (const char* name : {"distilbert", "bert_hd8"}) {
     Reference ref(model_fixture_dir(name) + "/reference.safetensors");

@@ -9,7 +9,7 @@
 namespace cpuft {
 namespace {
 
-void dropout_run(float* out, uint16_t* out_bf16, const float* in, int64_t n, float p,
+void dropout_run(float* out, uint16_t* out_bf16, const float* in, const uint16_t* in_bf16, int64_t n, float p,
                  uint64_t seed, uint64_t stream, uint64_t first_index, const char* what) {
   if (!(p >= 0.0f && p <= 1.0f)) fail(what, ": dropout probability ", p, ", expected [0, 1]");
   if (n < 0 || n > int64_t{0xffffffff}) {
@@ -21,7 +21,7 @@ void dropout_run(float* out, uint16_t* out_bf16, const float* in, int64_t n, flo
   const float scale = p >= 1.0f ? 0.0f : 1.0f / (1.0f - p);
   const uint32_t threshold = p >= 1.0f ? 0u : dropout_threshold24(p);
   if (p == 0.0f && out == in && !out_bf16) return;
-  kernels().dropout_apply(out, out_bf16, in, n, scale, dropout_key_at(seed, stream, first_index), threshold);
+  kernels().dropout_apply(out, out_bf16, in, in_bf16, n, scale, dropout_key_at(seed, stream, first_index), threshold);
 }
 
 }  // namespace
@@ -33,12 +33,17 @@ bool dropout_keep(uint64_t seed, uint64_t stream, uint64_t index, float p) {
 
 void dropout_fwd(float* out, uint16_t* out_bf16, const float* in, int64_t n, float p,
                  uint64_t seed, uint64_t stream, uint64_t first_index) {
-  dropout_run(out, out_bf16, in, n, p, seed, stream, first_index, "dropout_fwd");
+  dropout_run(out, out_bf16, in, nullptr, n, p, seed, stream, first_index, "dropout_fwd");
+}
+
+void dropout_fwd_bf16_in(float* out, const uint16_t* in, int64_t n, float p, uint64_t seed, uint64_t stream,
+                         uint64_t first_index) {
+  dropout_run(out, nullptr, nullptr, in, n, p, seed, stream, first_index, "dropout_fwd_bf16_in");
 }
 
 void dropout_bwd(float* din, uint16_t* din_bf16, const float* dout, int64_t n, float p, uint64_t seed,
                  uint64_t stream, uint64_t first_index) {
-  dropout_run(din, din_bf16, dout, n, p, seed, stream, first_index, "dropout_bwd");
+  dropout_run(din, din_bf16, dout, nullptr, n, p, seed, stream, first_index, "dropout_bwd");
 }
 
 }  // namespace cpuft

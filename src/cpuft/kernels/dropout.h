@@ -20,6 +20,9 @@ bool dropout_keep(uint64_t seed, uint64_t stream, uint64_t index, float p);
 // a larger batch (one rank's share of a global batch) draws the masks of that slice.
 void dropout_fwd(float* out, uint16_t* out_bf16, const float* in, int64_t n, float p,
                  uint64_t seed, uint64_t stream, uint64_t first_index = 0);
+// dropout_fwd of bf16 values (a bf16 product's output, widened exactly) into f32 out (not null).
+void dropout_fwd_bf16_in(float* out, const uint16_t* in, int64_t n, float p, uint64_t seed, uint64_t stream,
+                         uint64_t first_index = 0);
 
 // din (n) = dout * keep / (1 - p), the same mask as dropout_fwd with the same (seed, stream).
 // din OVERWRITTEN, may alias dout. din_bf16 (n) nullable: bf16 copy of din (the output gradient a

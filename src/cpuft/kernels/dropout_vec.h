@@ -35,7 +35,7 @@ typename V::M dropout_keep_vec(int64_t i, uint32_t klo, typename V::I khi, typen
 }
 
 template <class V>
-void dropout_apply_vec(float* out, uint16_t* out_bf16, const float* in, int64_t n, float scale,
+void dropout_apply_vec(float* out, uint16_t* out_bf16, const float* in, const uint16_t* in_bf16, int64_t n, float scale,
                        uint64_t key, uint32_t threshold24) {
   const uint32_t klo = static_cast<uint32_t>(key);
   const auto steps = dropout_golden_steps<V>();
@@ -50,7 +50,7 @@ void dropout_apply_vec(float* out, uint16_t* out_bf16, const float* in, int64_t 
       int k = width_at<V>(i, end);
       auto keep = dropout_keep_vec<V>(i, klo, khi, thr, steps);
       // in * (keep ? scale : 0), as torch multiplies by the scaled Bernoulli mask.
-      auto y = V::mul(load_k<V>(in + i, k), V::select(keep, vscale, V::zero()));
+      auto y = V::mul(load_f32_or_bf16<V>(in, in_bf16, i, k), V::select(keep, vscale, V::zero()));
       if (out) store_k<V>(out + i, k, y);
       if (out_bf16) store_bf16_k<V>(out_bf16 + i, k, y);
     }

@@ -15,12 +15,6 @@ typename V::F gelu_of(typename V::F x) {
   return V::mul(x, vnormal_cdf<V>(x));
 }
 
-// Lanes i .. i + k - 1 of an array that is f32 (x) or bf16 (x_bf16, widened exactly).
-template <class V>
-typename V::F load_f32_or_bf16(const float* x, const uint16_t* x_bf16, int64_t i, int k) {
-  return x ? load_k<V>(x + i, k) : load_bf16_k<V>(x_bf16 + i, k);
-}
-
 // f of every bf16 value, at the index of its 16 bits (256 KiB), computed by the vector operations f
 // applies: looking a bf16 value's f up gives the bits of computing it, by one gather instead of an erf and
 // an exp per vector. In bf16 training the FFN's pre-activation is bf16.

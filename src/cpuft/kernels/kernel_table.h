@@ -52,7 +52,8 @@ struct KernelTable {
   void (*embedding_bwd)(float* dwte, float* dwpe, float* dwtt, const float* dout, const int32_t* ids,
                         const int8_t* type_ids, const int32_t* positions, int64_t N, int C, int pad_id);
   void (*layernorm_fwd)(float* out, uint16_t* out_bf16, float* mean, float* rstd, float* x_sum, const float* a,
-                        const float* r, const float* w, const float* b, int N, int C, float eps);
+                        const uint16_t* a_bf16, const float* r, const float* w, const float* b, int N, int C,
+                        float eps);
   void (*layernorm_bwd)(float* dx, float* dw, float* db, const float* dout, const float* x, const float* mean,
                         const float* rstd, const float* w, int N, int C);
   void (*gelu_fwd)(float* out, uint16_t* out_bf16, const float* pre, const uint16_t* pre_bf16, int64_t M,
@@ -68,9 +69,10 @@ struct KernelTable {
                                 float* scores, const float* ddropped, const int8_t* key_mask, int rows, int Tk,
                                 ScoreRead read, float mask_value, const float* stats, const DropoutPass* drop);
   // out = in * keep * scale with keep from (key, index) and the 24-bit threshold (dropout.h);
-  // both dropout_fwd and dropout_bwd are this one operation. out nullable, out_bf16 nullable.
-  void (*dropout_apply)(float* out, uint16_t* out_bf16, const float* in, int64_t n, float scale,
-                        uint64_t key, uint32_t threshold24);
+  // both dropout_fwd and dropout_bwd are this one operation. out nullable, out_bf16 nullable; in f32, or
+  // when null in_bf16 (bf16 values).
+  void (*dropout_apply)(float* out, uint16_t* out_bf16, const float* in, const uint16_t* in_bf16, int64_t n,
+                        float scale, uint64_t key, uint32_t threshold24);
   void (*adamw_step)(float* w, float* m, float* v, uint16_t* w_bf16, float* g, int64_t n, const AdamWParams& p,
                      int64_t step);
   // Sums of squares per block of kSumSquaresBlock elements (out has ceil(n / block) entries, in

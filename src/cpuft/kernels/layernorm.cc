@@ -6,11 +6,10 @@
 
 namespace cpuft {
 
-void layernorm_fwd(float* out, uint16_t* out_bf16, float* mean, float* rstd, float* x_sum,
-                   const float* a, const float* r, const float* w, const float* b, int N, int C,
-                   float eps) {
+void layernorm_fwd(float* out, uint16_t* out_bf16, float* mean, float* rstd, float* x_sum, const float* a,
+                   const uint16_t* a_bf16, const float* r, const float* w, const float* b, int N, int C, float eps) {
   OpScope scope(Op::kLayernorm);
-  kernels().layernorm_fwd(out, out_bf16, mean, rstd, x_sum, a, r, w, b, N, C, eps);
+  kernels().layernorm_fwd(out, out_bf16, mean, rstd, x_sum, a, a_bf16, r, w, b, N, C, eps);
 }
 
 void layernorm_bwd(float* dx, float* dw, float* db, const float* dout, const float* x,

@@ -8,13 +8,13 @@
 namespace cpuft {
 namespace ref {
 
-void layernorm_fwd(float* out, uint16_t* out_bf16, float* mean, float* rstd, float* x_sum,
-                   const float* a, const float* r, const float* w, const float* b, int N, int C,
-                   float eps) {
+void layernorm_fwd(float* out, uint16_t* out_bf16, float* mean, float* rstd, float* x_sum, const float* a,
+                   const uint16_t* a_bf16, const float* r, const float* w, const float* b, int N, int C, float eps) {
 #pragma omp parallel for schedule(static)
   for (int64_t n = 0; n < N; ++n) {
     const int64_t off = n * C;
-    auto x_at = [&](int64_t c) { return r ? a[off + c] + r[off + c] : a[off + c]; };
+    auto a_at = [&](int64_t c) { return a ? a[off + c] : bf16_to_f32(a_bf16[off + c]); };
+    auto x_at = [&](int64_t c) { return r ? a_at(c) + r[off + c] : a_at(c); };
     float sum = 0.0f;
     for (int64_t c = 0; c < C; ++c) sum += x_at(c);
     const float mu = sum / static_cast<float>(C);

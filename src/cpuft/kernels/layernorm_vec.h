@@ -10,9 +10,9 @@
 namespace cpuft {
 
 template <class V>
-void layernorm_fwd_vec(float* out, uint16_t* out_bf16, float* mean, float* rstd, float* x_sum,
-                       const float* a, const float* r, const float* w, const float* b, int N,
-                       int C, float eps) {
+void layernorm_fwd_vec(float* out, uint16_t* out_bf16, float* mean, float* rstd, float* x_sum, const float* a,
+                       const uint16_t* a_bf16, const float* r, const float* w, const float* b, int N, int C,
+                       float eps) {
   using F = typename V::F;
 #pragma omp parallel for schedule(static)
   for (int64_t n = 0; n < N; ++n) {
@@ -21,7 +21,7 @@ void layernorm_fwd_vec(float* out, uint16_t* out_bf16, float* mean, float* rstd,
     F acc = V::zero();
     for (int64_t c = 0; c < C; c += V::W) {
       int k = width_at<V>(c, C);
-      F x = load_k<V>(a + off + c, k);
+      F x = load_f32_or_bf16<V>(a, a_bf16, off + c, k);
       if (r) x = V::add(x, load_k<V>(r + off + c, k));
       if (x_sum) store_k<V>(x_sum + off + c, k, x);
       acc = V::add(acc, x);
@@ -29,7 +29,7 @@ void layernorm_fwd_vec(float* out, uint16_t* out_bf16, float* mean, float* rstd,
     const float* xs = x_sum ? x_sum + off : nullptr;
     auto load_x = [&](int64_t c, int k) {
       if (xs) return load_k<V>(xs + c, k);
-      F x = load_k<V>(a + off + c, k);
+      F x = load_f32_or_bf16<V>(a, a_bf16, off + c, k);
       return r ? V::add(x, load_k<V>(r + off + c, k)) : x;
     };
     const float mu = V::hsum(acc) / static_cast<float>(C);

@@ -15,9 +15,8 @@ void embedding_fwd(float* out, const int32_t* ids, const int8_t* type_ids, const
                    const float* wte, const float* wpe, const float* wtt, int64_t N, int C);
 void embedding_bwd(float* dwte, float* dwpe, float* dwtt, const float* dout, const int32_t* ids,
                    const int8_t* type_ids, const int32_t* positions, int64_t N, int C, int pad_id);
-void layernorm_fwd(float* out, uint16_t* out_bf16, float* mean, float* rstd, float* x_sum,
-                   const float* a, const float* r, const float* w, const float* b, int N, int C,
-                   float eps);
+void layernorm_fwd(float* out, uint16_t* out_bf16, float* mean, float* rstd, float* x_sum, const float* a,
+                   const uint16_t* a_bf16, const float* r, const float* w, const float* b, int N, int C, float eps);
 void layernorm_bwd(float* dx, float* dw, float* db, const float* dout, const float* x,
                    const float* mean, const float* rstd, const float* w, int N, int C);
 void gelu_fwd(float* out, uint16_t* out_bf16, const float* pre, const uint16_t* pre_bf16, int64_t M, int64_t N);
@@ -29,7 +28,7 @@ void softmax_fwd(float* probs, uint16_t* probs_bf16, const float* scores, const 
 void softmax_recompute_bwd(float* dscores, uint16_t* dscores_bf16, float* dropped, uint16_t* dropped_bf16,
                            float* scores, const float* ddropped, const int8_t* key_mask, int rows, int Tk,
                            ScoreRead read, float mask_value, const float* stats, const DropoutPass* drop);
-void dropout_apply(float* out, uint16_t* out_bf16, const float* in, int64_t n, float scale,
+void dropout_apply(float* out, uint16_t* out_bf16, const float* in, const uint16_t* in_bf16, int64_t n, float scale,
                    uint64_t key, uint32_t threshold24);
 void adamw_step(float* w, float* m, float* v, uint16_t* w_bf16, float* g, int64_t n, const AdamWParams& p,
                 int64_t step);

@@ -66,7 +66,7 @@ void QaModel::Acts::plan(Acts& a, const ModelConfig& c, bool bf16, int64_t rows,
     l.qkv16 = bf16 ? take_bf16(3 * n * h) : nullptr;
     l.ctx = bf16 ? nullptr : take(n * h);
     l.ctxb = bf16 ? take_bf16(n * h) : nullptr;
-    l.res1 = training ? take(n * h) : a.emb_sum;
+    l.res1 = training ? take(n * h) : bf16 ? nullptr : a.emb_sum;
     l.mean1 = take(n);
     l.rstd1 = take(n);
     l.h1 = bf16_training ? h1_shared : take(n * h);
@@ -78,7 +78,7 @@ void QaModel::Acts::plan(Acts& a, const ModelConfig& c, bool bf16, int64_t rows,
     // The GELU output: bf16 only in bf16 mode; in f32 forward-only plans, written over f1.
     l.g = bf16 ? nullptr : training ? g_shared : l.f1;
     l.gb = bf16 ? (training ? take_bf16(n * inter) : gb_shared) : nullptr;
-    l.res2 = take(n * h);
+    l.res2 = !bf16 || training ? take(n * h) : nullptr;
     l.mean2 = take(n);
     l.rstd2 = take(n);
     l.h2 = bf16_training && i >= 2 ? a.layers[static_cast<size_t>(i - 2)].h2 : take(n * h);
@@ -108,9 +108,11 @@ void QaModel::Acts::plan(Acts& a, const ModelConfig& c, bool bf16, int64_t rows,
     a.di = take(n * inter);
     a.dy_b16 = bf16 ? take_bf16(n * std::max({h, inter, width})) : nullptr;
     a.dctx16 = bf16 ? take_bf16(n * h) : nullptr;
+    a.proj16 = a.dy_b16;
   } else {
     a.dlogits = a.dres = a.da = a.db = a.dqkv = a.di = nullptr;
     a.dy_b16 = a.dctx16 = a.dqkv16 = nullptr;
+    a.proj16 = bf16 ? take_bf16(n * h) : nullptr;
   }
   a.tiles = take(static_cast<size_t>(threads) * static_cast<size_t>(kTilesPerThread) * tt);
   a.floats = used;

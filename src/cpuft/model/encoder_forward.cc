@@ -69,9 +69,30 @@ void QaModel::forward_pass(const Batch& b, const Acts& a, bool train, uint64_t s
   // where the dropout is the identity in place; the dropout in training), as each later layer's is by
   // the LayerNorm that ends the layer before: no separate conversion pass.
   uint16_t* const xb0 = a.layers.front().xb;
-  layernorm_fwd(a.emb_ln, train ? nullptr : xb0, a.emb_mean, a.emb_rstd, nullptr, a.emb_sum, nullptr, P + eo.ln.w,
-                P + eo.ln.b, static_cast<int>(N), static_cast<int>(H), c.layer_norm_eps);
+  layernorm_fwd(a.emb_ln, train ? nullptr : xb0, a.emb_mean, a.emb_rstd, nullptr, a.emb_sum, nullptr, nullptr,
+                P + eo.ln.w, P + eo.ln.b, static_cast<int>(N), static_cast<int>(H), c.layer_norm_eps);
   dropout_fwd(a.x0, train ? xb0 : nullptr, a.emb_ln, N * H, hidden_p, seed, dropout_site::kEmbeddings, hidden_first);
+
+  // A sublayer's last product (the output projection, the FFN's second: K inputs, H outputs) and its
+  // dropout (p 0: none), which the LayerNorm after it reads (its f32 or its bf16 values): in f32 mode the
+  // product into out, dropped in place; in bf16 mode the product's bf16 output, as autocast's product
+  // leaves it (a.proj16), dropped into out when p > 0.
+  struct SublayerOut {
+    const float* f32;
+    const uint16_t* bf16;
+  };
+  auto sublayer_out = [&](float* out, const float* in, const uint16_t* in16, const LinearOffsets& l, int64_t K, float p,
+                          uint64_t site) -> SublayerOut {
+    if (!bf16_) {
+      linear(out, in, saved_operand(in, in16), l, M, K, H);
+      dropout_fwd(out, nullptr, out, N * H, p, seed, site, hidden_first);
+      return {out, nullptr};
+    }
+    linear_bf16_fwd(a.proj16, saved_operand(in, in16), gemm_weight(l.w), P + l.b, M, K, H, false);
+    if (p == 0.f) return {nullptr, a.proj16};
+    dropout_fwd_bf16_in(out, a.proj16, N * H, p, seed, site, hidden_first);
+    return {out, nullptr};
+  };
 
   const float* x = a.x0;
   const ScoreScale scale = score_scale(distil, HD);
@@ -89,12 +110,12 @@ void QaModel::forward_pass(const Batch& b, const Acts& a, bool train, uint64_t s
     attention_fwd(L.ctx, L.ctxb, a.tiles, L.attn_stats, L.qkv, L.qkv16, b.attention_mask, shape, scale.scores,
                   AttentionDropout{attn_p, seed, dropout_site::attention(li), attn_first, L.attn_keep});
 
-    // Output projection (+ dropout for BERT), residual, LayerNorm.
-    linear(L.res1, L.ctx, saved_operand(L.ctx, L.ctxb), lo.o, M, H, H);
-    if (!distil) dropout_fwd(L.res1, nullptr, L.res1, N * H, hidden_p, seed, dropout_site::attention_output(li), hidden_first);
-    // The LayerNorms keep their input (the residual sum) for backward only: forward only, it is not written.
-    layernorm_fwd(L.h1, L.h1b, L.mean1, L.rstd1, train ? L.res1 : nullptr, L.res1, x, P + lo.ln1.w, P + lo.ln1.b, static_cast<int>(N),
-                  static_cast<int>(H), c.layer_norm_eps);
+    // Output projection (+ dropout for BERT), residual, LayerNorm. The LayerNorms keep their input (the
+    // residual sum) for backward only: forward only, it is not written.
+    const SublayerOut o =
+        sublayer_out(L.res1, L.ctx, L.ctxb, lo.o, H, distil ? 0.f : hidden_p, dropout_site::attention_output(li));
+    layernorm_fwd(L.h1, L.h1b, L.mean1, L.rstd1, train ? L.res1 : nullptr, o.f32, o.bf16, x, P + lo.ln1.w, P + lo.ln1.b,
+                  static_cast<int>(N), static_cast<int>(H), c.layer_norm_eps);
 
     // FFN: lin1, GELU, lin2, dropout, residual, LayerNorm.
     if (L.f1) {  // f32
@@ -106,11 +127,10 @@ void QaModel::forward_pass(const Batch& b, const Acts& a, bool train, uint64_t s
     } else {  // bf16 forward only: the GELU in the product, its bf16 output the only copy
       linear_bf16_fwd(L.gb, saved_operand(L.h1, L.h1b), gemm_weight(lo.ff1.w), P + lo.ff1.b, M, H, I, true);
     }
-    linear(L.res2, L.g, saved_operand(L.g, L.gb), lo.ff2, M, I, H);
-    dropout_fwd(L.res2, nullptr, L.res2, N * H, hidden_p, seed, dropout_site::ffn_output(li), hidden_first);
+    const SublayerOut f = sublayer_out(L.res2, L.g, L.gb, lo.ff2, I, hidden_p, dropout_site::ffn_output(li));
     uint16_t* const next_xb = li + 1 < c.layers ? a.layers[static_cast<size_t>(li + 1)].xb : nullptr;
-    layernorm_fwd(L.h2, next_xb, L.mean2, L.rstd2, train ? L.res2 : nullptr, L.res2, L.h1, P + lo.ln2.w, P + lo.ln2.b,
-                  static_cast<int>(N), static_cast<int>(H), c.layer_norm_eps);
+    layernorm_fwd(L.h2, next_xb, L.mean2, L.rstd2, train ? L.res2 : nullptr, f.f32, f.bf16, L.h1, P + lo.ln2.w,
+                  P + lo.ln2.b, static_cast<int>(N), static_cast<int>(H), c.layer_norm_eps);
     x = L.h2;
   }
 

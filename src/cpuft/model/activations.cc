@@ -105,13 +105,14 @@ void QaModel::Acts::plan(Acts& a, const ModelConfig& c, bool bf16, int64_t rows,
     // Not the output-gradient scratch: the attention core streams it out, and streaming into lines the
     // caches still hold (that scratch's, just read) measured slower.
     a.dqkv16 = bf16 ? take_bf16(3 * n * h) : nullptr;
-    a.di = take(n * inter);
+    a.di = bf16 ? nullptr : take(n * inter);
+    a.di16 = bf16 ? take_bf16(n * inter) : nullptr;
     a.dy_b16 = bf16 ? take_bf16(n * std::max({h, inter, width})) : nullptr;
     a.dctx16 = bf16 ? take_bf16(n * h) : nullptr;
     a.proj16 = a.dy_b16;
   } else {
     a.dlogits = a.dres = a.da = a.db = a.dqkv = a.di = nullptr;
-    a.dy_b16 = a.dctx16 = a.dqkv16 = nullptr;
+    a.dy_b16 = a.dctx16 = a.dqkv16 = a.di16 = nullptr;
     a.proj16 = bf16 ? take_bf16(n * h) : nullptr;
   }
   a.tiles = take(static_cast<size_t>(threads) * static_cast<size_t>(kTilesPerThread) * tt);

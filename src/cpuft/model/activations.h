@@ -18,8 +18,8 @@
 //                only, the output-gradient scratch holds bf16, and the context gradient is bf16
 //   head         head input: N H; logits, dlogits: 2 N W (W = head width: 2 or num_labels); a sequence
 //                head's first-token rows and its dense output: 2 B H (and their bf16 copies)
-//   scratch      dres, da, db: 3 N H; dqkv: 3 N H (f32 mode; bf16 mode: 3 N H / 2); di: N I; bf16 dy: N max(H, I) / 2;
-//   bf16 dctx: N H / 2;
+//   scratch      dres, da, db: 3 N H; dqkv: 3 N H (f32 mode; bf16 mode: 3 N H / 2); di: N I (bf16 mode: N I / 2); bf16
+//   dy: N max(H, I) / 2; bf16 dctx: N H / 2;
 //                per thread kTilesPerThread T^2 attention tiles
 // A forward-only plan (evaluation, prediction) also holds the packed copy of a padded batch's real
 // tokens (ids, types, mask: N each; window offsets: N + 1), and keeps no activations for backward: every layer uses
@@ -95,7 +95,8 @@ struct QaModel::Acts {
   float* dqkv;             // (N, 3H) gradients of q | k | v (f32 mode; null in bf16 mode)
   uint16_t* dqkv16;        // (N, 3H) the same as bf16, the attention core's output (bf16 mode; null in f32 mode)
   uint16_t* dctx16;        // (N, H) the context gradient as bf16 (bf16 mode; null in f32 mode)
-  float* di;        // (N, I)
+  float* di;               // (N, I) lin2's input gradient (f32 mode; null in bf16 mode)
+  uint16_t* di16;          // (N, I) the same as bf16, as lin2's bf16 product writes it (bf16 mode; null in f32 mode)
   uint16_t* dy_b16;  // (N, max(H, I)) an output gradient as bf16 (bf16 mode; null in f32 mode)
   float* tiles;     // (threads, kTilesPerThread, T, T)
   size_t floats = 0;

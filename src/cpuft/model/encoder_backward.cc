@@ -55,10 +55,9 @@ void QaModel::backward_pass(const Batch& b, const Acts& a, uint64_t seed) {
     dropout_bwd(dres, a.dy_b16, dh1, N * H, hidden_p, seed, dropout_site::ffn_output(li), hidden_first);
     // lin2's input: kept per layer as bf16 (bf16 mode), recomputed into the one f32 buffer (f32 mode).
     if (!bf16_) gelu_fwd(L.g, nullptr, L.f1, nullptr, N, I);
-    // lin2's input gradient: f32, or bf16 as its bf16 product writes it (bf16 mode, as autocast's), into
-    // the (N, I) f32 scratch a.di (half of it).
-    float* const di32 = bf16_ ? nullptr : a.di;
-    uint16_t* const di16 = bf16_ ? reinterpret_cast<uint16_t*>(a.di) : nullptr;
+    // lin2's input gradient: f32 (a.di), or bf16 as its bf16 product writes it (bf16 mode, as autocast's: a.di16).
+    float* const di32 = a.di;
+    uint16_t* const di16 = a.di16;
     linear_bwd(bf16_ ? GemmOut(di16) : GemmOut(di32), G + lo.ff2.w, G + lo.ff2.b, dres, saved_operand(dres, a.dy_b16),
                saved_operand(L.g, L.gb), gemm_weight(lo.ff2.w), N, I, H, false);
     ready(lo.ff2.w, lo.end);  // ff2 and ln2: the gradients of a layer go out in four parts as they finish

@@ -7,6 +7,7 @@
 
 #include "cpuft/tensor/bf16.h"
 #include "kernel_test_util.h"
+#include "kernels/vec_math_fns.h"
 
 namespace cpuft::test {
 namespace {
@@ -119,6 +120,28 @@ TEST_P(Gelu, EveryBf16PreActivationGivesWhatItsValueGives) {
   vec().gelu_fwd(y32.data(), nullptr, p32.data(), nullptr, M, N);
   for (size_t i = 0; i < n; ++i)
     ASSERT_TRUE(same(y16[i], y32[i])) << "bf16 bits 0x" << std::hex << i << ": " << y16[i] << " against " << y32[i];
+}
+
+// The f32 loops split the normal CDF into two loops over blocks of a row (gelu_vec.h): the bits of GELU's
+// value and gradient factor computed whole, vector by vector, at widths about the blocks' edges (the
+// backward with an output gradient of 1).
+TEST_P(Gelu, BlockedF32LoopsGiveTheBitsOfTheWholeFormula) {
+  const VecMathFns& fns = vec_math(GetParam());
+  for (int N : {1, 9, 255, 256, 257, 520, 3072}) {
+    const int M = 3;
+    const size_t n = size_t(M) * N;
+    const auto x = randn(n, 50 + N, 3.0f);
+    std::vector<float> value(n), factor(n), y(n), d(n), ones(n, 1.0f);
+    fns.gelu_f32(value.data(), x.data(), static_cast<int64_t>(n));
+    fns.gelu_grad_factor_f32(factor.data(), x.data(), static_cast<int64_t>(n));
+    vec().gelu_fwd(y.data(), nullptr, x.data(), nullptr, M, N);
+    vec().gelu_bwd(d.data(), nullptr, nullptr, ones.data(), nullptr, x.data(), nullptr, M, N);
+    for (size_t i = 0; i < n; ++i) {
+      const float want_y = value[i], want_d = factor[i];
+      ASSERT_EQ(std::memcmp(&y[i], &want_y, 4), 0) << "N=" << N << " x=" << x[i] << ": " << y[i] << " vs " << want_y;
+      ASSERT_EQ(std::memcmp(&d[i], &want_d, 4), 0) << "N=" << N << " x=" << x[i] << ": " << d[i] << " vs " << want_d;
+    }
+  }
 }
 
 TEST_P(Gelu, OutputsAreOptionalAndBf16IsTheRoundedOutput) {

@@ -1,9 +1,10 @@
-// Test-only: the array forms of the vector exp and normal CDF over one Vec type, included only by
-// vec_math_avx2.cc and vec_math_avx512.cc (see vec_math_fns.h).
+// Test-only: the array forms of the vector exp and normal CDF, and of GELU's value and gradient factor, over one Vec
+// type, included only by vec_math_avx2.cc and vec_math_avx512.cc (see vec_math_fns.h).
 #pragma once
 
 #include <cstdint>
 
+#include "cpuft/kernels/gelu_vec.h"
 #include "cpuft/kernels/vec_loop.h"
 #include "cpuft/kernels/vec_math.h"
 #include "kernels/vec_math_fns.h"
@@ -26,9 +27,18 @@ void normal_cdf_f32_vec(float* out, const float* in, int64_t n) {
   }
 }
 
+template <class V, typename V::F (*f)(typename V::F)>
+void map_f32_vec(float* out, const float* in, int64_t n) {
+  for (int64_t i = 0; i < n; i += V::W) {
+    int k = width_at<V>(i, n);
+    store_k<V>(out + i, k, f(load_k<V>(in + i, k)));
+  }
+}
+
 template <class V>
 const VecMathFns& vec_math_fns() {
-  static const VecMathFns fns{V::kName, exp_f32_vec<V>, normal_cdf_f32_vec<V>};
+  static const VecMathFns fns{V::kName, exp_f32_vec<V>, normal_cdf_f32_vec<V>, map_f32_vec<V, gelu_of<V>>,
+                              map_f32_vec<V, gelu_grad_factor<V>>};
   return fns;
 }
 

@@ -1,5 +1,6 @@
-// Test-only: the vector exp and normal CDF (kernels/vec_math.h) as array functions of each vector ISA, so that
-// their accuracy is measured directly. Defined in vec_math_avx2.cc / vec_math_avx512.cc (compiled with
+// Test-only: the vector exp and normal CDF (kernels/vec_math.h), and GELU's value and gradient factor made
+// of them (kernels/gelu_vec.h), as array functions of each vector ISA, so that their accuracy is measured
+// directly. Defined in vec_math_avx2.cc / vec_math_avx512.cc (compiled with
 // their ISA's flags, like the kernels); call one only where isa_supported() says the CPU runs it.
 #pragma once
 
@@ -13,6 +14,9 @@ struct VecMathFns {
   const char* name;
   void (*exp_f32)(float* out, const float* in, int64_t n);  // out may alias in
   void (*normal_cdf_f32)(float* out, const float* in, int64_t n);
+  // GELU's value and gradient factor (gelu_vec.h's gelu_of, gelu_grad_factor), vector by vector.
+  void (*gelu_f32)(float* out, const float* in, int64_t n);
+  void (*gelu_grad_factor_f32)(float* out, const float* in, int64_t n);
 };
 
 const VecMathFns& vec_math_avx2();

@@ -15,6 +15,26 @@ typename V::F gelu_of(typename V::F x) {
   return V::mul(x, vnormal_cdf<V>(x));
 }
 
+// The f32 loops run over a row in blocks of kGeluBlock columns, in two loops each: the first writes
+// every vector's normal_cdf_head into a GeluHeads, the second reads them back from L1 and finishes
+// (vec_math.h: the normal CDF's chain is too long to run whole, vector after vector, at the core's rate).
+constexpr int64_t kGeluBlock = 256;
+
+template <class V>
+struct GeluHeads {
+  alignas(64) float exp_arg[kGeluBlock];
+  alignas(64) float half_t[kGeluBlock];
+  // The heads of x[c0, c1), c1 - c0 <= kGeluBlock (a tail's missing lanes read 0).
+  void compute(const float* x, int64_t c0, int64_t c1) {
+    for (int64_t c = c0; c < c1; c += V::W) {
+      const NormalCdfHead<V> h = normal_cdf_head<V>(load_k<V>(x + c, width_at<V>(c, c1)));
+      V::store(exp_arg + (c - c0), h.exp_arg);
+      V::store(half_t + (c - c0), h.half_t);
+    }
+  }
+  NormalCdfHead<V> at(int64_t j) const { return {V::load(exp_arg + j), V::load(half_t + j)}; }
+};
+
 // f of every bf16 value, at the index of its 16 bits (256 KiB), computed by the vector operations f
 // applies: looking a bf16 value's f up gives the bits of computing it, by one gather instead of an erf and
 // an exp per vector. In bf16 training the FFN's pre-activation is bf16.
@@ -45,11 +65,22 @@ void gelu_fwd_vec(float* out, uint16_t* out_bf16, const float* pre, const uint16
 #pragma omp parallel for schedule(static)
   for (int64_t m = 0; m < M; ++m) {
     const int64_t off = m * N;
-    for (int64_t c = 0; c < N; c += V::W) {
-      int k = width_at<V>(c, N);
-      auto y = values ? look_up_bf16<V>(values, pre_bf16 + off + c, k) : gelu_of<V>(load_k<V>(pre + off + c, k));
-      if (out) store_k<V>(out + off + c, k, y);
-      if (out_bf16) store_bf16_k<V>(out_bf16 + off + c, k, y);
+    GeluHeads<V> heads;
+    for (int64_t b0 = 0; b0 < N; b0 += kGeluBlock) {
+      const int64_t b1 = std::min(N, b0 + kGeluBlock);
+      if (!values) heads.compute(pre + off, b0, b1);
+      for (int64_t c = b0; c < b1; c += V::W) {
+        const int k = width_at<V>(c, b1);
+        typename V::F y;
+        if (values) {
+          y = look_up_bf16<V>(values, pre_bf16 + off + c, k);
+        } else {  // gelu_of, from the head
+          const auto x = load_k<V>(pre + off + c, k);
+          y = V::mul(x, normal_cdf_tail<V>(x, heads.at(c - b0)));
+        }
+        if (out) store_k<V>(out + off + c, k, y);
+        if (out_bf16) store_bf16_k<V>(out_bf16 + off + c, k, y);
+      }
     }
   }
 }
@@ -57,10 +88,15 @@ void gelu_fwd_vec(float* out, uint16_t* out_bf16, const float* pre, const uint16
 // torch's GeluBackward: dy * (cdf + x * pdf), cdf = 0.5 * (1 + erf(x / sqrt2)),
 // pdf = (2/sqrt(pi) * 1/sqrt2 * 0.5) * exp(-0.5 * x * x); gelu_grad_factor is cdf + x * pdf.
 template <class V>
-typename V::F gelu_grad_factor(typename V::F x) {
-  auto cdf = vnormal_cdf<V>(x);
+typename V::F gelu_grad_factor_of_head(typename V::F x, const NormalCdfHead<V>& head) {
+  auto cdf = normal_cdf_tail<V>(x, head);
   auto pdf = V::mul(V::set1(0.39894228040143268f), vexp<V>(V::mul(V::mul(x, x), V::set1(-0.5f))));
   return V::add(cdf, V::mul(x, pdf));
+}
+
+template <class V>
+typename V::F gelu_grad_factor(typename V::F x) {
+  return gelu_grad_factor_of_head<V>(x, normal_cdf_head<V>(x));
 }
 
 // gelu_grad_factor of every bf16 value (bf16_table), made once per ISA.
@@ -80,16 +116,21 @@ void gelu_bwd_vec(float* dpre, uint16_t* dpre_bf16, float* dbias, const float* d
   for_each_column_chunk<V>(N, [=](int64_t c0, int64_t c1) {
     alignas(64) float acc[kColumnChunk];
     std::fill(acc, acc + (c1 - c0), 0.0f);
+    GeluHeads<V> heads;
     for (int64_t m = 0; m < M; ++m) {
       const int64_t row = m * N;
-      for (int64_t c = c0; c < c1; c += V::W) {
-        const int k = width_at<V>(c, c1);
-        const auto factor = factors ? look_up_bf16<V>(factors, pre_bf16 + row + c, k)
-                                    : gelu_grad_factor<V>(load_k<V>(pre + row + c, k));
-        auto g = V::mul(load_f32_or_bf16<V>(dout, dout_bf16, row + c, k), factor);
-        if (dpre) store_k<V>(dpre + row + c, k, g);
-        if (dpre_bf16) store_bf16_k<V>(dpre_bf16 + row + c, k, g);
-        if (dbias) store_k<V>(acc + (c - c0), k, V::add(load_k<V>(acc + (c - c0), k), g));
+      for (int64_t b0 = c0; b0 < c1; b0 += kGeluBlock) {
+        const int64_t b1 = std::min(c1, b0 + kGeluBlock);
+        if (!factors) heads.compute(pre + row, b0, b1);
+        for (int64_t c = b0; c < b1; c += V::W) {
+          const int k = width_at<V>(c, b1);
+          const auto factor = factors ? look_up_bf16<V>(factors, pre_bf16 + row + c, k)
+                                      : gelu_grad_factor_of_head<V>(load_k<V>(pre + row + c, k), heads.at(c - b0));
+          auto g = V::mul(load_f32_or_bf16<V>(dout, dout_bf16, row + c, k), factor);
+          if (dpre) store_k<V>(dpre + row + c, k, g);
+          if (dpre_bf16) store_bf16_k<V>(dpre_bf16 + row + c, k, g);
+          if (dbias) store_k<V>(acc + (c - c0), k, V::add(load_k<V>(acc + (c - c0), k), g));
+        }
       }
     }
     if (dbias)

@@ -37,8 +37,19 @@ typename V::F vexp(typename V::F x) {
 // Phi = erfc / 2 for x < 0 and 1 - erfc / 2 otherwise. One exp and no series: the lower tail keeps its
 // relative accuracy (no 1 + erf cancellation), the upper is within 1.2e-7 of 1 - erfc / 2. z is clamped at
 // 12, where erfc underflows to 0 (Phi(-inf) = 0, Phi(inf) = 1); NaN propagates.
+//
+// In two parts, normal_cdf_head and normal_cdf_tail, for loops that run each over a block of vectors in
+// turn (gelu_vec.h): the whole is one chain of dependent operations (a division, the polynomial, an exp),
+// too long for the core to overlap enough vectors of it, and two shorter loops overlap more. The same
+// operations in the same order: the same bits as vnormal_cdf.
 template <class V>
-typename V::F vnormal_cdf(typename V::F x) {
+struct NormalCdfHead {
+  typename V::F exp_arg;  // -z^2 + P(t)
+  typename V::F half_t;   // t / 2
+};
+
+template <class V>
+NormalCdfHead<V> normal_cdf_head(typename V::F x) {
   using F = typename V::F;
   const F z = V::min(V::set1(12.0f), V::mul(V::abs(x), V::set1(0.70710678118654752f)));
   const F t = V::div(V::set1(1.0f), V::fma(z, V::set1(0.5f), V::set1(1.0f)));
@@ -52,8 +63,18 @@ typename V::F vnormal_cdf(typename V::F x) {
   p = V::fma(p, t, V::set1(0.37409196f));
   p = V::fma(p, t, V::set1(1.00002368f));
   p = V::fma(p, t, V::set1(-1.26551223f));
-  const F half_erfc = V::mul(V::mul(t, V::set1(0.5f)), vexp<V>(V::sub(p, V::mul(z, z))));
+  return {V::sub(p, V::mul(z, z)), V::mul(t, V::set1(0.5f))};
+}
+
+template <class V>
+typename V::F normal_cdf_tail(typename V::F x, const NormalCdfHead<V>& h) {
+  const typename V::F half_erfc = V::mul(h.half_t, vexp<V>(h.exp_arg));
   return V::select(V::lt(x, V::zero()), half_erfc, V::sub(V::set1(1.0f), half_erfc));
+}
+
+template <class V>
+typename V::F vnormal_cdf(typename V::F x) {
+  return normal_cdf_tail<V>(x, normal_cdf_head<V>(x));
 }
 
 }  // namespace cpuft

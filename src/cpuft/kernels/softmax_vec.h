@@ -41,9 +41,10 @@ template <class V>
 }
 
 // Lanes c.. (k of them) of a row of scores as `read` says (scaled, rounded) and masked by km (the key
-// mask, nullable); -inf past the row.
+// mask, nullable); -inf past the row. Always inlined, as softmax_keep: GCC made it a call, once a vector
+// in the forward's first pass and the backward's.
 template <class V>
-typename V::F scores_as_read(const float* row, int64_t c, int k, ScoreRead read, const int8_t* km, float mask_value) {
+[[gnu::always_inline]] inline typename V::F scores_as_read(const float* row, int64_t c, int k, ScoreRead read, const int8_t* km, float mask_value) {
   typename V::F s = load_k<V>(row + c, k, -__builtin_inff());
   if (read.scale != 1.0f) s = V::mul(s, V::set1(read.scale));
   if (read.bf16) s = V::round_bf16(s);

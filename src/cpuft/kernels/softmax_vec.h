@@ -127,12 +127,15 @@ void softmax_recompute_bwd_vec(float* dscores, uint16_t* dscores_bf16, float* dr
       F p = V::mul(vexp<V>(V::sub(s, mx)), inv);
       if (k < V::W) p = V::select(V::first(k), p, V::zero());
       store_k<V>(scores + off + c, k, p);
-      if (dropped || dropped_bf16) {
-        const F y = kept(c, k, p);
-        if (dropped) store_k<V>(dropped + off + c, k, y);
-        if (dropped_bf16) store_bf16_k<V>(dropped_bf16 + off + c, k, y);
+      F dp = load_k<V>(ddropped + off + c, k), y = p;
+      if (drop) {  // the factor read once for both (as kept() applies it)
+        const F factor = V::select(softmax_keep<V>(*drop, row, c, T, k), V::set1(drop->scale), V::zero());
+        y = V::mul(p, factor);
+        dp = V::mul(dp, factor);
       }
-      acc = V::fma(kept(c, k, load_k<V>(ddropped + off + c, k)), p, acc);
+      if (dropped) store_k<V>(dropped + off + c, k, y);
+      if (dropped_bf16) store_bf16_k<V>(dropped_bf16 + off + c, k, y);
+      acc = V::fma(dp, p, acc);
     }
     // Pass 2: ds = p * (dp - sum(dp * p)), over the row pass 1 left in the cache.
     const F dot = V::set1(V::hsum(acc));

@@ -1,6 +1,8 @@
 // Dropout: scalar reference (cpuft::ref).
 #include "cpuft/kernels/ref_kernels.h"
 
+#include <type_traits>
+
 #include "cpuft/kernels/dropout_hash.h"
 #include "cpuft/tensor/bf16.h"
 
@@ -16,7 +18,7 @@ void apply(float* out, uint16_t* out_bf16, const In* in, int64_t n, float scale,
   for (int64_t i = 0; i < n; ++i) {
     const bool keep = (dropout_hash(key, static_cast<uint32_t>(i)) >> 8) >= threshold24;
     float x;
-    if constexpr (sizeof(In) == 2)
+    if constexpr (std::is_same_v<In, uint16_t>)
       x = bf16_to_f32(in[i]);
     else
       x = in[i];

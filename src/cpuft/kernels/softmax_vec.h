@@ -32,19 +32,27 @@ template <class V>
   return keep;
 }
 
-// x * (keep ? 1 / (1 - p) : 0) over lanes c.. of row `row` (k of them), keep by d as softmax_keep gives it:
-// dropout_fwd's values in the forward's last pass, and the gradient through them in the backward.
+// keep ? 1 / (1 - p) : 0 over lanes c.. of row `row` (k of them), keep by d as softmax_keep gives it.
+template <class V>
+[[gnu::always_inline]] inline typename V::F softmax_kept_factor(const DropoutPass& d, int64_t row, int64_t c,
+                                                                int64_t Tk, int k) {
+  return V::select(softmax_keep<V>(d, row, c, Tk, k), V::set1(d.scale), V::zero());
+}
+
+// x times that factor: dropout_fwd's values in the forward's last pass, and the gradient through them in
+// the backward.
 template <class V>
 [[gnu::always_inline]] inline typename V::F softmax_kept(const DropoutPass& d, int64_t row, int64_t c, int64_t Tk,
                                                          int k, typename V::F x) {
-  return V::mul(x, V::select(softmax_keep<V>(d, row, c, Tk, k), V::set1(d.scale), V::zero()));
+  return V::mul(x, softmax_kept_factor<V>(d, row, c, Tk, k));
 }
 
 // Lanes c.. (k of them) of a row of scores as `read` says (scaled, rounded) and masked by km (the key
 // mask, nullable); -inf past the row. Always inlined, as softmax_keep: GCC made it a call, once a vector
 // in the forward's first pass and the backward's.
 template <class V>
-[[gnu::always_inline]] inline typename V::F scores_as_read(const float* row, int64_t c, int k, ScoreRead read, const int8_t* km, float mask_value) {
+[[gnu::always_inline]] inline typename V::F scores_as_read(const float* row, int64_t c, int k, ScoreRead read,
+                                                           const int8_t* km, float mask_value) {
   typename V::F s = load_k<V>(row + c, k, -__builtin_inff());
   if (read.scale != 1.0f) s = V::mul(s, V::set1(read.scale));
   if (read.bf16) s = V::round_bf16(s);
@@ -128,8 +136,8 @@ void softmax_recompute_bwd_vec(float* dscores, uint16_t* dscores_bf16, float* dr
       if (k < V::W) p = V::select(V::first(k), p, V::zero());
       store_k<V>(scores + off + c, k, p);
       F dp = load_k<V>(ddropped + off + c, k), y = p;
-      if (drop) {  // the factor read once for both (as kept() applies it)
-        const F factor = V::select(softmax_keep<V>(*drop, row, c, T, k), V::set1(drop->scale), V::zero());
+      if (drop) {  // the factor read once for both
+        const F factor = softmax_kept_factor<V>(*drop, row, c, T, k);
         y = V::mul(p, factor);
         dp = V::mul(dp, factor);
       }

@@ -62,13 +62,13 @@ typename V::F load_bf16_k(const uint16_t* p, int k) {
   return k == V::W ? V::load_bf16(p) : V::load_bf16_part(p, k);
 }
 
-// Width of the chunk starting at i of a row of n: W, or the tail.
 // Lanes i .. i + k - 1 of an array that is f32 (x) or bf16 (x_bf16, widened exactly).
 template <class V>
 typename V::F load_f32_or_bf16(const float* x, const uint16_t* x_bf16, int64_t i, int k) {
   return x ? load_k<V>(x + i, k) : load_bf16_k<V>(x_bf16 + i, k);
 }
 
+// Width of the chunk starting at i of a row of n: W, or the tail.
 template <class V>
 int width_at(int64_t i, int64_t n) {
   return n - i >= V::W ? V::W : static_cast<int>(n - i);

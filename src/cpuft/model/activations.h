@@ -9,7 +9,8 @@
 //                (no attention probabilities: backward recomputes them, attention.h; with attention
 //                dropout, its keep bits: B nh T^2 / 8 bytes, rounded up per sequence-head)
 //   shared       f32 mode: the GELU output (N I), which backward recomputes from ff1: one buffer for all layers;
-//                bf16 mode: the bf16 output of the output projection and of the FFN's second product (N H / 2)
+//                bf16 mode: the bf16 output of the output projection and of the FFN's second product (N H / 2;
+//                training: the output-gradient scratch below, free during the forward)
 //   bf16 mode    the operands of the linear layers are kept as bf16 (uint16, half a float each):
 //                per layer the layer input, q | k | v and ctx (bf16 only: the attention core reads
 //                and writes bf16), h1 (N H each), the FFN pre-activation and the GELU output (N I
@@ -18,9 +19,8 @@
 //                only, the output-gradient scratch holds bf16, and the context gradient is bf16
 //   head         head input: N H; logits, dlogits: 2 N W (W = head width: 2 or num_labels); a sequence
 //                head's first-token rows and its dense output: 2 B H (and their bf16 copies)
-//   scratch      dres, da, db: 3 N H; dqkv: 3 N H (f32 mode; bf16 mode: 3 N H / 2); di: N I (bf16 mode: N I / 2); bf16
-//   dy: N max(H, I) / 2; bf16 dctx: N H / 2;
-//                per thread kTilesPerThread T^2 attention tiles
+//   scratch      dres, da, db: 3 N H; dqkv: 3 N H (f32 mode; bf16 mode: 3 N H / 2); di: N I (bf16 mode: N I / 2);
+//                bf16 dy: N max(H, I) / 2; bf16 dctx: N H / 2; per thread kTilesPerThread T^2 attention tiles
 // A forward-only plan (evaluation, prediction) also holds the packed copy of a padded batch's real
 // tokens (ids, types, mask: N each; window offsets: N + 1), and keeps no activations for backward: every layer uses
 // one set of tensors except its output h2, which alternates between two buffers (layer i reads

@@ -3,14 +3,18 @@
 // machine's practical peak and a streaming copy for memory bandwidth. Counters are rates, shown
 // as GFLOP=x/s (floating-point operations) and GB=x/s (bytes read + written).
 #include <benchmark/benchmark.h>
+#include <dnnl.hpp>
 
 #include <cstring>
+#include <iterator>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "cpuft/cpu/isa.h"
 #include "cpuft/kernels/gemm.h"
+#include "cpuft/kernels/gemm_primitives.h"
+#include "cpuft/kernels/weight_blocks.h"
 #include "cpuft/tensor/bf16.h"
 #include "cpuft/tensor/dtype.h"
 #include "cpuft/util/aligned_vector.h"
@@ -156,6 +160,55 @@ void BM_Bf16Convert(benchmark::State& state) {
   state.SetLabel(bf16_convert_path());
 }
 BENCHMARK(BM_Bf16Convert)->Unit(benchmark::kMicrosecond)->UseRealTime();
+
+// Both bf16 copies in oneDNN's blocked layout (BA16a64b2a, the one its AVX512_BF16 and AMX products pick
+// for these weights) of one DistilBERT layer's product weights (q, k, v as one 2,304 x 768; 768 x 768;
+// 3,072 x 768; 768 x 3,072), from their f32 masters, as the optimizer step refreshes them: way 0 rounds
+// each weight into a bf16 scratch and runs oneDNN's reorder for each copy (cpuft before write_weight_blocks),
+// way 1 is write_weight_blocks (one pass). GB/s counts 4 bytes read and 4 written per weight element.
+void BM_WeightBlocks(benchmark::State& state) {
+  using tag = dnnl::memory::format_tag;
+  struct Weight {
+    int64_t N, K;
+  };
+  const Weight weights[] = {{2304, 768}, {768, 768}, {3072, 768}, {768, 3072}};
+  dnnl::engine eng(dnnl::engine::kind::cpu, 0);
+  dnnl::stream stream(eng);
+  std::vector<Buffer> masters;
+  std::vector<std::vector<uint16_t>> fwd, bwd;
+  int64_t elements = 0;
+  for (const Weight& w : weights) {
+    masters.push_back(random_values(DType::kF32, w.N * w.K, 3));
+    fwd.emplace_back(gemm_detail::pair_blocks_of_tag(w.K, w.N, tag::BA16a64b2a)->bytes / 2);
+    bwd.emplace_back(gemm_detail::pair_blocks_of_tag(w.N, w.K, tag::BA16a64b2a)->bytes / 2);
+    elements += w.N * w.K;
+  }
+  std::vector<uint16_t> scratch;
+  for (auto _ : state)
+    for (size_t i = 0; i < std::size(weights); ++i) {
+      const int64_t N = weights[i].N, K = weights[i].K;
+      if (state.range(0) == 1) {
+        const auto f = gemm_detail::pair_blocks_of_tag(K, N, tag::BA16a64b2a);
+        const auto b = gemm_detail::pair_blocks_of_tag(N, K, tag::BA16a64b2a);
+        write_weight_blocks(fwd[i].data(), &*f, bwd[i].data(), &*b, masters[i].raw(), DType::kF32, N, K);
+        continue;
+      }
+      scratch.resize(static_cast<size_t>(N * K));
+      f32_to_bf16_array(masters[i].data<float>(), scratch.data(), N * K);
+      for (bool forward : {true, false}) {
+        const int64_t rows = forward ? K : N, cols = forward ? N : K;
+        const dnnl::memory::desc plain({rows, cols}, dnnl::memory::data_type::bf16,
+                                       forward ? dnnl::memory::dims{1, K} : dnnl::memory::dims{K, 1});
+        const dnnl::memory::desc blocked({rows, cols}, dnnl::memory::data_type::bf16, tag::BA16a64b2a);
+        dnnl::memory from(plain, eng, scratch.data()), to(blocked, eng, (forward ? fwd : bwd)[i].data());
+        dnnl::reorder(from, to).execute(stream, from, to);
+        stream.wait();
+      }
+    }
+  state.counters["GB"] = benchmark::Counter(8.0 * elements * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+  state.SetLabel(state.range(0) == 1 ? "write_weight_blocks" : "round, then oneDNN reorder");
+}
+BENCHMARK(BM_WeightBlocks)->Arg(0)->Arg(1)->ArgName("way")->Unit(benchmark::kMillisecond)->UseRealTime();
 
 }  // namespace
 }  // namespace cpuft

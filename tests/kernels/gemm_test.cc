@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <random>
 #include <string>
 #include <vector>
@@ -526,21 +527,30 @@ TEST(Gemm, BlockedWeightsGiveTheRowMajorProducts) {
         bwd(blocked_weight_bytes(s.N, s.K, WeightUse::kBackwardData) + 64);
     uint8_t* f = fwd.data() + (64 - reinterpret_cast<uintptr_t>(fwd.data()) % 64) % 64;
     uint8_t* b = bwd.data() + (64 - reinterpret_cast<uintptr_t>(bwd.data()) % 64) % 64;
-    block_weight(f, w.data(), DType::kBf16, s.N, s.K, WeightUse::kForward);
-    block_weight(b, w.data(), DType::kBf16, s.N, s.K, WeightUse::kBackwardData);
-    // From f32 values, the copy of their bf16 rounding (f32_to_bf16's), byte for byte.
+    block_weight(f, b, w.data(), DType::kBf16, s.N, s.K);
+    // From f32 values, the copy of their bf16 rounding (f32_to_bf16's), byte for byte; each copy alone as
+    // both in one pass.
+    std::vector<float> w32(static_cast<size_t>(s.N * s.K));
+    std::mt19937 rng(11);
+    std::normal_distribution<float> normal(0.f, 0.3f);
+    for (float& v : w32) v = normal(rng);
+    std::vector<uint16_t> w16(w32.size());
+    f32_to_bf16_array(w32.data(), w16.data(), static_cast<int64_t>(w32.size()));
+    std::vector<uint32_t> both[2] = {
+        std::vector<uint32_t>(blocked_weight_bytes(s.N, s.K, WeightUse::kForward) / 4),
+        std::vector<uint32_t>(blocked_weight_bytes(s.N, s.K, WeightUse::kBackwardData) / 4)};
+    block_weight(both[0].data(), both[1].data(), w32.data(), DType::kF32, s.N, s.K);
     for (WeightUse use : {WeightUse::kForward, WeightUse::kBackwardData}) {
-      std::vector<float> w32(static_cast<size_t>(s.N * s.K));
-      std::mt19937 rng(11);
-      std::normal_distribution<float> normal(0.f, 0.3f);
-      for (float& v : w32) v = normal(rng);
-      std::vector<uint16_t> w16(w32.size());
-      f32_to_bf16_array(w32.data(), w16.data(), static_cast<int64_t>(w32.size()));
       const size_t bytes = blocked_weight_bytes(s.N, s.K, use);
-      std::vector<uint8_t> from32(bytes), from16(bytes);
-      block_weight(from32.data(), w32.data(), DType::kF32, s.N, s.K, use);
-      block_weight(from16.data(), w16.data(), DType::kBf16, s.N, s.K, use);
+      std::vector<uint32_t> from32(bytes / 4), from16(bytes / 4);
+      const bool f32_first = use == WeightUse::kForward;
+      block_weight(f32_first ? from32.data() : nullptr, f32_first ? nullptr : from32.data(), w32.data(), DType::kF32,
+                   s.N, s.K);
+      block_weight(f32_first ? from16.data() : nullptr, f32_first ? nullptr : from16.data(), w16.data(), DType::kBf16,
+                   s.N, s.K);
       EXPECT_EQ(from32, from16) << "use " << static_cast<int>(use);
+      EXPECT_EQ(0, std::memcmp(from32.data(), both[static_cast<int>(use)].data(), bytes))
+          << "use " << static_cast<int>(use);
     }
     const std::string what = "M=" + std::to_string(s.M) + " N=" + std::to_string(s.N) + " K=" + std::to_string(s.K);
     std::vector<float> y0(static_cast<size_t>(s.M * s.N)), y1 = y0;

@@ -162,7 +162,19 @@ void matmul(int64_t B, int64_t H, int64_t M, int64_t N, int64_t K, const MatIn& 
       return;
     }
     s.b_blocked = false;
-    if (!b.data) fail_internal("matmul: oneDNN cannot build the product with the blocked B of M=", M, " N=", N, " K=", K, " and there is no row-major B");
+    if (!b.data) {
+      // No product of oneDNN's reads this blocked B here (gemm_detail::set_pair_blocks_everywhere): the
+      // product of its values read back as a dense B stored as b says (transposed or not), which is
+      // the product the row-major weight gives.
+      const PairBlockLayout* l = gemm_detail::blocked_layout(K, N);
+      if (!l) fail_internal("matmul: a blocked B of K=", K, " N=", N, " where there is no blocked layout");
+      std::vector<uint16_t> values(static_cast<size_t>(K * N));
+      read_pair_blocks(values.data(), *l, static_cast<const uint16_t*>(b.blocked), K, N, b.trans);
+      MatIn plain = b;
+      plain.data = values.data(), plain.row_stride = b.trans ? K : N, plain.blocked = nullptr;
+      matmul(B, H, M, N, K, a, plain, c, opt);
+      return;
+    }
   }
   if (const gemm_detail::Primitive* p = gemm_detail::find_primitive(s)) {
     gemm_detail::execute(*p, a.data, b.data, c.data, opt.bias);
@@ -173,18 +185,29 @@ void matmul(int64_t B, int64_t H, int64_t M, int64_t N, int64_t K, const MatIn& 
   gemm_detail::emulate_in_f32(B, H, M, N, K, a, b, c, opt);
 }
 
-size_t blocked_weight_bytes(int64_t N, int64_t K, WeightUse use) {
-  // The forward reads W^T ([K, N], stored [N, K]); backward-data reads W ([N, K] as stored).
-  return use == WeightUse::kForward ? gemm_detail::blocked_bytes(K, N) : gemm_detail::blocked_bytes(N, K);
+namespace {
+
+// The layout of W [N, K]'s copy for `use`: the forward reads W^T ([K, N], stored [N, K]); backward-data
+// reads W ([N, K] as stored).
+const PairBlockLayout* weight_layout(int64_t N, int64_t K, WeightUse use) {
+  return use == WeightUse::kForward ? gemm_detail::blocked_layout(K, N) : gemm_detail::blocked_layout(N, K);
 }
 
-void block_weight(void* dst, const void* w, DType w_type, int64_t N, int64_t K, WeightUse use) {
-  if (blocked_weight_bytes(N, K, use) == 0) fail("block_weight: no blocked layout here (bf16 products are not native)");
+}  // namespace
+
+size_t blocked_weight_bytes(int64_t N, int64_t K, WeightUse use) {
+  const PairBlockLayout* l = weight_layout(N, K, use);
+  return l ? l->bytes : 0;
+}
+
+void block_weight(void* forward, void* backward_data, const void* w, DType w_type, int64_t N, int64_t K) {
+  const PairBlockLayout* fwd = forward ? weight_layout(N, K, WeightUse::kForward) : nullptr;
+  const PairBlockLayout* bwd = backward_data ? weight_layout(N, K, WeightUse::kBackwardData) : nullptr;
+  if ((forward && !fwd) || (backward_data && !bwd))
+    fail("block_weight: no blocked layout here (bf16 products are not native)");
   if (!is_float(w_type)) fail("block_weight: weight dtype ", dtype_name(w_type), ", expected f32 or bf16");
-  if (use == WeightUse::kForward)
-    gemm_detail::block(dst, w, w_type, K, N, true);
-  else
-    gemm_detail::block(dst, w, w_type, N, K, false);
+  write_weight_blocks(static_cast<uint16_t*>(forward), fwd, static_cast<uint16_t*>(backward_data), bwd, w, w_type, N,
+                      K);
 }
 
 namespace {

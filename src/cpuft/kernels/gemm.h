@@ -75,9 +75,10 @@ void matmul(int64_t B, int64_t H, int64_t M, int64_t N, int64_t K, const MatIn& 
 enum class WeightUse { kForward, kBackwardData };
 // Bytes of W [N, K]'s copy for `use`; 0 where bf16 products are not native (no copy is made then).
 size_t blocked_weight_bytes(int64_t N, int64_t K, WeightUse use);
-// dst (blocked_weight_bytes) = W [N, K] (row-major, f32 or bf16) in that layout, as bf16 (f32 rounded to
-// nearest even: the values of f32_to_bf16).
-void block_weight(void* dst, const void* w, DType w_type, int64_t N, int64_t K, WeightUse use);
+// W [N, K] (row-major, f32 or bf16) as bf16 (f32 rounded to nearest even: the values of f32_to_bf16) in
+// the layout of each use: forward and backward_data (each nullable; blocked_weight_bytes each, 4-byte
+// aligned), in one pass over W (kernels/weight_blocks.h).
+void block_weight(void* forward, void* backward_data, const void* w, DType w_type, int64_t N, int64_t K);
 
 // ---- Linear layer: x [M, K] row-major, W [N, K] row-major (as Hugging Face stores [out, in]).
 // `in` is the dtype of x/dy and W (f32 or bf16), `out` the dtype of the result. w_blocked (nullable,

@@ -1,8 +1,10 @@
 #include "cpuft/kernels/gemm_primitives.h"
 
+#include <atomic>
 #include <cstring>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <unordered_map>
 
@@ -80,37 +82,63 @@ Key make_key(const ProductShape& s) {
   return k;
 }
 
-// The row-major bf16 [K, N] B (or [N, K] read transposed) as oneDNN describes it.
-dnnl::memory::desc plain_b(int64_t K, int64_t N, bool trans, DType type) {
-  return dnnl::memory::desc({K, N}, to_dnnl(type), trans ? dnnl::memory::dims{1, K} : dnnl::memory::dims{N, 1});
+// `d` as a PairBlockLayout when it is one (blocked, pairs of rows innermost, no offset); nullopt otherwise.
+std::optional<PairBlockLayout> pair_blocks_of(const dnnl::memory::desc& d) {
+  const dnnl_memory_desc_t& m = d.data;
+  if (m.ndims != 2 || m.format_kind != dnnl_blocked || m.offset0 != 0 || m.data_type != dnnl_bf16) return std::nullopt;
+  const dnnl_blocking_desc_t& b = m.format_desc.blocking;
+  if (b.inner_nblks != 3 || b.inner_idxs[0] != 0 || b.inner_idxs[1] != 1 || b.inner_idxs[2] != 0 ||
+      b.inner_blks[2] != 2)
+    return std::nullopt;
+  PairBlockLayout l;
+  l.row_block = b.inner_blks[0] * 2, l.col_block = b.inner_blks[1];
+  l.row_block_stride = b.strides[0], l.col_block_stride = b.strides[1];
+  l.padded_rows = m.padded_dims[0], l.padded_cols = m.padded_dims[1];
+  l.bytes = d.get_size();
+  // The blocks must tile the padded operand without overlap, as a dense layout of whole blocks does.
+  const int64_t block = l.row_block * l.col_block, row_blocks = l.padded_rows / l.row_block,
+                col_blocks = l.padded_cols / l.col_block;
+  const bool rows_outer = l.row_block_stride == col_blocks * block && l.col_block_stride == block;
+  const bool cols_outer = l.col_block_stride == row_blocks * block && l.row_block_stride == block;
+  if (!(rows_outer || cols_outer) || l.bytes != static_cast<size_t>(row_blocks * col_blocks * block) * 2)
+    return std::nullopt;
+  return l;
 }
 
 // The layout oneDNN's bf16 product picks for a [K, N] B given the choice (format_tag::any), asked with
-// a 64-row A; an empty descriptor where that product is not native. Cached per (K, N): the layout does
-// not depend on how the row-major copy it is made from is stored.
-const dnnl::memory::desc& blocked_desc(int64_t K, int64_t N) {
+// a 64-row A, with its descriptor; none where that product is not native or the layout is not pairs of
+// rows in blocks (the only one cpuft writes: then the products read row-major weights). Cached per (K, N).
+struct BlockedB {
+  dnnl::memory::desc desc;
+  std::optional<PairBlockLayout> layout;
+};
+
+const BlockedB& blocked_b(int64_t K, int64_t N) {
   static std::mutex mu;
-  static auto* cache = new std::unordered_map<std::string, dnnl::memory::desc>;
+  static auto* cache = new std::unordered_map<std::string, BlockedB>;
   std::string key = std::to_string(K) + "x" + std::to_string(N);
   std::lock_guard<std::mutex> lock(mu);
   auto it = cache->find(key);
   if (it != cache->end()) return it->second;
-  dnnl::memory::desc d;
+  BlockedB blocked;
   try {
     const dnnl::memory::desc a({64, K}, dt::bf16, dnnl::memory::format_tag::ab);
     const dnnl::memory::desc b({K, N}, dt::bf16, dnnl::memory::format_tag::any);
     const dnnl::memory::desc c({64, N}, dt::f32, dnnl::memory::format_tag::ab);
     dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(a, b, c), runtime().engine);
-    if (std::strncmp(pd.impl_info_str(), "ref", 3) != 0) d = pd.weights_desc();
+    if (std::strncmp(pd.impl_info_str(), "ref", 3) != 0) {
+      blocked.layout = pair_blocks_of(pd.weights_desc());
+      if (blocked.layout) blocked.desc = pd.weights_desc();
+    }
   } catch (const dnnl::error&) {
   }
-  return cache->emplace(std::move(key), d).first->second;
+  return cache->emplace(std::move(key), std::move(blocked)).first->second;
 }
 
 std::unique_ptr<Primitive> build(const ProductShape& s) {
   auto p = std::make_unique<Primitive>();
   p->a = matrix_desc(s, s.M, s.K, s.a_type, s.a_row, s.a_trans, s.a_batch, s.a_head);
-  p->b = s.b_blocked ? blocked_desc(s.K, s.N)
+  p->b = s.b_blocked ? blocked_b(s.K, s.N).desc
                      : matrix_desc(s, s.K, s.N, s.b_type, s.b_row, s.b_trans, s.b_batch, s.b_head);
   if (s.b_blocked && (s.B != 1 || s.H != 1 || s.b_type != DType::kBf16 || p->b.get_size() == 0)) return nullptr;
   p->c = matrix_desc(s, s.M, s.N, s.c_type, s.c_row, false, s.c_batch, s.c_head);
@@ -196,14 +224,37 @@ void execute(const Primitive& p, const void* a, const void* b, void* c, const fl
 
 const char* impl_name(const Primitive& p) { return p.impl.c_str(); }
 
-size_t blocked_bytes(int64_t K, int64_t N) { return blocked_desc(K, N).get_size(); }
+namespace {
 
-void block(void* dst, const void* src, DType src_type, int64_t K, int64_t N, bool trans) {
-  Runtime& rt = runtime();
-  dnnl::memory from(plain_b(K, N, trans, src_type), rt.engine, const_cast<void*>(src));
-  dnnl::memory to(blocked_desc(K, N), rt.engine, dst);
-  dnnl::reorder(from, to).execute(rt.stream, from, to);
-  rt.stream.wait();
+std::atomic<bool> pair_blocks_everywhere{false};
+
+// BA16a64b2a's layout of a [K, N] operand (what AVX512_BF16 and AMX products pick for most weights),
+// cached per (K, N), for set_pair_blocks_everywhere.
+const PairBlockLayout& stand_in_layout(int64_t K, int64_t N) {
+  static std::mutex mu;
+  static auto* cache = new std::unordered_map<std::string, PairBlockLayout>;
+  std::string key = std::to_string(K) + "x" + std::to_string(N);
+  std::lock_guard<std::mutex> lock(mu);
+  auto it = cache->find(key);
+  if (it == cache->end()) {
+    const dnnl::memory::desc d({K, N}, dt::bf16, dnnl::memory::format_tag::BA16a64b2a);
+    it = cache->emplace(std::move(key), *pair_blocks_of(d)).first;
+  }
+  return it->second;
+}
+
+}  // namespace
+
+const PairBlockLayout* blocked_layout(int64_t K, int64_t N) {
+  const BlockedB& b = blocked_b(K, N);
+  if (b.layout) return &*b.layout;
+  return pair_blocks_everywhere ? &stand_in_layout(K, N) : nullptr;
+}
+
+void set_pair_blocks_everywhere(bool on) { pair_blocks_everywhere = on; }
+
+std::optional<PairBlockLayout> pair_blocks_of_tag(int64_t rows, int64_t cols, dnnl::memory::format_tag tag) {
+  return pair_blocks_of(dnnl::memory::desc({rows, cols}, dt::bf16, tag));
 }
 
 int64_t primitives_cached() {

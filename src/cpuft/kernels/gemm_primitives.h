@@ -3,8 +3,12 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
+
+#include <dnnl.hpp>
 
 #include "cpuft/kernels/gemm.h"
+#include "cpuft/kernels/weight_blocks.h"
 
 namespace cpuft::gemm_detail {
 
@@ -30,11 +34,18 @@ class Primitive;
 // emulates in f32). Thread-safe.
 const Primitive* find_primitive(const ProductShape& shape);
 
-// Bytes of a bf16 [K, N] B operand in the layout oneDNN's bf16 product prefers for it (its blocked
-// weights format: the same for every M), 0 where bf16 products are not native; and the reorder of a
-// row-major f32 or bf16 matrix (stored [N, K] when trans) into it (f32 rounded to nearest even).
-size_t blocked_bytes(int64_t K, int64_t N);
-void block(void* dst, const void* src, DType src_type, int64_t K, int64_t N, bool trans);
+// The layout oneDNN's bf16 product prefers for a bf16 [K, N] B operand (its blocked weights format: the
+// same for every M), which write_weight_blocks writes; null where bf16 products are not native, or where
+// that layout is not pairs of rows in blocks (the products then read row-major weights).
+const PairBlockLayout* blocked_layout(int64_t K, int64_t N);
+// For tests on CPUs whose bf16 products are not native: on, blocked_layout gives BA16a64b2a's layout
+// where it would give none, so that blocked weight copies are made, and matmul reads such copies back
+// row-major (no product of oneDNN's reads them here): the blocked path of a model runs end to end on
+// any CPU. Set it before the model is made, with no product running.
+void set_pair_blocks_everywhere(bool on);
+// The layout of oneDNN's format tag `tag` for a bf16 [rows, cols] operand, as blocked_layout reads the
+// product's choice; nullopt where it is not pairs of rows in blocks. For the tests of other tags.
+std::optional<PairBlockLayout> pair_blocks_of_tag(int64_t rows, int64_t cols, dnnl::memory::format_tag tag);
 
 // Runs a primitive from find_primitive on the shared stream and waits for it.
 void execute(const Primitive& p, const void* a, const void* b, void* c, const float* bias);

@@ -22,8 +22,9 @@ void AdamW::step(QaModel& model, double lr, float grad_scale, bool zero_grads) {
     // The bf16 copy of a matrix-product weight is written in the same pass.
     adamw_step(model.params() + e.offset, m_.data() + e.offset, v_.data() + e.offset, model.bf16_copy(e.offset),
                model.grads() + e.offset, static_cast<int64_t>(e.numel), p, step_);
+    // The copies in oneDNN's layouts of the weights this entry completes, while their masters are in cache.
+    model.refresh_blocked_copies_ending_at(e.offset + e.numel);
   }
-  model.refresh_blocked_copies();
 }
 
 double clip_grad_norm(QaModel& model, double max_norm) {

@@ -95,19 +95,22 @@ bool QaModel::make_blocked_copies(WeightUse use) {
 }
 
 void QaModel::refresh_blocked_copies() {
-  // Each weight is rounded to bf16 once, into a scratch of one weight, and reordered from there: oneDNN's
-  // reorder from f32 converts as it reorders, more slowly (the optimizer step of DistilBERT-base on Zen 5:
-  // 56.8 ms that way, 43.4 ms this way, 38.9 ms with row-major bf16 copies written by AdamW).
-  for (const auto& [offset, c] : blocked_[0].by_param) {
-    if (blocked_scratch_.size() < static_cast<size_t>(c.n * c.k)) blocked_scratch_.resize(static_cast<size_t>(c.n * c.k));
-    f32_to_bf16_array(params_.data() + offset, blocked_scratch_.data(), c.n * c.k);
-    for (BlockedCopies& b : blocked_) {
-      const auto it = b.by_param.find(offset);
-      if (it != b.by_param.end())
-        block_weight(b.base() + it->second.at, blocked_scratch_.data(), DType::kBf16, c.n, c.k,
-                     static_cast<WeightUse>(&b - blocked_));
-    }
+  for (const auto& [offset, c] : blocked_[0].by_param) refresh_blocked_copy(offset, c);
+}
+
+void QaModel::refresh_blocked_copies_ending_at(size_t param_end) {
+  for (const auto& [offset, c] : blocked_[0].by_param)
+    if (offset + static_cast<size_t>(c.n * c.k) == param_end) refresh_blocked_copy(offset, c);
+}
+
+void QaModel::refresh_blocked_copy(size_t offset, const BlockedCopies::Copy& c) {
+  // Both copies of the weight in one pass over its f32 master, each value rounded once (block_weight).
+  void* copy[2] = {nullptr, nullptr};
+  for (BlockedCopies& b : blocked_) {
+    const auto it = b.by_param.find(offset);
+    if (it != b.by_param.end()) copy[&b - blocked_] = b.base() + it->second.at;
   }
+  block_weight(copy[0], copy[1], params_.data() + offset, DType::kF32, c.n, c.k);
 }
 
 void QaModel::zero_grads() { std::fill(grads_.begin(), grads_.end(), 0.f); }

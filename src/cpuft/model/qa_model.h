@@ -171,8 +171,11 @@ class QaModel {
   // The row-major bf16 copy of the parameter tensor at `offset` (a ParamEntry offset), or null when it
   // has none (f32 mode, a model that keeps the copies in oneDNN's layout, or not a matrix-product weight).
   uint16_t* bf16_copy(size_t offset);
-  // Re-derives the copies in oneDNN's layouts from the f32 masters (AdamW calls it after its update).
+  // Re-derives the copies in oneDNN's layouts from the f32 masters: all of them, or those of the weights
+  // whose values end at param_end (AdamW refreshes each as soon as its update is done, while its master is
+  // still in cache: a layer's q, k, v copy after v's update).
   void refresh_blocked_copies();
+  void refresh_blocked_copies_ending_at(size_t param_end);
 
   // Called during backward each time the gradient range [begin, end) (in floats, into grads()) is
   // final: the head first, then layers L-1 .. 0, then the embeddings.
@@ -232,8 +235,7 @@ class QaModel {
     uint8_t* base() const { return reinterpret_cast<uint8_t*>(const_cast<uint64_t*>(words.data())); }
   };
   BlockedCopies blocked_[2];
-  AlignedVector<uint16_t>
-      blocked_scratch_;  // one weight as bf16, on its way into its copies (kept: no allocation per step)
+  void refresh_blocked_copy(size_t offset, const BlockedCopies::Copy& c);
   // The copies' storage for `use` (where bf16 products are native), unwritten: refresh_blocked_copies fills it.
   // True when it made them now (false: made before, or none here).
   bool make_blocked_copies(WeightUse use);

@@ -40,7 +40,8 @@ struct MatIn {
   int64_t batch_stride = 0;  // distance between consecutive b (unused when B == 1)
   int64_t head_stride = 0;   // distance between consecutive h (unused when H == 1)
   // B only (bf16, B == H == 1): the same matrix as block_weight made it, read in its place where oneDNN
-  // builds that product (otherwise data is read: with data null, the product fails); null: none.
+  // builds that product (otherwise data is read; with data null, the blocked values read back into a
+  // dense B stored as row_stride and trans say); null: none.
   const void* blocked = nullptr;
 };
 

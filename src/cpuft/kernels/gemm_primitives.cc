@@ -111,6 +111,7 @@ std::optional<PairBlockLayout> pair_blocks_of(const dnnl::memory::desc& d) {
 struct BlockedB {
   dnnl::memory::desc desc;
   std::optional<PairBlockLayout> layout;
+  PairBlockLayout stand_in;  // BA16a64b2a's, for set_pair_blocks_everywhere
 };
 
 const BlockedB& blocked_b(int64_t K, int64_t N) {
@@ -121,6 +122,7 @@ const BlockedB& blocked_b(int64_t K, int64_t N) {
   auto it = cache->find(key);
   if (it != cache->end()) return it->second;
   BlockedB blocked;
+  blocked.stand_in = *pair_blocks_of(dnnl::memory::desc({K, N}, dt::bf16, dnnl::memory::format_tag::BA16a64b2a));
   try {
     const dnnl::memory::desc a({64, K}, dt::bf16, dnnl::memory::format_tag::ab);
     const dnnl::memory::desc b({K, N}, dt::bf16, dnnl::memory::format_tag::any);
@@ -228,27 +230,12 @@ namespace {
 
 std::atomic<bool> pair_blocks_everywhere{false};
 
-// BA16a64b2a's layout of a [K, N] operand (what AVX512_BF16 and AMX products pick for most weights),
-// cached per (K, N), for set_pair_blocks_everywhere.
-const PairBlockLayout& stand_in_layout(int64_t K, int64_t N) {
-  static std::mutex mu;
-  static auto* cache = new std::unordered_map<std::string, PairBlockLayout>;
-  std::string key = std::to_string(K) + "x" + std::to_string(N);
-  std::lock_guard<std::mutex> lock(mu);
-  auto it = cache->find(key);
-  if (it == cache->end()) {
-    const dnnl::memory::desc d({K, N}, dt::bf16, dnnl::memory::format_tag::BA16a64b2a);
-    it = cache->emplace(std::move(key), *pair_blocks_of(d)).first;
-  }
-  return it->second;
-}
-
 }  // namespace
 
 const PairBlockLayout* blocked_layout(int64_t K, int64_t N) {
   const BlockedB& b = blocked_b(K, N);
   if (b.layout) return &*b.layout;
-  return pair_blocks_everywhere ? &stand_in_layout(K, N) : nullptr;
+  return pair_blocks_everywhere ? &b.stand_in : nullptr;
 }
 
 void set_pair_blocks_everywhere(bool on) { pair_blocks_everywhere = on; }

@@ -18,6 +18,7 @@
 #include "cpuft/model/qa_model.h"
 #include "cpuft/tensor/bf16.h"
 #include "cpuft/util/error.h"
+#include "cpuft/util/op_profile.h"
 #include "model/reference.h"
 
 namespace fs = std::filesystem;
@@ -476,6 +477,7 @@ TEST(QaModel, BlockedWeightCopiesTrainAndEvaluateAsRowMajorOnes) {
     struct Run {
       std::vector<float> losses, params, grads, logits;
       bool row_major_copies = false;
+      int64_t copy_refreshes = 0;  // in the profile's weight_copies row
     };
     auto run = [&](bool blocked_everywhere) {
       gemm_detail::set_pair_blocks_everywhere(blocked_everywhere);
@@ -485,12 +487,16 @@ TEST(QaModel, BlockedWeightCopiesTrainAndEvaluateAsRowMajorOnes) {
       AdamWConfig config;
       config.weight_decay = 0.01;
       AdamW opt(m, config);
+      op_profile_reset();
+      op_profile_enable(true);
       for (int step = 0; step < 3; ++step) {
         m.zero_grads();
         r.losses.push_back(m.forward_backward(ref.batch_view(), 1));
         r.grads.insert(r.grads.end(), m.grads(), m.grads() + m.num_params());
         optimizer_step(m, opt, 1.0, 1e-2);
       }
+      op_profile_enable(false);
+      r.copy_refreshes = op_profile_totals().calls[static_cast<int>(Op::kWeightCopies)];
       r.params.assign(m.params(), m.params() + m.num_params());
       r.logits.resize(static_cast<size_t>(2 * ref.batch * ref.seq_len));
       m.forward(ref.batch_view(), r.logits.data(), r.logits.data() + ref.batch * ref.seq_len);
@@ -504,6 +510,13 @@ TEST(QaModel, BlockedWeightCopiesTrainAndEvaluateAsRowMajorOnes) {
     EXPECT_EQ(blocked.grads, plain.grads) << name;
     EXPECT_EQ(blocked.params, plain.params) << name;
     EXPECT_EQ(blocked.logits, plain.logits) << name;
+    // Each step refreshes each layer's four product weights and the head's (`cpuft bench --profile`'s
+    // weight_copies row times them); none where the copies are row-major (AdamW writes those).
+    QaModel shape(tiny_config(name, 0.1f), false, 5);
+    EXPECT_EQ(blocked.copy_refreshes, 3 * (4 * shape.config().layers + 1)) << name;
+    if (plain.row_major_copies) {
+      EXPECT_EQ(plain.copy_refreshes, 0) << name;
+    }
   }
 }
 

@@ -14,7 +14,6 @@ AdamW::AdamW(const QaModel& model, AdamWConfig config) : config_(config) {
 }
 
 void AdamW::step(QaModel& model, double lr, float grad_scale, bool zero_grads) {
-  OpScope scope(Op::kOptimizer);
   ++step_;
   for (const ParamEntry& e : model.table().entries()) {
     const AdamWParams p{lr,         config_.beta1, config_.beta2, config_.eps, e.decay ? config_.weight_decay : 0.0,

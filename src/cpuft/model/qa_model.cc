@@ -13,6 +13,7 @@
 #include "cpuft/tensor/bf16.h"
 #include "cpuft/util/error.h"
 #include "cpuft/util/memory.h"
+#include "cpuft/util/op_profile.h"
 
 namespace cpuft {
 
@@ -104,6 +105,7 @@ void QaModel::refresh_blocked_copies_ending_at(size_t param_end) {
 }
 
 void QaModel::refresh_blocked_copy(size_t offset, const BlockedCopies::Copy& c) {
+  OpScope scope(Op::kWeightCopies);
   // Both copies of the weight in one pass over its f32 master, each value rounded once (block_weight).
   void* copy[2] = {nullptr, nullptr};
   for (BlockedCopies& b : blocked_) {

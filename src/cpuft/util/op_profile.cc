@@ -29,6 +29,7 @@ const char* op_name(Op op) {
     case Op::kLoss: return "loss";
     case Op::kGradNorm: return "grad_norm";
     case Op::kOptimizer: return "optimizer";
+    case Op::kWeightCopies: return "weight_copies";
     case Op::kCount: break;
   }
   return "?";

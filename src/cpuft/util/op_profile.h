@@ -11,16 +11,17 @@
 namespace cpuft {
 
 enum class Op : int {
-  kEmbedding,   // token/position/type lookup and its gradient scatter
-  kMatmul,      // the model's linear layers (forward, backward data and weights, bias gradient)
-  kAttention,   // scores, masked softmax, attention dropout, probabilities x values, and their backward
-  kLayernorm,   // residual add + LayerNorm, forward and backward
-  kGelu,        // GELU forward and backward
-  kDropout,     // hidden-state dropout, forward and backward
-  kBf16Round,  // rounding activations and gradients to bf16 for the next product (--bf16)
-  kLoss,        // QA cross-entropy and its gradient
-  kGradNorm,   // global gradient norm and clipping
-  kOptimizer,   // AdamW and the refresh of bf16 weight copies
+  kEmbedding,     // token/position/type lookup and its gradient scatter
+  kMatmul,        // the model's linear layers (forward, backward data and weights, bias gradient)
+  kAttention,     // scores, masked softmax, attention dropout, probabilities x values, and their backward
+  kLayernorm,     // residual add + LayerNorm, forward and backward
+  kGelu,          // GELU forward and backward
+  kDropout,       // hidden-state dropout, forward and backward
+  kBf16Round,     // rounding activations and gradients to bf16 for the next product (--bf16)
+  kLoss,          // QA cross-entropy and its gradient
+  kGradNorm,      // global gradient norm and clipping
+  kOptimizer,     // AdamW (with the row-major bf16 weight copies it writes in its pass)
+  kWeightCopies,  // the bf16 weights' copies in oneDNN's blocked layout, remade after AdamW's update
   kCount
 };
 

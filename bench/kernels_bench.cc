@@ -88,6 +88,31 @@ void BM_GeluBwd(benchmark::State& state) {
   set_bytes(state, kRows * kFfn * 4.0 * 3);
 }
 
+// f32 training's GELU in backward, one FFN of a b8 s384 step: the output recomputed (lin2's weight gradient
+// reads it) and the gradient with the bias gradient; way 0 as gelu_fwd then gelu_bwd, each computing the
+// normal CDF, way 1 as gelu_recompute (the gradient factor kept in place of the pre-activation) then
+// gelu_bwd_factored. Args: isa, way.
+void BM_GeluF32Backward(benchmark::State& state) {
+  const KernelTable* k = table_for(state);
+  if (!k) return;
+  const auto pre = random_floats(kRows * kFfn, 2.0f), d = random_floats(kRows * kFfn);
+  auto work = pre;
+  AlignedVector<float> g(pre.size()), dpre(pre.size()), db(kFfn);
+  for (auto _ : state) {
+    if (state.range(1) == 0) {
+      k->gelu_fwd(g.data(), nullptr, pre.data(), nullptr, kRows, kFfn);
+      k->gelu_bwd(dpre.data(), nullptr, db.data(), d.data(), nullptr, pre.data(), nullptr, kRows, kFfn);
+    } else {
+      state.PauseTiming();
+      std::copy(pre.begin(), pre.end(), work.begin());  // the recompute overwrites it
+      state.ResumeTiming();
+      k->gelu_recompute(g.data(), work.data(), kRows, kFfn);
+      k->gelu_bwd_factored(dpre.data(), db.data(), d.data(), work.data(), kRows, kFfn);
+    }
+  }
+  set_bytes(state, kRows * kFfn * 4.0 * (state.range(1) == 0 ? 5 : 6));
+}
+
 // The bf16 training form: a bf16 pre-activation, the output gradient and the gradient as bf16, and the
 // bias gradient.
 void BM_GeluBwdBf16Bias(benchmark::State& state) {
@@ -199,6 +224,11 @@ BENCHMARK(BM_LayerNormBwd)->Apply(isa_args);
 BENCHMARK(BM_GeluFwd)->Apply(isa_args);
 BENCHMARK(BM_GeluBwd)->Apply(isa_args);
 BENCHMARK(BM_GeluBwdBf16Bias)->Apply(isa_args);
+BENCHMARK(BM_GeluF32Backward)
+    ->ArgsProduct({{0, 1, 2}, {0, 1}})
+    ->ArgNames({"isa", "way"})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 BENCHMARK(BM_BiasGrad)->Apply(isa_args);
 BENCHMARK(BM_SoftmaxFwd)->Apply(isa_args);
 BENCHMARK(BM_SoftmaxBwd)->Apply(isa_args);

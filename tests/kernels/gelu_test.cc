@@ -92,6 +92,32 @@ TEST_P(Gelu, BackwardOutputsAreOptionalAndBf16IsTheRoundedGradient) {
   EXPECT_EQ(inplace, d);
 }
 
+// f32 training's backward recomputes the GELU and keeps its gradient factor in place of the pre-activation
+// (gelu_recompute), then takes the gradient from it (gelu_bwd_factored): the bits of gelu_fwd and gelu_bwd
+// of the pre-activation, output, gradient (in place too) and bias gradient, with tails and several column
+// chunks, on the reference kernels and the vector ones.
+TEST_P(Gelu, RecomputeAndFactoredBackwardGiveTheBitsOfForwardAndBackward) {
+  for (const KernelTable* k : {&ref(), &vec()})
+    for (int N : {5, 67, 2 * 1024 + 35})
+      for (int M : {1, 3, 7}) {
+        const size_t n = size_t(M) * N;
+        const auto pre = randn(n, 8, 3.0f), dout = randn(n, 9);
+        std::vector<float> y(n), d(n), db(N, 0.25f);
+        k->gelu_fwd(y.data(), nullptr, pre.data(), nullptr, M, N);
+        k->gelu_bwd(d.data(), nullptr, db.data(), dout.data(), nullptr, pre.data(), nullptr, M, N);
+        auto factor = pre;
+        std::vector<float> y2(n), d2(n), db2(N, 0.25f);
+        k->gelu_recompute(y2.data(), factor.data(), M, N);
+        EXPECT_EQ(y2, y) << k->name << " N=" << N << " M=" << M;
+        k->gelu_bwd_factored(d2.data(), db2.data(), dout.data(), factor.data(), M, N);
+        EXPECT_EQ(d2, d) << k->name << " N=" << N << " M=" << M;
+        EXPECT_EQ(db2, db) << k->name << " N=" << N << " M=" << M;
+        auto inplace = dout;
+        k->gelu_bwd_factored(inplace.data(), nullptr, inplace.data(), factor.data(), M, N);
+        EXPECT_EQ(inplace, d) << k->name << " N=" << N << " M=" << M;
+      }
+}
+
 // The kernels look a bf16 pre-activation's GELU and gradient factor up in tables of every bf16 value
 // (gelu_vec.h): the gradient, bias gradient and output of each of the 65,536 patterns (zeros, denormals,
 // infinities, NaNs included) are, bit for bit, those its value gives as f32, where they are computed (NaN

@@ -29,4 +29,16 @@ void gelu_bwd(float* dpre, uint16_t* dpre_bf16, float* dbias, const float* dout,
   kernels().gelu_bwd(dpre, dpre_bf16, dbias, dout, dout_bf16, pre, pre_bf16, M, N);
 }
 
+void gelu_recompute(float* out, float* pre, int64_t M, int64_t N) {
+  OpScope scope(Op::kGelu);
+  if (!out || !pre) fail_internal("gelu_recompute: expected the output and the pre-activation");
+  kernels().gelu_recompute(out, pre, M, N);
+}
+
+void gelu_bwd_factored(float* dpre, float* dbias, const float* dout, const float* factor, int64_t M, int64_t N) {
+  OpScope scope(Op::kGelu);
+  if (!dout || !factor) fail_internal("gelu_bwd_factored: expected the output gradient and the factor");
+  kernels().gelu_bwd_factored(dpre, dbias, dout, factor, M, N);
+}
+
 }  // namespace cpuft

@@ -27,4 +27,13 @@ void gelu_fwd(float* out, uint16_t* out_bf16, const float* pre, const uint16_t* 
 void gelu_bwd(float* dpre, uint16_t* dpre_bf16, float* dbias, const float* dout, const uint16_t* dout_bf16,
               const float* pre, const uint16_t* pre_bf16, int64_t M, int64_t N);
 
+// The f32 backward's recompute of a layer's GELU (f32 training keeps the pre-activation, not the output):
+// out (M,N) = gelu_fwd's out of pre, and pre OVERWRITTEN in place by gelu_bwd's factor, cdf(pre) + pre *
+// pdf(pre): one normal CDF for both, where gelu_fwd then gelu_bwd compute it twice.
+void gelu_recompute(float* out, float* pre, int64_t M, int64_t N);
+
+// gelu_bwd (f32) from gelu_recompute's factor (M,N): dpre = dout * factor, dbias += its column sums; the
+// bits gelu_bwd gives from the pre-activation. dpre may alias dout.
+void gelu_bwd_factored(float* dpre, float* dbias, const float* dout, const float* factor, int64_t M, int64_t N);
+
 }  // namespace cpuft

@@ -43,5 +43,31 @@ void gelu_bwd(float* dpre, uint16_t* dpre_bf16, float* dbias, const float* dout,
   }
 }
 
+// gelu_fwd's value and gelu_bwd's factor, by their expressions.
+void gelu_recompute(float* out, float* pre, int64_t M, int64_t N) {
+#pragma omp parallel for schedule(static)
+  for (int64_t i = 0; i < M * N; ++i) {
+    const float x = pre[i];
+    out[i] = (x * 0.5f) * (1.0f + std::erf(x * 0.70710678118654752f));
+    const float cdf = 0.5f * (1.0f + std::erf(x * 0.70710678118654752f));
+    const float pdf = 0.39894228040143268f * std::exp(x * x * -0.5f);
+    pre[i] = cdf + x * pdf;
+  }
+}
+
+void gelu_bwd_factored(float* dpre, float* dbias, const float* dout, const float* factor, int64_t M, int64_t N) {
+#pragma omp parallel for schedule(static)
+  for (int64_t c = 0; c < N; ++c) {
+    float acc = 0.0f;
+    for (int64_t m = 0; m < M; ++m) {
+      const int64_t i = m * N + c;
+      const float g = dout[i] * factor[i];
+      acc += g;
+      if (dpre) dpre[i] = g;
+    }
+    if (dbias) dbias[c] += acc;
+  }
+}
+
 }  // namespace ref
 }  // namespace cpuft

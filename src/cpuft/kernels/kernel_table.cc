@@ -17,6 +17,8 @@ const KernelTable& ref_kernel_table() {
     t.layernorm_bwd = ref::layernorm_bwd;
     t.gelu_fwd = ref::gelu_fwd;
     t.gelu_bwd = ref::gelu_bwd;
+    t.gelu_recompute = ref::gelu_recompute;
+    t.gelu_bwd_factored = ref::gelu_bwd_factored;
     t.bias_grad = ref::bias_grad;
     t.softmax_fwd = ref::softmax_fwd;
     t.softmax_recompute_bwd = ref::softmax_recompute_bwd;

@@ -60,6 +60,8 @@ struct KernelTable {
                    int64_t N);
   void (*gelu_bwd)(float* dpre, uint16_t* dpre_bf16, float* dbias, const float* dout, const uint16_t* dout_bf16,
                    const float* pre, const uint16_t* pre_bf16, int64_t M, int64_t N);
+  void (*gelu_recompute)(float* out, float* pre, int64_t M, int64_t N);
+  void (*gelu_bwd_factored)(float* dpre, float* dbias, const float* dout, const float* factor, int64_t M, int64_t N);
   void (*bias_grad)(float* db, const float* dy, int64_t M, int64_t N);
   // drop (nullable): the dropout done in the same passes (softmax.h's softmax_dropout_fwd, and
   // softmax_recompute_bwd's applying the kept bits).

@@ -24,6 +24,8 @@ KernelTable make_kernel_table() {
   t.layernorm_bwd = layernorm_bwd_vec<V>;
   t.gelu_fwd = gelu_fwd_vec<V>;
   t.gelu_bwd = gelu_bwd_vec<V>;
+  t.gelu_recompute = gelu_recompute_vec<V>;
+  t.gelu_bwd_factored = gelu_bwd_factored_vec<V>;
   t.bias_grad = bias_grad_vec<V>;
   t.softmax_fwd = softmax_fwd_vec<V>;
   t.softmax_recompute_bwd = softmax_recompute_bwd_vec<V>;

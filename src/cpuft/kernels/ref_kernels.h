@@ -22,6 +22,8 @@ void layernorm_bwd(float* dx, float* dw, float* db, const float* dout, const flo
 void gelu_fwd(float* out, uint16_t* out_bf16, const float* pre, const uint16_t* pre_bf16, int64_t M, int64_t N);
 void gelu_bwd(float* dpre, uint16_t* dpre_bf16, float* dbias, const float* dout, const uint16_t* dout_bf16,
               const float* pre, const uint16_t* pre_bf16, int64_t M, int64_t N);
+void gelu_recompute(float* out, float* pre, int64_t M, int64_t N);
+void gelu_bwd_factored(float* dpre, float* dbias, const float* dout, const float* factor, int64_t M, int64_t N);
 void bias_grad(float* db, const float* dy, int64_t M, int64_t N);
 void softmax_fwd(float* probs, uint16_t* probs_bf16, const float* scores, const int8_t* key_mask, int B, int H, int Tq,
                  int Tk, ScoreRead read, float mask_value, const DropoutPass* drop, float* stats);

@@ -8,7 +8,8 @@
 //                ff1 pre-GELU: N I (bf16 in bf16 mode); mean/rstd x2: 4 N
 //                (no attention probabilities: backward recomputes them, attention.h; with attention
 //                dropout, its keep bits: B nh T^2 / 8 bytes, rounded up per sequence-head)
-//   shared       f32 mode: the GELU output (N I), which backward recomputes from ff1: one buffer for all layers;
+//   shared       f32 mode: the GELU output (N I), which backward recomputes from ff1 (and ff1 becomes the GELU's
+//                gradient factor there): one buffer for all layers;
 //                bf16 mode: the bf16 output of the output projection and of the FFN's second product (N H / 2;
 //                training: the output-gradient scratch below, free during the forward)
 //   bf16 mode    the operands of the linear layers are kept as bf16 (uint16, half a float each):
@@ -52,7 +53,8 @@ struct QaModel::Acts {
     float *res1, *mean1, *rstd1;  // (N, H) input of the first LayerNorm (training), its (N) statistics
     float* h1;        // (N, H) first LayerNorm output
     uint16_t* h1b;    // (N, H) h1 as bf16 (bf16 mode; null in f32 mode)
-    float *f1, *g;    // (N, I) FFN pre-activation, GELU output (f32 mode; g shared by all layers)
+    float *f1, *g;    // (N, I) FFN pre-activation (the GELU's gradient factor once backward has recomputed g), GELU
+                      // output (f32 mode; g shared by all layers)
     uint16_t* f1b;    // (N, I) the FFN pre-activation as bf16, the ff1 product's own output (bf16 training;
                       // bf16 forward-only plans keep none: their ff1 product applies the GELU)
     uint16_t* gb;     // (N, I) g as bf16 (bf16 mode: per layer in training, shared forward only; null in f32)

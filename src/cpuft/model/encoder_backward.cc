@@ -53,14 +53,18 @@ void QaModel::backward_pass(const Batch& b, const Acts& a, uint64_t seed) {
     // The dropout writes lin2's output gradient (into dres, free until lin1 completes dh1) and its bf16
     // copy (bf16 mode) in one pass.
     dropout_bwd(dres, a.dy_b16, dh1, N * H, hidden_p, seed, dropout_site::ffn_output(li), hidden_first);
-    // lin2's input: kept per layer as bf16 (bf16 mode), recomputed into the one f32 buffer (f32 mode).
-    if (!bf16_) gelu_fwd(L.g, nullptr, L.f1, nullptr, N, I);
+    // lin2's input: kept per layer as bf16 (bf16 mode), recomputed into the one f32 buffer (f32 mode), where
+    // the pre-activation becomes the GELU's gradient factor in the same pass.
+    if (!bf16_) gelu_recompute(L.g, L.f1, N, I);
     // lin2's input gradient: f32 (a.di), or bf16 as its bf16 product writes it (bf16 mode, as autocast's: a.di16).
     linear_bwd(bf16_ ? GemmOut(a.di16) : GemmOut(a.di), G + lo.ff2.w, G + lo.ff2.b, dres, saved_operand(dres, a.dy_b16),
                saved_operand(L.g, L.gb), gemm_weight(lo.ff2.w), N, I, H, false);
     ready(lo.ff2.w, lo.end);  // ff2 and ln2: the gradients of a layer go out in four parts as they finish
     // The GELU's gradient, lin1's bias gradient and lin1's bf16 output gradient in one pass.
-    gelu_bwd(a.di, a.dy_b16, G + lo.ff1.b, a.di, a.di16, L.f1, L.f1b, N, I);
+    if (bf16_)
+      gelu_bwd(a.di, a.dy_b16, G + lo.ff1.b, a.di, a.di16, L.f1, L.f1b, N, I);
+    else
+      gelu_bwd_factored(a.di, G + lo.ff1.b, a.di, L.f1, N, I);
     linear_bwd(dh1, G + lo.ff1.w, /*dbias=*/nullptr, nullptr, saved_operand(a.di, a.dy_b16),
                saved_operand(L.h1, L.h1b), gemm_weight(lo.ff1.w), N, H, I, true);
     ready(lo.ff1.w, lo.ff2.w);

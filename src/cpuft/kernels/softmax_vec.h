@@ -1,6 +1,7 @@
 // Masked attention softmax forward/backward over any Vec (see softmax.h for the contract).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 
@@ -59,6 +60,22 @@ template <class V>
   if (km) s = V::select(V::zero_i8(km + c, k), V::set1(mask_value), s);
   return s;
 }
+
+// The backward's exps run over blocks of kExpBlock columns of a row in two loops (vec_math.h's vexp_head,
+// then vexp_tail): the first parks every vector's head here, in L1, the second finishes them. (The
+// forward's exp pass, split so, ran no faster on Zen 3: BM_AttentionPart parts 1 and 8.)
+constexpr int64_t kExpBlock = 256;
+
+template <class V>
+struct ExpHeads {
+  alignas(64) float r[kExpBlock];
+  alignas(64) float n[kExpBlock];
+  void put(int64_t j, const ExpHead<V>& h) {
+    V::store(r + j, h.r);
+    V::store(n + j, h.n);
+  }
+  ExpHead<V> at(int64_t j) const { return {V::load(r + j), V::load(n + j)}; }
+};
 
 template <class V>
 void softmax_fwd_vec(float* probs, uint16_t* probs_bf16, const float* scores, const int8_t* key_mask, int B, int H,
@@ -129,21 +146,28 @@ void softmax_recompute_bwd_vec(float* dscores, uint16_t* dscores_bf16, float* dr
     const float masked = mask_value;
     const F mx = V::set1(stats[2 * row]), inv = V::set1(stats[2 * row + 1]);
     F acc = V::zero();
-    for (int64_t c = 0; c < T; c += V::W) {
-      const int k = width_at<V>(c, T);
-      const F s = scores_as_read<V>(scores + off, c, k, rd, key_mask, masked);
-      F p = V::mul(vexp<V>(V::sub(s, mx)), inv);
-      if (k < V::W) p = V::select(V::first(k), p, V::zero());
-      store_k<V>(scores + off + c, k, p);
-      F dp = load_k<V>(ddropped + off + c, k), y = p;
-      if (drop) {  // the factor read once for both
-        const F factor = softmax_kept_factor<V>(*drop, row, c, T, k);
-        y = V::mul(p, factor);
-        dp = V::mul(dp, factor);
+    ExpHeads<V> heads;  // the exps block by block in two loops
+    for (int64_t b0 = 0; b0 < T; b0 += kExpBlock) {
+      const int64_t b1 = std::min(T, b0 + kExpBlock);
+      for (int64_t c = b0; c < b1; c += V::W) {
+        const F s = scores_as_read<V>(scores + off, c, width_at<V>(c, T), rd, key_mask, masked);
+        heads.put(c - b0, vexp_head<V>(V::sub(s, mx)));
       }
-      if (dropped) store_k<V>(dropped + off + c, k, y);
-      if (dropped_bf16) store_bf16_k<V>(dropped_bf16 + off + c, k, y);
-      acc = V::fma(dp, p, acc);
+      for (int64_t c = b0; c < b1; c += V::W) {
+        const int k = width_at<V>(c, T);
+        F p = V::mul(vexp_tail<V>(heads.at(c - b0)), inv);
+        if (k < V::W) p = V::select(V::first(k), p, V::zero());
+        store_k<V>(scores + off + c, k, p);
+        F dp = load_k<V>(ddropped + off + c, k), y = p;
+        if (drop) {  // the factor read once for both
+          const F factor = softmax_kept_factor<V>(*drop, row, c, T, k);
+          y = V::mul(p, factor);
+          dp = V::mul(dp, factor);
+        }
+        if (dropped) store_k<V>(dropped + off + c, k, y);
+        if (dropped_bf16) store_bf16_k<V>(dropped_bf16 + off + c, k, y);
+        acc = V::fma(dp, p, acc);
+      }
     }
     // Pass 2: ds = p * (dp - sum(dp * p)), over the row pass 1 left in the cache.
     const F dot = V::set1(V::hsum(acc));

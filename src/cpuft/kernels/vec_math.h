@@ -11,8 +11,18 @@ namespace cpuft {
 // < 6e-9 relative), times 2^n for n in [-150, 128] by V::times_pow2, rounded once: underflow to
 // denormals/0 and overflow to inf come out as from std::exp, with the same bits on every Vec.
 // NaN propagates (data passed as the second operand of max/min).
+//
+// In two parts, vexp_head (the reduction to r and n) and vexp_tail (the series and the scaling), for
+// loops that run each over a block of vectors in turn (the softmax's, softmax_vec.h): the whole is one
+// chain of about fifteen dependent operations, and two shorter loops overlap more of them. The same
+// operations in the same order: the same bits as vexp.
 template <class V>
-typename V::F vexp(typename V::F x) {
+struct ExpHead {
+  typename V::F r, n;
+};
+
+template <class V>
+ExpHead<V> vexp_head(typename V::F x) {
   using F = typename V::F;
   x = V::max(V::set1(-104.0f), x);
   x = V::min(V::set1(88.8f), x);
@@ -20,15 +30,26 @@ typename V::F vexp(typename V::F x) {
   // ln2 split so that n * kLn2Hi is exact for |n| < 2^14.
   F r = V::fma(n, V::set1(-0.693359375f), x);
   r = V::fma(n, V::set1(2.12194440e-4f), r);
+  return {r, n};
+}
+
+template <class V>
+typename V::F vexp_tail(const ExpHead<V>& h) {
+  using F = typename V::F;
   F p = V::set1(1.0f / 5040.0f);
-  p = V::fma(p, r, V::set1(1.0f / 720.0f));
-  p = V::fma(p, r, V::set1(1.0f / 120.0f));
-  p = V::fma(p, r, V::set1(1.0f / 24.0f));
-  p = V::fma(p, r, V::set1(1.0f / 6.0f));
-  p = V::fma(p, r, V::set1(0.5f));
-  p = V::fma(p, r, V::set1(1.0f));
-  p = V::fma(p, r, V::set1(1.0f));
-  return V::times_pow2(p, n);
+  p = V::fma(p, h.r, V::set1(1.0f / 720.0f));
+  p = V::fma(p, h.r, V::set1(1.0f / 120.0f));
+  p = V::fma(p, h.r, V::set1(1.0f / 24.0f));
+  p = V::fma(p, h.r, V::set1(1.0f / 6.0f));
+  p = V::fma(p, h.r, V::set1(0.5f));
+  p = V::fma(p, h.r, V::set1(1.0f));
+  p = V::fma(p, h.r, V::set1(1.0f));
+  return V::times_pow2(p, h.n);
+}
+
+template <class V>
+typename V::F vexp(typename V::F x) {
+  return vexp_tail<V>(vexp_head<V>(x));
 }
 
 // The standard normal CDF Phi(x) = (1 + erf(x / sqrt2)) / 2 = erfc(-x / sqrt2) / 2, as GELU uses it:

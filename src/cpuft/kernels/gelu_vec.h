@@ -15,16 +15,14 @@ typename V::F gelu_of(typename V::F x) {
   return V::mul(x, vnormal_cdf<V>(x));
 }
 
-// The f32 loops run over a row in blocks of kGeluBlock columns, in two loops each: the first writes
+// The f32 loops run over a row in blocks of kHeadBlock columns, in two loops each: the first writes
 // every vector's normal_cdf_head into a GeluHeads, the second reads them back from L1 and finishes
 // (vec_math.h: the normal CDF's chain is too long to run whole, vector after vector, at the core's rate).
-constexpr int64_t kGeluBlock = 256;
-
 template <class V>
 struct GeluHeads {
-  alignas(64) float exp_arg[kGeluBlock];
-  alignas(64) float half_t[kGeluBlock];
-  // The heads of x[c0, c1), c1 - c0 <= kGeluBlock (a tail's missing lanes read 0).
+  alignas(64) float exp_arg[kHeadBlock];
+  alignas(64) float half_t[kHeadBlock];
+  // The heads of x[c0, c1), c1 - c0 <= kHeadBlock (a tail's missing lanes read 0).
   void compute(const float* x, int64_t c0, int64_t c1) {
     for (int64_t c = c0; c < c1; c += V::W) {
       const NormalCdfHead<V> h = normal_cdf_head<V>(load_k<V>(x + c, width_at<V>(c, c1)));
@@ -66,8 +64,8 @@ void gelu_fwd_vec(float* out, uint16_t* out_bf16, const float* pre, const uint16
   for (int64_t m = 0; m < M; ++m) {
     const int64_t off = m * N;
     GeluHeads<V> heads;
-    for (int64_t b0 = 0; b0 < N; b0 += kGeluBlock) {
-      const int64_t b1 = std::min(N, b0 + kGeluBlock);
+    for (int64_t b0 = 0; b0 < N; b0 += kHeadBlock) {
+      const int64_t b1 = std::min(N, b0 + kHeadBlock);
       if (!values) heads.compute(pre + off, b0, b1);
       for (int64_t c = b0; c < b1; c += V::W) {
         const int k = width_at<V>(c, b1);
@@ -112,8 +110,8 @@ void gelu_recompute_vec(float* out, float* pre, int64_t M, int64_t N) {
   for (int64_t m = 0; m < M; ++m) {
     float* const x_row = pre + m * N;
     GeluHeads<V> heads;
-    for (int64_t b0 = 0; b0 < N; b0 += kGeluBlock) {
-      const int64_t b1 = std::min(N, b0 + kGeluBlock);
+    for (int64_t b0 = 0; b0 < N; b0 += kHeadBlock) {
+      const int64_t b1 = std::min(N, b0 + kHeadBlock);
       heads.compute(x_row, b0, b1);
       for (int64_t c = b0; c < b1; c += V::W) {
         const int k = width_at<V>(c, b1);
@@ -166,8 +164,8 @@ void gelu_bwd_rows(float* dpre, uint16_t* dpre_bf16, float* dbias, const float* 
     Factors f = factors;
     for (int64_t m = 0; m < M; ++m) {
       const int64_t row = m * N;
-      for (int64_t b0 = c0; b0 < c1; b0 += kGeluBlock) {
-        const int64_t b1 = std::min(c1, b0 + kGeluBlock);
+      for (int64_t b0 = c0; b0 < c1; b0 += kHeadBlock) {
+        const int64_t b1 = std::min(c1, b0 + kHeadBlock);
         f.block(row, b0, b1);
         for (int64_t c = b0; c < b1; c += V::W) {
           const int k = width_at<V>(c, b1);

@@ -61,22 +61,6 @@ template <class V>
   return s;
 }
 
-// The backward's exps run over blocks of kExpBlock columns of a row in two loops (vec_math.h's vexp_head,
-// then vexp_tail): the first parks every vector's head here, in L1, the second finishes them. (The
-// forward's exp pass, split so, ran no faster on Zen 3: BM_AttentionPart parts 1 and 8.)
-constexpr int64_t kExpBlock = 256;
-
-template <class V>
-struct ExpHeads {
-  alignas(64) float r[kExpBlock];
-  alignas(64) float n[kExpBlock];
-  void put(int64_t j, const ExpHead<V>& h) {
-    V::store(r + j, h.r);
-    V::store(n + j, h.n);
-  }
-  ExpHead<V> at(int64_t j) const { return {V::load(r + j), V::load(n + j)}; }
-};
-
 template <class V>
 void softmax_fwd_vec(float* probs, uint16_t* probs_bf16, const float* scores, const int8_t* key_mask, int B, int H,
                      int Tq, int Tk, ScoreRead read, float mask_value, const DropoutPass* drop, float* stats) {
@@ -146,9 +130,11 @@ void softmax_recompute_bwd_vec(float* dscores, uint16_t* dscores_bf16, float* dr
     const float masked = mask_value;
     const F mx = V::set1(stats[2 * row]), inv = V::set1(stats[2 * row + 1]);
     F acc = V::zero();
-    ExpHeads<V> heads;  // the exps block by block in two loops
-    for (int64_t b0 = 0; b0 < T; b0 += kExpBlock) {
-      const int64_t b1 = std::min(T, b0 + kExpBlock);
+    // The exps block by block in two loops (vec_math.h's vexp_head, then vexp_tail; the forward's exp pass,
+    // split so, ran no faster on Zen 3: BM_AttentionPart parts 1 and 8).
+    ExpHeads<V> heads;
+    for (int64_t b0 = 0; b0 < T; b0 += kHeadBlock) {
+      const int64_t b1 = std::min(T, b0 + kHeadBlock);
       for (int64_t c = b0; c < b1; c += V::W) {
         const F s = scores_as_read<V>(scores + off, c, width_at<V>(c, T), rd, key_mask, masked);
         heads.put(c - b0, vexp_head<V>(V::sub(s, mx)));

@@ -7,6 +7,11 @@
 
 namespace cpuft {
 
+// The functions split in two parts below (vexp_head / vexp_tail, normal_cdf_head / normal_cdf_tail) serve
+// loops that run over a row in blocks of kHeadBlock columns: the first part over the whole block, its
+// results parked in L1, then the second.
+constexpr int64_t kHeadBlock = 256;
+
 // exp(x): x = n*ln2 + r with |r| <= ln2/2, exp(r) by its Taylor series to r^7 (truncation
 // < 6e-9 relative), times 2^n for n in [-150, 128] by V::times_pow2, rounded once: underflow to
 // denormals/0 and overflow to inf come out as from std::exp, with the same bits on every Vec.
@@ -51,6 +56,18 @@ template <class V>
 typename V::F vexp(typename V::F x) {
   return vexp_tail<V>(vexp_head<V>(x));
 }
+
+// The vexp_heads of a block of kHeadBlock columns.
+template <class V>
+struct ExpHeads {
+  alignas(64) float r[kHeadBlock];
+  alignas(64) float n[kHeadBlock];
+  void put(int64_t j, const ExpHead<V>& h) {
+    V::store(r + j, h.r);
+    V::store(n + j, h.n);
+  }
+  ExpHead<V> at(int64_t j) const { return {V::load(r + j), V::load(n + j)}; }
+};
 
 // The standard normal CDF Phi(x) = (1 + erf(x / sqrt2)) / 2 = erfc(-x / sqrt2) / 2, as GELU uses it:
 // erfc(z), z = |x| / sqrt2, from the Chebyshev-fitted form t * exp(-z^2 + P(t)), t = 1 / (1 + z/2)

@@ -4,7 +4,9 @@
 // the bytes each kernel must read and write (GB=x/s).
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "cpuft/kernels/kernel_table.h"
@@ -198,6 +200,30 @@ void BM_AdamW(benchmark::State& state) {
   set_bytes(state, n * (4.0 * 7 + 2));  // w, m, v read+written, g read, bf16 written
 }
 
+// AdamW over the word embeddings' 23.4M elements with its four arrays (w, m, v, g) exactly 256 MiB apart,
+// as separate 2 MiB-aligned buffers of DistilBERT's parameter count lay (stagger:0), or each 4160 bytes
+// further on, as AlignedVector now places them (stagger:1). Carved out of one buffer; only the arrays are touched.
+void BM_AdamWBuffersApart(benchmark::State& state) {
+  const KernelTable* k = table_for(state);
+  if (!k) return;
+  const int64_t n = int64_t(30522) * kC;
+  const size_t apart = (size_t{256} << 20) / sizeof(float) + (state.range(1) ? (4096 + 64) / sizeof(float) : 0);
+  AlignedVector<float> buffer(4 * apart);
+  float *w = buffer.data(), *m = w + apart, *v = m + apart, *g = v + apart;
+  const auto init = random_floats(n, 0.02f);
+  std::copy(init.begin(), init.end(), w);
+  std::copy(init.begin(), init.end(), g);
+  AdamWParams p;
+  p.lr = 3e-5;
+  p.weight_decay = 0.01;
+  p.zero_grad = true;
+  int64_t step = 0;
+  for (auto _ : state) k->adamw_step(w, m, v, nullptr, g, n, p, ++step);
+  set_bytes(state, n * (4.0 * 8));  // w, m, v, g read and written
+  state.SetLabel(std::string(isa_name(static_cast<Isa>(state.range(0)))) +
+                 (state.range(1) ? " staggered" : " 256 MiB apart"));
+}
+
 void BM_EmbeddingBwd(benchmark::State& state) {
   const KernelTable* k = table_for(state);
   if (!k) return;
@@ -234,6 +260,11 @@ BENCHMARK(BM_SoftmaxFwd)->Apply(isa_args);
 BENCHMARK(BM_SoftmaxBwd)->Apply(isa_args);
 BENCHMARK(BM_DropoutScores)->Apply(isa_args);
 BENCHMARK(BM_AdamW)->Apply(isa_args);
+BENCHMARK(BM_AdamWBuffersApart)
+    ->ArgsProduct({{1, 2}, {0, 1}})
+    ->ArgNames({"isa", "stagger"})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 BENCHMARK(BM_EmbeddingBwd)->Apply(isa_args);
 
 }  // namespace

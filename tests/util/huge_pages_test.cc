@@ -82,10 +82,6 @@ TEST(AlignedVector, LargeBuffersStartStaggeredInsideTheirHugePage) {
     EXPECT_LT(in_huge_page, 16 * kStep) << i;
     for (size_t j = 0; j < i; ++j) EXPECT_NE(starts[i] % kPage, starts[j] % kPage) << i << " " << j;
   }
-  // Each whole huge page of a large buffer carries the hint (the stagger is inside the first one).
-  for (const auto& f : floats) {
-    EXPECT_TRUE(!kernel_has_thp() || vm_flags_at(f.data()).find(" hg") != std::string::npos) << vm_flags_at(f.data());
-  }
 }
 
 TEST(HugePages, TheModeIsTheBracketedWordOfTheSetting) {

@@ -201,13 +201,15 @@ void BM_AdamW(benchmark::State& state) {
 }
 
 // AdamW over the word embeddings' 23.4M elements with its four arrays (w, m, v, g) exactly 256 MiB apart,
-// as separate 2 MiB-aligned buffers of DistilBERT's parameter count lay (stagger:0), or each 4160 bytes
-// further on, as AlignedVector now places them (stagger:1). Carved out of one buffer; only the arrays are touched.
+// as separate 2 MiB-aligned buffers of DistilBERT's parameter count lay (stagger:0), or each one stagger
+// step (kLargeBufferStaggerStep, 4160 bytes) further on, as AlignedVector places consecutive ones (stagger:1). Carved
+// out of one buffer; only the arrays are touched.
 void BM_AdamWBuffersApart(benchmark::State& state) {
   const KernelTable* k = table_for(state);
   if (!k) return;
   const int64_t n = int64_t(30522) * kC;
-  const size_t apart = (size_t{256} << 20) / sizeof(float) + (state.range(1) ? (4096 + 64) / sizeof(float) : 0);
+  const size_t apart =
+      (size_t{256} << 20) / sizeof(float) + (state.range(1) ? kLargeBufferStaggerStep / sizeof(float) : 0);
   AlignedVector<float> buffer(4 * apart);
   float *w = buffer.data(), *m = w + apart, *v = m + apart, *g = v + apart;
   const auto init = random_floats(n, 0.02f);

@@ -23,11 +23,14 @@
 
 namespace cpuft {
 
+// The step between the places large buffers start at past their 2 MiB boundary: 4 KiB and one cache line.
+constexpr size_t kLargeBufferStaggerStep = 4096 + 64;
+
 // Bytes past its 2 MiB boundary at which the process's next large buffer starts (whatever its element type).
 inline size_t next_large_buffer_stagger() {
-  constexpr size_t kStep = 4096 + 64, kStaggers = 16;
+  constexpr size_t kStaggers = 16;
   static std::atomic<size_t> count{0};
-  return count.fetch_add(1, std::memory_order_relaxed) % kStaggers * kStep;
+  return count.fetch_add(1, std::memory_order_relaxed) % kStaggers * kLargeBufferStaggerStep;
 }
 
 template <class T>

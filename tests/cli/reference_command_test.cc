@@ -23,6 +23,11 @@ TEST_F(ReferenceCommand, RunQaFlagsTrainAndEvaluate) {
   ASSERT_EQ(r.status, 0) << r.err;
   for (const char* flag : {"--dataset_name", "--no_cuda", "--use_ipex", "--ddp_backend"})
     EXPECT_NE(r.err.find(flag), std::string::npos) << "no notice for " << flag << ":\n" << r.err;
+  // run_qa pads every training window to --max_seq_length: the notice says what that costs.
+  EXPECT_NE(r.err.find("% of the positions an epoch computes are padding (every window padded to --max_seq_length 64); "
+                       "--pad_to_max_length false --group_by_length would compute "),
+            std::string::npos)
+      << r.err;
   EXPECT_FALSE(fs::exists(out + "/runs")) << "--report_to none writes no TensorBoard files";
   // 24 windows in batches of 12: 2 steps per epoch, 2 epochs, counted as the Trainer counts them.
   const nlohmann::json state = read_json(out + "/trainer_state.json");

@@ -23,6 +23,7 @@
 #include "cpuft/train/best_model.h"
 #include "cpuft/train/checkpoint.h"
 #include "cpuft/train/lr_schedule.h"
+#include "cpuft/train/padding_advice.h"
 #include "cpuft/train/resume_check.h"
 #include "cpuft/train/step_plan.h"
 #include "cpuft/train/train_step.h"
@@ -635,6 +636,12 @@ int Trainer::run() {
       so.group_batch = plan_.total_train_batch_size;
     }
     sampler_ = std::make_unique<Sampler>(so);
+    if (comm_.is_root()) {
+      const std::string advice =
+          padding_advice(train_features(), so, args_.per_device_train_batch_size * comm_.size(),
+                         plan_.total_train_batch_size, args_.pad_to_max_length, args_.group_by_length);
+      if (!advice.empty()) log_notice(advice);
+    }
     schedule_ = std::make_unique<LrSchedule>(args_.lr_scheduler_type, args_.learning_rate, plan_.warmup_steps,
                                              plan_.max_steps);
     AdamWConfig ac;

@@ -43,6 +43,11 @@ TEST_F(ClassificationTest, TextClassificationTrainsEvaluatesAndPredicts) {
                                  {"--train_file", kSnli + "train.csv", "--validation_file", kSnli + "validation.csv"}),
                           300);
   ASSERT_EQ(r.status, 0) << r.err;
+  // SNLI pairs padded to 64 (run_glue's default padding): the notice speaks of sequences.
+  EXPECT_NE(r.err.find("% of the positions an epoch computes are padding (every sequence padded to --max_seq_length "
+                       "64); --pad_to_max_length false --group_by_length would compute "),
+            std::string::npos)
+      << r.err;
   const nlohmann::json config = read_json(out + "/config.json");
   EXPECT_EQ(config["architectures"], nlohmann::json::array({"BertForSequenceClassification"}));
   EXPECT_EQ(config["id2label"], (nlohmann::json{{"0", "contradiction"}, {"1", "entailment"}, {"2", "neutral"}}));
@@ -87,6 +92,11 @@ TEST_F(ClassificationTest, TokenClassificationTrainsEvaluatesAndPredicts) {
                                  {"--train_file", kWnut + "train.json", "--validation_file", kWnut + "validation.json"}),
                           300);
   ASSERT_EQ(r.status, 0) << r.err;
+  // SNLI pairs padded to 64 (run_glue's default padding): the notice speaks of sequences.
+  EXPECT_NE(r.err.find("% of the positions an epoch computes are padding (every sequence padded to --max_seq_length "
+                       "64); --pad_to_max_length false --group_by_length would compute "),
+            std::string::npos)
+      << r.err;
   const nlohmann::json config = read_json(out + "/config.json");
   EXPECT_EQ(config["architectures"], nlohmann::json::array({"BertForTokenClassification"}));
   EXPECT_EQ(config["id2label"].size(), 13u);

@@ -58,30 +58,30 @@ TEST(PaddingAdvice, EpochPositionsPadEachBatchToItsLongestWindow) {
 TEST(PaddingAdvice, WindowsPaddedToTheMaximumAreToldTheTwoFlags) {
   // Windows of 20 .. 128 real tokens stored at 128, batches of 8: most positions are padding.
   const std::vector<cpuft::Feature> f = windows(400, {20, 128, 35, 60, 90, 24, 40, 110}, 128);
-  const std::string advice = cpuft::padding_advice(f, sampler_for(f, 8), 8, 8, true, false);
+  const std::string advice = cpuft::padding_advice(f, sampler_for(f, 8), 8, 8, true, false, "window");
   EXPECT_NE(advice.find("% of the positions an epoch computes are padding (every window padded to "
                         "--max_seq_length 128); --pad_to_max_length false --group_by_length would compute "),
             std::string::npos)
       << advice;
   // Grouping alone keeps every window at 128: only the storage flag is left to name.
-  const std::string grouped = cpuft::padding_advice(f, sampler_for(f, 8), 8, 8, true, true);
+  const std::string grouped = cpuft::padding_advice(f, sampler_for(f, 8), 8, 8, true, true, "window");
   EXPECT_NE(grouped.find("); --pad_to_max_length false would compute "), std::string::npos) << grouped;
 }
 
 TEST(PaddingAdvice, BatchesPaddedToTheirLongestAreToldToGroup) {
   const std::vector<cpuft::Feature> f = windows(400, {20, 128, 35, 60, 90, 24, 40, 110}, 0);
-  const std::string advice = cpuft::padding_advice(f, sampler_for(f, 8), 8, 8, false, false);
-  EXPECT_NE(advice.find("(each batch padded to its longest window); --group_by_length would compute "),
+  const std::string advice = cpuft::padding_advice(f, sampler_for(f, 8), 8, 8, false, false, "sequence");
+  EXPECT_NE(advice.find("(each batch padded to its longest sequence); --group_by_length would compute "),
             std::string::npos)
       << advice;
-  EXPECT_EQ(cpuft::padding_advice(f, sampler_for(f, 8), 8, 8, false, true), "");  // nothing left to advise
+  EXPECT_EQ(cpuft::padding_advice(f, sampler_for(f, 8), 8, 8, false, true, "sequence"), "");  // nothing left to advise
 }
 
 TEST(PaddingAdvice, SilentWhereLittleIsPadding) {
   // Full windows: no padding under any flags.
   const std::vector<cpuft::Feature> full = windows(100, {64}, 64);
-  EXPECT_EQ(cpuft::padding_advice(full, sampler_for(full, 8), 8, 8, true, false), "");
+  EXPECT_EQ(cpuft::padding_advice(full, sampler_for(full, 8), 8, 8, true, false, "window"), "");
   // A tenth of the positions padding: under the 25% line.
   const std::vector<cpuft::Feature> light = windows(100, {100, 100, 100, 60}, 100);
-  EXPECT_EQ(cpuft::padding_advice(light, sampler_for(light, 8), 8, 8, true, false), "");
+  EXPECT_EQ(cpuft::padding_advice(light, sampler_for(light, 8), 8, 8, true, false, "window"), "");
 }

@@ -27,7 +27,7 @@ EpochPositions epoch_positions(const std::vector<Feature>& features, const std::
 }
 
 std::string padding_advice(const std::vector<Feature>& features, const SamplerOptions& sampler, int64_t global_batch,
-                           int64_t group_batch, bool pad_to_max_length, bool group_by_length) {
+                           int64_t group_batch, bool pad_to_max_length, bool group_by_length, const std::string& unit) {
   if (!pad_to_max_length && group_by_length) return "";
   const EpochPositions now = epoch_positions(features, Sampler(sampler).epoch_order(0), global_batch, true);
   SamplerOptions grouped = sampler;
@@ -42,8 +42,8 @@ std::string padding_advice(const std::vector<Feature>& features, const SamplerOp
                                          : "--pad_to_max_length false --group_by_length";
   size_t stored = 0;
   for (const Feature& f : features) stored = std::max(stored, f.input_ids.size());
-  const std::string padded = pad_to_max_length ? str_cat("every window padded to --max_seq_length ", stored)
-                                               : std::string("each batch padded to its longest window");
+  const std::string padded = pad_to_max_length ? str_cat("every ", unit, " padded to --max_seq_length ", stored)
+                                               : str_cat("each batch padded to its longest ", unit);
   return str_cat(std::lround(100 * now.padding_share()), "% of the positions an epoch computes are padding (", padded,
                  "); ", flags, " would compute ", std::lround(10 * fewer) / 10.0, "x fewer (",
                  std::lround(100 * then.padding_share()), "% padding; other batches, so other numbers)");

@@ -27,9 +27,10 @@ EpochPositions epoch_positions(const std::vector<Feature>& features, const std::
 // feature at its own length, batches of similar lengths), both over epoch 0: `sampler` is the run's,
 // global_batch its per-device batch x world size and group_batch the batch its length groups are made
 // of (the total train batch size). Empty when the run pads little (under 25% of its positions) or those
-// flags would not save a fifth of them; else one sentence naming the flags to pass. They give other
+// flags would not save a fifth of them; else one sentence naming the flags to pass, which calls a
+// feature `unit` ("window" for question answering, "sequence" for classification). They give other
 // batches, so other numbers, as they do in the Trainer.
 std::string padding_advice(const std::vector<Feature>& features, const SamplerOptions& sampler, int64_t global_batch,
-                           int64_t group_batch, bool pad_to_max_length, bool group_by_length);
+                           int64_t group_batch, bool pad_to_max_length, bool group_by_length, const std::string& unit);
 
 }  // namespace cpuft

@@ -637,9 +637,9 @@ int Trainer::run() {
     }
     sampler_ = std::make_unique<Sampler>(so);
     if (comm_.is_root()) {
-      const std::string advice =
-          padding_advice(train_features(), so, args_.per_device_train_batch_size * comm_.size(),
-                         plan_.total_train_batch_size, args_.pad_to_max_length, args_.group_by_length);
+      const std::string advice = padding_advice(train_features(), so, args_.per_device_train_batch_size * comm_.size(),
+                                                plan_.total_train_batch_size, args_.pad_to_max_length,
+                                                args_.group_by_length, classification() ? "sequence" : "window");
       if (!advice.empty()) log_notice(advice);
     }
     schedule_ = std::make_unique<LrSchedule>(args_.lr_scheduler_type, args_.learning_rate, plan_.warmup_steps,

@@ -92,7 +92,7 @@ TEST_F(ClassificationTest, TokenClassificationTrainsEvaluatesAndPredicts) {
                                  {"--train_file", kWnut + "train.json", "--validation_file", kWnut + "validation.json"}),
                           300);
   ASSERT_EQ(r.status, 0) << r.err;
-  // SNLI pairs padded to 64 (run_glue's default padding): the notice speaks of sequences.
+  // WNUT-17 sentences padded to 64 (cpuft's default padding): the notice speaks of sequences.
   EXPECT_NE(r.err.find("% of the positions an epoch computes are padding (every sequence padded to --max_seq_length "
                        "64); --pad_to_max_length false --group_by_length would compute "),
             std::string::npos)

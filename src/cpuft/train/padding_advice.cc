@@ -3,24 +3,24 @@
 #include <algorithm>
 #include <cmath>
 
+#include "cpuft/data/batch.h"
 #include "cpuft/util/error.h"
 
 namespace cpuft {
 
 EpochPositions epoch_positions(const std::vector<Feature>& features, const std::vector<int64_t>& order, int64_t batch,
                                bool stored) {
-  auto length = [&](int64_t i) -> int64_t {
-    const Feature& f = features.at(static_cast<size_t>(i));
-    return stored ? static_cast<int64_t>(f.input_ids.size()) : feature_length(f);
-  };
   EpochPositions p;
   for (size_t b = 0; b < order.size(); b += static_cast<size_t>(batch)) {
     const size_t end = std::min(order.size(), b + static_cast<size_t>(batch));
-    int64_t longest = 0;
+    int64_t own = 0;  // the longest feature_length: what the batch stored at its own lengths pads to
     for (size_t i = b; i < end; ++i) {
-      longest = std::max(longest, length(order[i]));
-      p.real += feature_length(features.at(static_cast<size_t>(order[i])));
+      const int64_t real = feature_length(features.at(static_cast<size_t>(order[i])));
+      own = std::max(own, real);
+      p.real += real;
     }
+    // As stored, the batch pads to what the trainer pads it to (data/batch.h).
+    const int64_t longest = stored ? longest_feature(features, order, b, end) : own;
     p.computed += longest * static_cast<int64_t>(end - b);
   }
   return p;

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 #include "cpuft/util/error.h"
 
@@ -55,6 +56,29 @@ TEST(JsonRead, ParseErrorsAreOneShortLine) {
   EXPECT_EQ(err.find('\n'), std::string::npos);
   EXPECT_EQ(parse_error("{\"a\": 1E400}"), "f.json: not valid JSON (number overflow parsing '1E400')");
   EXPECT_EQ(parse_error("{\"a\": 1,\n,}").rfind("f.json: not valid JSON at byte 10 (line 2, column 1): ", 0), 0u);
+}
+
+// JSON lines (the tables of the classification jobs): a byte order mark skipped, blank lines skipped but
+// counted, each line's own number in its messages, anything but an object refused.
+TEST(JsonRead, JsonLinesGiveEachObjectWithItsLineNumber) {
+  std::vector<std::string> seen;
+  cpuft::for_each_json_object_line("\xEF\xBB\xBF{\"a\": 1}\r\n\n  \t\r\n{\"b\": [2]}", "t.jsonl",
+                                   [&](int64_t n, std::string_view line, const json& j) {
+                                     seen.push_back(std::to_string(n) + " " + std::string(line) + " " + j.dump());
+                                   });
+  EXPECT_EQ(seen, (std::vector<std::string>{"1 {\"a\": 1}\r {\"a\":1}", "4 {\"b\": [2]} {\"b\":[2]}"}));
+  auto error = [](const std::string& text) {
+    try {
+      cpuft::for_each_json_object_line(text, "t.jsonl", [](int64_t, std::string_view, const json&) {});
+    } catch (const cpuft::Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("(no error)");
+  };
+  EXPECT_EQ(error("{}\n\n\"x\"\n"), "t.jsonl:3: string \"x\", expected a JSON object (one per line)");
+  EXPECT_EQ(error("{}\n{\"a\":\n").rfind("t.jsonl:2: not valid JSON at byte 6 (line 1, column 6): ", 0), 0u)
+      << error("{}\n{\"a\":\n");
+  EXPECT_EQ(error(""), "(no error)");
 }
 
 TEST(JsonRead, HugeIntegersReadAsNumbers) {

@@ -100,19 +100,7 @@ Table parse_json_lines_table(std::string_view text, const std::string& source) {
   t.path = source;
   std::unordered_map<std::string, size_t> index;  // column name -> position
   MemoryGuard guard(source, text.size());
-  JsonReadOptions options;
-  options.expected = "one JSON object per line";
-  size_t pos = 0;
-  if (text.substr(0, 3) == "\xEF\xBB\xBF") pos = 3;
-  for (int64_t n = 1; pos < text.size(); ++n) {
-    size_t end = text.find('\n', pos);
-    if (end == std::string_view::npos) end = text.size();
-    const std::string_view line = text.substr(pos, end - pos);
-    pos = end + 1;
-    if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
-    const std::string where = str_cat(source, ":", n);
-    const nlohmann::json j = parse_json(line, where, options);
-    if (!j.is_object()) fail(where, ": ", json_describe(j), ", expected a JSON object (one per line)");
+  for_each_json_object_line(text, source, [&](int64_t n, std::string_view line, const nlohmann::json& j) {
     TableRow row;
     row.line = n;
     row.cells.resize(t.columns.size());
@@ -122,7 +110,7 @@ Table parse_json_lines_table(std::string_view text, const std::string& source) {
       auto [it, inserted] = index.emplace(item.key(), t.columns.size());
       if (inserted) {
         if (t.columns.size() == kMaxTableColumns)
-          fail(where, ": key '", text_preview(item.key()), "' makes more than ", kMaxTableColumns,
+          fail(source, ":", n, ": key '", text_preview(item.key()), "' makes more than ", kMaxTableColumns,
                " columns, expected at most ", kMaxTableColumns, " distinct keys in the file");
         t.columns.push_back(item.key());
         row.cells.emplace_back();
@@ -131,7 +119,7 @@ Table parse_json_lines_table(std::string_view text, const std::string& source) {
     }
     guard.add(row.cells.size());
     t.rows.push_back(std::move(row));
-  }
+  });
   check_fits_in_memory(static_cast<uint64_t>(t.rows.size()) * t.columns.size() * sizeof(TableCell) + 2 * text.size(),
                        str_cat(source, ": ", t.rows.size(), " rows of ", t.columns.size(), " columns"));
   for (TableRow& row : t.rows) row.cells.resize(t.columns.size());  // later keys: missing in earlier rows

@@ -1,7 +1,6 @@
 #include "cpuft/data/token_classification_data.h"
 
 #include <algorithm>
-#include <functional>
 #include <map>
 #include <unordered_set>
 
@@ -15,25 +14,6 @@ namespace cpuft {
 namespace {
 
 using json = nlohmann::json;
-
-// Calls fn(line number, object) for every non-blank line of `text`, which must each be a JSON object.
-void for_each_object(std::string_view text, const std::string& source,
-                     const std::function<void(int64_t, std::string_view, const json&)>& fn) {
-  JsonReadOptions options;
-  options.expected = "one JSON object per line";
-  size_t pos = text.substr(0, 3) == "\xEF\xBB\xBF" ? 3 : 0;
-  for (int64_t n = 1; pos < text.size(); ++n) {
-    size_t end = text.find('\n', pos);
-    if (end == std::string_view::npos) end = text.size();
-    const std::string_view line = text.substr(pos, end - pos);
-    pos = end + 1;
-    if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
-    const std::string where = str_cat(source, ":", n);
-    const json j = parse_json(line, where, options);
-    if (!j.is_object()) fail(where, ": ", json_describe(j), ", expected a JSON object (one per line)");
-    fn(n, line, j);
-  }
-}
 
 std::string at(const TokenFile& f, int64_t line, const std::string& column) {
   return str_cat(f.path, ":", line, ": column '", text_preview(column), "'");
@@ -56,7 +36,7 @@ TokenFile parse_token_file(std::string text, const std::string& source) {
   f.path = source;
   f.text = std::move(text);
   std::unordered_set<std::string> seen;
-  for_each_object(f.text, source, [&](int64_t n, std::string_view line, const json&) {
+  for_each_json_object_line(f.text, source, [&](int64_t n, std::string_view line, const json&) {
     const nlohmann::ordered_json ordered = nlohmann::ordered_json::parse(line.begin(), line.end());
     for (const auto& item : ordered.items()) {
       if (seen.count(item.key())) continue;
@@ -94,7 +74,7 @@ TagSet read_tag_set(const TokenFile& train, const TokenColumns& columns) {
   std::map<std::string, json> strings;
   std::map<int64_t, json> integers;
   int64_t first_string = 0, first_integer = 0;
-  for_each_object(train.text, train.path, [&](int64_t n, std::string_view, const json& obj) {
+  for_each_json_object_line(train.text, train.path, [&](int64_t n, std::string_view, const json& obj) {
     for (const json& t : tags_of(train, n, obj, columns.tags)) {
       if (t.is_string()) {
         strings.emplace(t.get<std::string>(), t);
@@ -136,7 +116,7 @@ std::vector<TaggedSentence> tagged_sentences(const TokenFile& file, const TokenC
   for (size_t i = 0; i < tags.values.size(); ++i) id_of.emplace(tag_key(tags.values[i]), static_cast<int32_t>(i));
   std::vector<TaggedSentence> out;
   uint64_t bytes = 0;
-  for_each_object(file.text, file.path, [&](int64_t n, std::string_view line, const json& obj) {
+  for_each_json_object_line(file.text, file.path, [&](int64_t n, std::string_view line, const json& obj) {
     TaggedSentence s;
     s.line = n;
     auto words = obj.find(columns.words);

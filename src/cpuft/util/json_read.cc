@@ -154,6 +154,24 @@ json read_json_file(const std::string& path, uint64_t max_bytes, const JsonReadO
   return parse_json(read_file(path, max_bytes), path, options);
 }
 
+void for_each_json_object_line(std::string_view text, const std::string& source,
+                               const std::function<void(int64_t, std::string_view, const json&)>& fn) {
+  JsonReadOptions options;
+  options.expected = "one JSON object per line";
+  size_t pos = text.substr(0, 3) == "\xEF\xBB\xBF" ? 3 : 0;
+  for (int64_t n = 1; pos < text.size(); ++n) {
+    size_t end = text.find('\n', pos);
+    if (end == std::string_view::npos) end = text.size();
+    const std::string_view line = text.substr(pos, end - pos);
+    pos = end + 1;
+    if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
+    const std::string where = str_cat(source, ":", n);
+    const json j = parse_json(line, where, options);
+    if (!j.is_object()) fail(where, ": ", json_describe(j), ", expected a JSON object (one per line)");
+    fn(n, line, j);
+  }
+}
+
 std::string json_preview(const json& value, size_t max_chars) { return Preview(max_chars).take(value); }
 
 std::string text_preview(std::string_view text, size_t max_chars) {

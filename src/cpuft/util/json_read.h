@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 
@@ -33,6 +34,12 @@ nlohmann::json parse_json(std::string_view text, const std::string& source, cons
 
 // read_file(path, max_bytes) (util/read_file.h: regular files only) + parse_json(text, path).
 nlohmann::json read_json_file(const std::string& path, uint64_t max_bytes, const JsonReadOptions& options = {});
+
+// A JSON-lines text (a UTF-8 byte order mark skipped): fn(line number, line, object) for every line that
+// is not blank, in order, each parsed as parse_json does with "SOURCE:LINE" as its source and required to
+// be a JSON object ("SOURCE:LINE: TYPE, expected a JSON object (one per line)").
+void for_each_json_object_line(std::string_view text, const std::string& source,
+                               const std::function<void(int64_t, std::string_view, const nlohmann::json&)>& fn);
 
 // A value as it appears in an error message: compact JSON of at most about max_chars characters,
 // cut with "..." (a long string shows its start, a deep array its first brackets). Never walks more

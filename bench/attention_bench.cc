@@ -191,5 +191,59 @@ BENCHMARK(BM_AttentionPart)
     ->Unit(benchmark::kMicrosecond)
     ->UseRealTime();
 
+// The same parts in f32 mode (the scores scaled as they are read, the probabilities and the gradients f32),
+// also at head size 32 (MiniLM's: products half as long, the softmax passes as long as at 64).
+// Args: part, T, head size.
+void BM_AttentionPartF32(benchmark::State& state) {
+  const auto part = static_cast<Part>(state.range(0));
+  const int64_t T = state.range(1), D = state.range(2), H3 = 3 * kH;
+  static Inputs in(false);
+  const float *q = in.qkv.data(), *k = q + kH, *v = q + 2 * kH, *dc = in.dctx.data();
+  float* dq = in.dqkv.data();
+  float *p = in.tiles.data(), *dp = p + T * T;
+  AlignedVector<float> pd(static_cast<size_t>(T * T)), ds(pd.size());
+  const SoftmaxDropout drop{0.1f, 42, 7, 0, in.keep.data()};
+  const float scale = score_scale(/*distilbert=*/true, D).scores;
+  const ScoreRead read{scale, false};
+  const int8_t* mask = nullptr;
+  tile_matmul(false, true, T, T, D, 1.f, q, H3, k, H3, p, T);
+  AlignedVector<float> scores(p, p + T * T), stats(static_cast<size_t>(2 * T));
+  softmax_dropout_fwd(p, pd.data(), nullptr, p, mask, static_cast<int>(T), static_cast<int>(T), read, kMaskLowestF32,
+                      drop, stats.data());
+  const bool pass = part == Part::kSoftmaxDropout || part == Part::kSoftmaxGrad || part == Part::kSoftmax;
+  const double flops = pass ? 0.0 : 2.0 * T * T * D;
+  const int threads = omp_get_max_threads();
+  omp_set_num_threads(1);
+  for (auto _ : state) {
+    switch (part) {
+      case Part::kScores: tile_matmul(false, true, T, T, D, 1.f, q, H3, k, H3, p, T); break;
+      case Part::kSoftmaxDropout:
+        softmax_dropout_fwd(p, pd.data(), nullptr, scores.data(), mask, static_cast<int>(T), static_cast<int>(T), read,
+                            kMaskLowestF32, drop, stats.data());
+        break;
+      case Part::kSoftmax:
+        softmax_fwd(p, nullptr, scores.data(), mask, 1, 1, static_cast<int>(T), static_cast<int>(T), read,
+                    kMaskLowestF32);
+        break;
+      case Part::kContext: tile_matmul(false, false, T, D, T, 1.f, pd.data(), T, v, H3, in.ctx.data(), kH); break;
+      case Part::kValueGrad: tile_matmul(true, false, T, D, T, 1.f, pd.data(), T, dc, kH, dq + 2 * kH, H3); break;
+      case Part::kProbsGrad: tile_matmul(false, true, T, T, D, 1.f, dc, kH, v, H3, dp, T); break;
+      case Part::kSoftmaxGrad:
+        softmax_recompute_bwd(ds.data(), nullptr, pd.data(), nullptr, scores.data(), dp, mask, static_cast<int>(T),
+                              static_cast<int>(T), read, kMaskLowestF32, stats.data(), &drop);
+        break;
+      case Part::kQueryGrad: tile_matmul(false, false, T, D, T, scale, pd.data(), T, k, H3, dq, H3); break;
+      case Part::kKeyGrad: tile_matmul(true, false, T, D, T, scale, pd.data(), T, q, H3, dq + kH, H3); break;
+    }
+  }
+  omp_set_num_threads(threads);
+  state.counters["GFLOP"] = benchmark::Counter(flops * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+}
+BENCHMARK(BM_AttentionPartF32)
+    ->ArgsProduct({benchmark::CreateDenseRange(0, 8, 1), {kT, 192}, {64, 32}})
+    ->ArgNames({"part", "T", "D"})
+    ->Unit(benchmark::kMicrosecond)
+    ->UseRealTime();
+
 }  // namespace
 }  // namespace cpuft

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 #include "cpuft/kernels/dropout_vec.h"
 #include "cpuft/kernels/softmax.h"
@@ -11,6 +12,28 @@
 #include "cpuft/kernels/vec_math.h"
 
 namespace cpuft {
+
+// fn(std::bool_constant<b>{}...) for the runtime flags b...: the loops inside fn are compiled once per
+// combination and test none of the flags per vector. (Tested per vector, as GCC left such tests in the
+// loops, they cost as much as a pass's own arithmetic: perf annotate of the forward on Zen 3.)
+template <class Fn>
+[[gnu::always_inline]] inline decltype(auto) with_flags(Fn&& fn) {
+  return fn();
+}
+template <class Fn, class... Flags>
+[[gnu::always_inline]] inline decltype(auto) with_flags(Fn&& fn, bool first, Flags... rest) {
+  if (first) return with_flags([&](auto... f) { return fn(std::true_type{}, f...); }, rest...);
+  return with_flags([&](auto... f) { return fn(std::false_type{}, f...); }, rest...);
+}
+
+// body(c, k) over the columns [c0, c1): the whole vectors with k the constant W (the width tests of
+// load_k / store_k fold away), then the tail, if any, with its k.
+template <class V, class Body>
+[[gnu::always_inline]] inline void over_columns(int64_t c0, int64_t c1, Body&& body) {
+  int64_t c = c0;
+  for (; c + V::W <= c1; c += V::W) body(c, V::W);
+  if (c < c1) body(c, static_cast<int>(c1 - c));
+}
 
 // The keep mask of lanes c .. c + W - 1 of row `row` (k of them real) under d: hashed from index
 // row * Tk + c, its bits written, when drawing; else read from the bits. Always inlined: a call in the
@@ -51,13 +74,14 @@ template <class V>
 // Lanes c.. (k of them) of a row of scores as `read` says (scaled, rounded) and masked by km (the key
 // mask, nullable); -inf past the row. Always inlined, as softmax_keep: GCC made it a call, once a vector
 // in the forward's first pass and the backward's.
-template <class V>
+// kScale, kBf16, kMask: read.scale != 1, read.bf16 and km != null, as with_flags gives them.
+template <class V, bool kScale, bool kBf16, bool kMask>
 [[gnu::always_inline]] inline typename V::F scores_as_read(const float* row, int64_t c, int k, ScoreRead read,
                                                            const int8_t* km, float mask_value) {
   typename V::F s = load_k<V>(row + c, k, -__builtin_inff());
-  if (read.scale != 1.0f) s = V::mul(s, V::set1(read.scale));
-  if (read.bf16) s = V::round_bf16(s);
-  if (km) s = V::select(V::zero_i8(km + c, k), V::set1(mask_value), s);
+  if constexpr (kScale) s = V::mul(s, V::set1(read.scale));
+  if constexpr (kBf16) s = V::round_bf16(s);
+  if constexpr (kMask) s = V::select(V::zero_i8(km + c, k), V::set1(mask_value), s);
   return s;
 }
 
@@ -75,41 +99,49 @@ void softmax_fwd_vec(float* probs, uint16_t* probs_bf16, const float* scores, co
     const ScoreRead rd = read;
     const float masked = mask_value;
     // Pass 1: read (scale, round), mask, max (the read and masked scores are parked in probs).
-    F vmax = V::set1(-__builtin_inff());
-    for (int64_t c = 0; c < T; c += V::W) {
-      const int k = width_at<V>(c, T);
-      const F s = scores_as_read<V>(scores + off, c, k, rd, km, masked);
-      store_k<V>(probs + off + c, k, s);
-      vmax = V::max(vmax, s);
-    }
+    const F vmax = with_flags(
+        [&](auto scale, auto bf16, auto mask) {
+          F m = V::set1(-__builtin_inff());
+          over_columns<V>(0, T, [&](int64_t c, int k) {
+            const F s = scores_as_read<V, scale, bf16, mask>(scores + off, c, k, rd, km, masked);
+            store_k<V>(probs + off + c, k, s);
+            m = V::max(m, s);
+          });
+          return m;
+        },
+        rd.scale != 1.0f, rd.bf16, km != nullptr);
     const float max = V::hmax(vmax);
     const F mx = V::set1(max);
     // Pass 2: e = exp(s - max) and its sum.
     F vsum = V::zero();
-    for (int64_t c = 0; c < T; c += V::W) {
-      const int k = width_at<V>(c, T);
+    over_columns<V>(0, T, [&](int64_t c, int k) {
       F e = vexp<V>(V::sub(load_k<V>(probs + off + c, k), mx));
       if (k < V::W) e = V::select(V::first(k), e, V::zero());
       store_k<V>(probs + off + c, k, e);
       vsum = V::add(vsum, e);
-    }
+    });
     const float inverse = 1.0f / V::hsum(vsum);
     if (stats) {  // what softmax_recompute_bwd reads
       stats[2 * row] = max;
       stats[2 * row + 1] = inverse;
     }
     const F inv = V::set1(inverse);
-    // Pass 3: normalise.
-    for (int64_t c = 0; c < T; c += V::W) {
-      const int k = width_at<V>(c, T);
-      F p = V::mul(load_k<V>(probs + off + c, k), inv);
-      store_k<V>(probs + off + c, k, p);
-      if (probs_bf16) store_bf16_k<V>(probs_bf16 + off + c, k, p);
-      if (!drop) continue;
-      const F y = softmax_kept<V>(*drop, row, c, T, k, p);
-      if (drop->out) store_k<V>(drop->out + off + c, k, y);
-      if (drop->out_bf16) store_bf16_k<V>(drop->out_bf16 + off + c, k, y);
-    }
+    // Pass 3: normalise (and the dropout).
+    const DropoutPass d = drop ? *drop : DropoutPass{};
+    with_flags(
+        [&](auto dropping) {
+          over_columns<V>(0, T, [&](int64_t c, int k) {
+            const F p = V::mul(load_k<V>(probs + off + c, k), inv);
+            store_k<V>(probs + off + c, k, p);
+            if (probs_bf16) store_bf16_k<V>(probs_bf16 + off + c, k, p);
+            if constexpr (dropping) {
+              const F y = softmax_kept<V>(d, row, c, T, k, p);
+              if (d.out) store_k<V>(d.out + off + c, k, y);
+              if (d.out_bf16) store_bf16_k<V>(d.out_bf16 + off + c, k, y);
+            }
+          });
+        },
+        drop != nullptr);
   }
 }
 
@@ -122,49 +154,57 @@ void softmax_recompute_bwd_vec(float* dscores, uint16_t* dscores_bf16, float* dr
 #pragma omp parallel for schedule(static)
   for (int64_t row = 0; row < rows; ++row) {
     const int64_t off = row * T;
-    // The kept lanes' factor, keep ? 1 / (1 - p) : 0, or none without a dropout.
-    auto kept = [=](int64_t c, int k, F x) { return drop ? softmax_kept<V>(*drop, row, c, T, k, x) : x; };
-    // Pass 1: the probabilities from the scores and the row's statistics (softmax_fwd's last pass, its
-    // values), over the scores; the dropped ones; and the sum of dp * p.
     const ScoreRead rd = read;  // the row's copies of the shared arguments, as in softmax_fwd_vec
     const float masked = mask_value;
+    const DropoutPass d = drop ? *drop : DropoutPass{};
     const F mx = V::set1(stats[2 * row]), inv = V::set1(stats[2 * row + 1]);
-    F acc = V::zero();
+    // Pass 1: the probabilities from the scores and the row's statistics (softmax_fwd's last pass, its
+    // values), over the scores; the dropped ones; and the sum of dp * p.
     // The exps block by block in two loops (vec_math.h's vexp_head, then vexp_tail; the forward's exp pass,
     // split so, ran no faster on Zen 3: BM_AttentionPart parts 1 and 8).
-    ExpHeads<V> heads;
-    for (int64_t b0 = 0; b0 < T; b0 += kHeadBlock) {
-      const int64_t b1 = std::min(T, b0 + kHeadBlock);
-      for (int64_t c = b0; c < b1; c += V::W) {
-        const F s = scores_as_read<V>(scores + off, c, width_at<V>(c, T), rd, key_mask, masked);
-        heads.put(c - b0, vexp_head<V>(V::sub(s, mx)));
-      }
-      for (int64_t c = b0; c < b1; c += V::W) {
-        const int k = width_at<V>(c, T);
-        F p = V::mul(vexp_tail<V>(heads.at(c - b0)), inv);
-        if (k < V::W) p = V::select(V::first(k), p, V::zero());
-        store_k<V>(scores + off + c, k, p);
-        F dp = load_k<V>(ddropped + off + c, k), y = p;
-        if (drop) {  // the factor read once for both
-          const F factor = softmax_kept_factor<V>(*drop, row, c, T, k);
-          y = V::mul(p, factor);
-          dp = V::mul(dp, factor);
-        }
-        if (dropped) store_k<V>(dropped + off + c, k, y);
-        if (dropped_bf16) store_bf16_k<V>(dropped_bf16 + off + c, k, y);
-        acc = V::fma(dp, p, acc);
-      }
-    }
+    const F acc = with_flags(
+        [&](auto scale, auto bf16, auto mask, auto dropping) {
+          F sum = V::zero();
+          ExpHeads<V> heads;
+          for (int64_t b0 = 0; b0 < T; b0 += kHeadBlock) {
+            const int64_t b1 = std::min(T, b0 + kHeadBlock);
+            over_columns<V>(b0, b1, [&](int64_t c, int k) {
+              const F s = scores_as_read<V, scale, bf16, mask>(scores + off, c, k, rd, key_mask, masked);
+              heads.put(c - b0, vexp_head<V>(V::sub(s, mx)));
+            });
+            over_columns<V>(b0, b1, [&](int64_t c, int k) {
+              F p = V::mul(vexp_tail<V>(heads.at(c - b0)), inv);
+              if (k < V::W) p = V::select(V::first(k), p, V::zero());
+              store_k<V>(scores + off + c, k, p);
+              F dp = load_k<V>(ddropped + off + c, k), y = p;
+              if constexpr (dropping) {  // the factor read once for both
+                const F factor = softmax_kept_factor<V>(d, row, c, T, k);
+                y = V::mul(p, factor);
+                dp = V::mul(dp, factor);
+              }
+              if (dropped) store_k<V>(dropped + off + c, k, y);
+              if (dropped_bf16) store_bf16_k<V>(dropped_bf16 + off + c, k, y);
+              sum = V::fma(dp, p, sum);
+            });
+          }
+          return sum;
+        },
+        rd.scale != 1.0f, rd.bf16, key_mask != nullptr, drop != nullptr);
     // Pass 2: ds = p * (dp - sum(dp * p)), over the row pass 1 left in the cache.
     const F dot = V::set1(V::hsum(acc));
-    for (int64_t c = 0; c < T; c += V::W) {
-      const int k = width_at<V>(c, T);
-      const F p = load_k<V>(scores + off + c, k);
-      F ds = V::mul(p, V::sub(kept(c, k, load_k<V>(ddropped + off + c, k)), dot));
-      if (key_mask) ds = V::select(V::zero_i8(key_mask + c, k), V::zero(), ds);
-      if (dscores) store_k<V>(dscores + off + c, k, ds);
-      if (dscores_bf16) store_bf16_k<V>(dscores_bf16 + off + c, k, ds);
-    }
+    with_flags(
+        [&](auto dropping, auto mask) {
+          over_columns<V>(0, T, [&](int64_t c, int k) {
+            const F p = load_k<V>(scores + off + c, k);
+            F dp = load_k<V>(ddropped + off + c, k);
+            if constexpr (dropping) dp = softmax_kept<V>(d, row, c, T, k, dp);
+            F ds = V::mul(p, V::sub(dp, dot));
+            if constexpr (mask) ds = V::select(V::zero_i8(key_mask + c, k), V::zero(), ds);
+            if (dscores) store_k<V>(dscores + off + c, k, ds);
+            if (dscores_bf16) store_bf16_k<V>(dscores_bf16 + off + c, k, ds);
+          });
+        },
+        drop != nullptr, key_mask != nullptr);
   }
 }
 

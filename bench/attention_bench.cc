@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <random>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "cpuft/cpu/isa.h"
@@ -105,13 +106,15 @@ BENCHMARK(BM_AttentionCore)
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 
-// The parts of one sequence-head's bf16 attention (a full window of 384 or 128 tokens, head size 64,
-// dropout 0.1) on one thread, timed apart, as attention_fwd and attention_bwd call them: the products on
-// the bf16 tiles and the softmax passes (training's forward, with the dropout; backward's, part 5, the
-// probabilities from the forward's row statistics and their gradient, run over its own output after the
-// first iteration, the same work; the evaluation's, part 8).
-// GFLOP counts the product's FLOPs (none for a softmax pass), so the products' rates compare with
-// BM_AttentionTile and the passes' times with the products'. Args: part, T (the window).
+// The parts of one sequence-head's attention (a full window, dropout 0.1) on one thread, timed apart, as
+// attention_fwd and attention_bwd call them: the tile products and the softmax passes (training's
+// forward, with the dropout; backward's, part 5, the probabilities from the forward's row statistics and
+// their gradient, run over its own output after the first iteration, the same work; the evaluation's,
+// part 8). In bf16 mode (E = uint16_t: bf16 tiles, the scores rounded as they are read) or f32 mode
+// (E = float), at head size 64 (DistilBERT's) or 32 (MiniLM's: products half as long, the softmax
+// passes as long). GFLOP counts the product's FLOPs (none for a softmax pass), so the products' rates
+// compare with BM_AttentionTile and the passes' times with the products'. Args: part, T (the window),
+// bf16, head size.
 enum class Part {
   kScores,
   kSoftmaxDropout,
@@ -124,22 +127,51 @@ enum class Part {
   kSoftmax  // the evaluation's softmax: no dropout
 };
 
-void BM_AttentionPart(benchmark::State& state) {
-  const auto part = static_cast<Part>(state.range(0));
-  const int64_t T = state.range(1), D = kHeadDim, H3 = 3 * kH;
+// C = alpha op(A) op(B) on one thread, as model/attention.cc's products: f32, or bf16 stored as `store`.
+void tile_product(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda,
+                  const float* b, int64_t ldb, void* c, int64_t ldc, TileStore /*f32 only*/) {
+  tile_matmul(ta, tb, m, n, k, alpha, a, lda, b, ldb, static_cast<float*>(c), ldc);
+}
+void tile_product(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const uint16_t* a, int64_t lda,
+                  const uint16_t* b, int64_t ldb, void* c, int64_t ldc, TileStore store) {
+  tile_matmul_bf16(ta, tb, m, n, k, alpha, a, lda, b, ldb, c, ldc, store);
+}
+
+template <class E>
+void attention_parts(benchmark::State& state, Part part, int64_t T, int64_t D) {
+  constexpr bool kBf16 = std::is_same_v<E, uint16_t>;
+  const int64_t H3 = 3 * kH;
   static Inputs in(false);
-  const uint16_t *q = in.qkv16.data(), *k = q + kH, *v = q + 2 * kH, *dc = in.dctx16.data();
+  const E* q;
+  const E* dc;
+  void* ctx;
+  if constexpr (kBf16) {
+    q = in.qkv16.data(), dc = in.dctx16.data(), ctx = in.ctx16.data();
+  } else {
+    q = in.qkv.data(), dc = in.dctx.data(), ctx = in.ctx.data();
+  }
+  const E *k = q + kH, *v = q + 2 * kH;
   float* dq = in.dqkv.data();
   float *p = in.tiles.data(), *dp = p + T * T;
-  AlignedVector<uint16_t> pd(static_cast<size_t>(T * T)), ds(pd.size());
+  AlignedVector<E> pd(static_cast<size_t>(T * T)), ds(pd.size());
+  // The softmax's E outputs as its f32 or bf16 arguments.
+  float* pd32 = nullptr;
+  float* ds32 = nullptr;
+  uint16_t* pd16 = nullptr;
+  uint16_t* ds16 = nullptr;
+  if constexpr (kBf16) {
+    pd16 = pd.data(), ds16 = ds.data();
+  } else {
+    pd32 = pd.data(), ds32 = ds.data();
+  }
   const SoftmaxDropout drop{0.1f, 42, 7, 0, in.keep.data()};
   const float scale = score_scale(/*distilbert=*/true, D).scores;  // as the model's layers
-  const ScoreRead read{scale, true};
+  const ScoreRead read{scale, kBf16};
   const int8_t* mask = nullptr;  // a full window: the attention passes no mask (softmax_mask)
-  tile_matmul_bf16(false, true, T, T, D, 1.f, q, H3, k, H3, p, T, TileStore::kF32);
+  const int rows = static_cast<int>(T);
+  tile_product(false, true, T, T, D, 1.f, q, H3, k, H3, p, T, TileStore::kF32);
   AlignedVector<float> scores(p, p + T * T), stats(static_cast<size_t>(2 * T));
-  softmax_dropout_fwd(p, nullptr, pd.data(), p, mask, static_cast<int>(T), static_cast<int>(T), read, kMaskLowestF32,
-                      drop, stats.data());
+  softmax_dropout_fwd(p, pd32, pd16, p, mask, rows, rows, read, kMaskLowestF32, drop, stats.data());
   const bool pass = part == Part::kSoftmaxDropout || part == Part::kSoftmaxGrad || part == Part::kSoftmax;
   const double flops = pass ? 0.0 : 2.0 * T * T * D;
   // One thread, and so are the softmax passes' own parallel loops: inside a team of one they would
@@ -147,101 +179,50 @@ void BM_AttentionPart(benchmark::State& state) {
   // thread) never does.
   const int threads = omp_get_max_threads();
   omp_set_num_threads(1);
+  const TileStore ctx_store = kBf16 ? TileStore::kBf16 : TileStore::kF32;
   for (auto _ : state) {
     switch (part) {
-      case Part::kScores:
-        tile_matmul_bf16(false, true, T, T, D, 1.f, q, H3, k, H3, p, T, TileStore::kF32);
-        break;
+      case Part::kScores: tile_product(false, true, T, T, D, 1.f, q, H3, k, H3, p, T, TileStore::kF32); break;
       case Part::kSoftmaxDropout:
-        softmax_dropout_fwd(p, nullptr, pd.data(), scores.data(), mask, static_cast<int>(T), static_cast<int>(T), read,
-                            kMaskLowestF32, drop, stats.data());
+        softmax_dropout_fwd(p, pd32, pd16, scores.data(), mask, rows, rows, read, kMaskLowestF32, drop, stats.data());
         break;
-      case Part::kSoftmax:
-        softmax_fwd(p, pd.data(), scores.data(), mask, 1, 1, static_cast<int>(T), static_cast<int>(T), read,
-                    kMaskLowestF32);
-        break;
-      case Part::kContext:
-        tile_matmul_bf16(false, false, T, D, T, 1.f, pd.data(), T, v, H3, in.ctx16.data(), kH, TileStore::kBf16);
-        break;
+      case Part::kSoftmax: softmax_fwd(p, pd16, scores.data(), mask, 1, 1, rows, rows, read, kMaskLowestF32); break;
+      case Part::kContext: tile_product(false, false, T, D, T, 1.f, pd.data(), T, v, H3, ctx, kH, ctx_store); break;
       case Part::kValueGrad:
-        tile_matmul_bf16(true, false, T, D, T, 1.f, pd.data(), T, dc, kH, dq + 2 * kH, H3, TileStore::kF32);
+        tile_product(true, false, T, D, T, 1.f, pd.data(), T, dc, kH, dq + 2 * kH, H3, TileStore::kF32);
         break;
-      case Part::kProbsGrad:
-        tile_matmul_bf16(false, true, T, T, D, 1.f, dc, kH, v, H3, dp, T, TileStore::kF32);
-        break;
+      case Part::kProbsGrad: tile_product(false, true, T, T, D, 1.f, dc, kH, v, H3, dp, T, TileStore::kF32); break;
       case Part::kSoftmaxGrad:
-        softmax_recompute_bwd(nullptr, ds.data(), nullptr, pd.data(), scores.data(), dp, mask, static_cast<int>(T),
-                              static_cast<int>(T), read, kMaskLowestF32, stats.data(), &drop);
+        softmax_recompute_bwd(ds32, ds16, pd32, pd16, scores.data(), dp, mask, rows, rows, read, kMaskLowestF32,
+                              stats.data(), &drop);
         break;
       case Part::kQueryGrad:
-        tile_matmul_bf16(false, false, T, D, T, scale, pd.data(), T, k, H3, dq, H3, TileStore::kF32);
+        tile_product(false, false, T, D, T, scale, pd.data(), T, k, H3, dq, H3, TileStore::kF32);
         break;
       case Part::kKeyGrad:
-        tile_matmul_bf16(true, false, T, D, T, scale, pd.data(), T, q, H3, dq + kH, H3, TileStore::kF32);
+        tile_product(true, false, T, D, T, scale, pd.data(), T, q, H3, dq + kH, H3, TileStore::kF32);
         break;
     }
   }
   omp_set_num_threads(threads);
   state.counters["GFLOP"] = benchmark::Counter(flops * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
-  state.SetLabel(tile_matmul_bf16_native() ? std::string("bf16 tiles at ") + isa_name(kernel_isa()) : std::string("bf16 as f32 products"));
+  state.SetLabel(!kBf16                      ? std::string("f32")
+                 : tile_matmul_bf16_native() ? std::string("bf16 tiles at ") + isa_name(kernel_isa())
+                                             : std::string("bf16 as f32 products"));
+}
+
+void BM_AttentionPart(benchmark::State& state) {
+  const auto part = static_cast<Part>(state.range(0));
+  const int64_t T = state.range(1), D = state.range(3);
+  if (state.range(2))
+    attention_parts<uint16_t>(state, part, T, D);
+  else
+    attention_parts<float>(state, part, T, D);
 }
 BENCHMARK(BM_AttentionPart)
-    ->ArgsProduct({benchmark::CreateDenseRange(0, 8, 1), {kT, 128}})
-    ->ArgNames({"part", "T"})
-    ->Unit(benchmark::kMicrosecond)
-    ->UseRealTime();
-
-// The same parts in f32 mode (the scores scaled as they are read, the probabilities and the gradients f32),
-// also at head size 32 (MiniLM's: products half as long, the softmax passes as long as at 64).
-// Args: part, T, head size.
-void BM_AttentionPartF32(benchmark::State& state) {
-  const auto part = static_cast<Part>(state.range(0));
-  const int64_t T = state.range(1), D = state.range(2), H3 = 3 * kH;
-  static Inputs in(false);
-  const float *q = in.qkv.data(), *k = q + kH, *v = q + 2 * kH, *dc = in.dctx.data();
-  float* dq = in.dqkv.data();
-  float *p = in.tiles.data(), *dp = p + T * T;
-  AlignedVector<float> pd(static_cast<size_t>(T * T)), ds(pd.size());
-  const SoftmaxDropout drop{0.1f, 42, 7, 0, in.keep.data()};
-  const float scale = score_scale(/*distilbert=*/true, D).scores;
-  const ScoreRead read{scale, false};
-  const int8_t* mask = nullptr;
-  tile_matmul(false, true, T, T, D, 1.f, q, H3, k, H3, p, T);
-  AlignedVector<float> scores(p, p + T * T), stats(static_cast<size_t>(2 * T));
-  softmax_dropout_fwd(p, pd.data(), nullptr, p, mask, static_cast<int>(T), static_cast<int>(T), read, kMaskLowestF32,
-                      drop, stats.data());
-  const bool pass = part == Part::kSoftmaxDropout || part == Part::kSoftmaxGrad || part == Part::kSoftmax;
-  const double flops = pass ? 0.0 : 2.0 * T * T * D;
-  const int threads = omp_get_max_threads();
-  omp_set_num_threads(1);
-  for (auto _ : state) {
-    switch (part) {
-      case Part::kScores: tile_matmul(false, true, T, T, D, 1.f, q, H3, k, H3, p, T); break;
-      case Part::kSoftmaxDropout:
-        softmax_dropout_fwd(p, pd.data(), nullptr, scores.data(), mask, static_cast<int>(T), static_cast<int>(T), read,
-                            kMaskLowestF32, drop, stats.data());
-        break;
-      case Part::kSoftmax:
-        softmax_fwd(p, nullptr, scores.data(), mask, 1, 1, static_cast<int>(T), static_cast<int>(T), read,
-                    kMaskLowestF32);
-        break;
-      case Part::kContext: tile_matmul(false, false, T, D, T, 1.f, pd.data(), T, v, H3, in.ctx.data(), kH); break;
-      case Part::kValueGrad: tile_matmul(true, false, T, D, T, 1.f, pd.data(), T, dc, kH, dq + 2 * kH, H3); break;
-      case Part::kProbsGrad: tile_matmul(false, true, T, T, D, 1.f, dc, kH, v, H3, dp, T); break;
-      case Part::kSoftmaxGrad:
-        softmax_recompute_bwd(ds.data(), nullptr, pd.data(), nullptr, scores.data(), dp, mask, static_cast<int>(T),
-                              static_cast<int>(T), read, kMaskLowestF32, stats.data(), &drop);
-        break;
-      case Part::kQueryGrad: tile_matmul(false, false, T, D, T, scale, pd.data(), T, k, H3, dq, H3); break;
-      case Part::kKeyGrad: tile_matmul(true, false, T, D, T, scale, pd.data(), T, q, H3, dq + kH, H3); break;
-    }
-  }
-  omp_set_num_threads(threads);
-  state.counters["GFLOP"] = benchmark::Counter(flops * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
-}
-BENCHMARK(BM_AttentionPartF32)
-    ->ArgsProduct({benchmark::CreateDenseRange(0, 8, 1), {kT, 192}, {64, 32}})
-    ->ArgNames({"part", "T", "D"})
+    ->ArgsProduct({benchmark::CreateDenseRange(0, 8, 1), {kT, 128}, {1}, {kHeadDim}})
+    ->ArgsProduct({benchmark::CreateDenseRange(0, 8, 1), {kT, 192}, {0}, {kHeadDim, 32}})
+    ->ArgNames({"part", "T", "bf16", "D"})
     ->Unit(benchmark::kMicrosecond)
     ->UseRealTime();
 

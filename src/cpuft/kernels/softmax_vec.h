@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
-#include <type_traits>
 
 #include "cpuft/kernels/dropout_vec.h"
 #include "cpuft/kernels/softmax.h"
@@ -12,28 +11,6 @@
 #include "cpuft/kernels/vec_math.h"
 
 namespace cpuft {
-
-// fn(std::bool_constant<b>{}...) for the runtime flags b...: the loops inside fn are compiled once per
-// combination and test none of the flags per vector. (Tested per vector, as GCC left such tests in the
-// loops, they cost as much as a pass's own arithmetic: perf annotate of the forward on Zen 3.)
-template <class Fn>
-[[gnu::always_inline]] inline decltype(auto) with_flags(Fn&& fn) {
-  return fn();
-}
-template <class Fn, class... Flags>
-[[gnu::always_inline]] inline decltype(auto) with_flags(Fn&& fn, bool first, Flags... rest) {
-  if (first) return with_flags([&](auto... f) { return fn(std::true_type{}, f...); }, rest...);
-  return with_flags([&](auto... f) { return fn(std::false_type{}, f...); }, rest...);
-}
-
-// body(c, k) over the columns [c0, c1): the whole vectors with k the constant W (the width tests of
-// load_k / store_k fold away), then the tail, if any, with its k.
-template <class V, class Body>
-[[gnu::always_inline]] inline void over_columns(int64_t c0, int64_t c1, Body&& body) {
-  int64_t c = c0;
-  for (; c + V::W <= c1; c += V::W) body(c, V::W);
-  if (c < c1) body(c, static_cast<int>(c1 - c));
-}
 
 // The keep mask of lanes c .. c + W - 1 of row `row` (k of them real) under d: hashed from index
 // row * Tk + c, its bits written, when drawing; else read from the bits. Always inlined: a call in the

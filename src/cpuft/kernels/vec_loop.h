@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <type_traits>
 
 namespace cpuft {
 
@@ -66,6 +67,28 @@ typename V::F load_bf16_k(const uint16_t* p, int k) {
 template <class V>
 typename V::F load_f32_or_bf16(const float* x, const uint16_t* x_bf16, int64_t i, int k) {
   return x ? load_k<V>(x + i, k) : load_bf16_k<V>(x_bf16 + i, k);
+}
+
+// fn(std::bool_constant<b>{}...) for the runtime flags b...: the loops inside fn are compiled once per
+// combination and test none of the flags per vector. (Tested per vector, as GCC left such tests in the
+// softmax's loops, they cost as much as a pass's own arithmetic: perf annotate on Zen 3.)
+template <class Fn>
+[[gnu::always_inline]] inline decltype(auto) with_flags(Fn&& fn) {
+  return fn();
+}
+template <class Fn, class... Flags>
+[[gnu::always_inline]] inline decltype(auto) with_flags(Fn&& fn, bool first, Flags... rest) {
+  if (first) return with_flags([&](auto... f) { return fn(std::true_type{}, f...); }, rest...);
+  return with_flags([&](auto... f) { return fn(std::false_type{}, f...); }, rest...);
+}
+
+// body(c, k) over the columns [c0, c1): the whole vectors with k the constant W (the width tests of
+// load_k / store_k fold away), then the tail, if any, with its k.
+template <class V, class Body>
+[[gnu::always_inline]] inline void over_columns(int64_t c0, int64_t c1, Body&& body) {
+  int64_t c = c0;
+  for (; c + V::W <= c1; c += V::W) body(c, V::W);
+  if (c < c1) body(c, static_cast<int>(c1 - c));
 }
 
 // Width of the chunk starting at i of a row of n: W, or the tail.

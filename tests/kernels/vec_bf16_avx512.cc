@@ -11,18 +11,13 @@ namespace cpuft::test {
 
 void to_bf16_avx512_bf16(uint16_t* out, const float* in, int64_t n) {
   using V = VecAvx512Bf16;
-  for (int64_t i = 0; i < n; i += V::W) {
-    const int k = width_at<V>(i, n);
-    store_bf16_k<V>(out + i, k, load_k<V>(in + i, k));
-  }
+  over_columns<V>(0, n, [&](int64_t i, int k) CPUFT_INLINE_BODY { store_bf16_k<V>(out + i, k, load_k<V>(in + i, k)); });
 }
 
 void round_bf16_avx512_bf16(float* out, const float* in, int64_t n) {
   using V = VecAvx512Bf16;
-  for (int64_t i = 0; i < n; i += V::W) {
-    const int k = width_at<V>(i, n);
-    store_k<V>(out + i, k, V::round_bf16(load_k<V>(in + i, k)));
-  }
+  over_columns<V>(
+      0, n, [&](int64_t i, int k) CPUFT_INLINE_BODY { store_k<V>(out + i, k, V::round_bf16(load_k<V>(in + i, k))); });
 }
 
 }  // namespace cpuft::test

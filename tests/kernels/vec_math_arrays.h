@@ -13,26 +13,19 @@ namespace cpuft::test {
 
 template <class V>
 void exp_f32_vec(float* out, const float* in, int64_t n) {
-  for (int64_t i = 0; i < n; i += V::W) {
-    int k = width_at<V>(i, n);
-    store_k<V>(out + i, k, vexp<V>(load_k<V>(in + i, k)));
-  }
+  over_columns<V>(0, n,
+                  [&](int64_t i, int k) CPUFT_INLINE_BODY { store_k<V>(out + i, k, vexp<V>(load_k<V>(in + i, k))); });
 }
 
 template <class V>
 void normal_cdf_f32_vec(float* out, const float* in, int64_t n) {
-  for (int64_t i = 0; i < n; i += V::W) {
-    int k = width_at<V>(i, n);
-    store_k<V>(out + i, k, vnormal_cdf<V>(load_k<V>(in + i, k)));
-  }
+  over_columns<V>(
+      0, n, [&](int64_t i, int k) CPUFT_INLINE_BODY { store_k<V>(out + i, k, vnormal_cdf<V>(load_k<V>(in + i, k))); });
 }
 
 template <class V, typename V::F (*f)(typename V::F)>
 void map_f32_vec(float* out, const float* in, int64_t n) {
-  for (int64_t i = 0; i < n; i += V::W) {
-    int k = width_at<V>(i, n);
-    store_k<V>(out + i, k, f(load_k<V>(in + i, k)));
-  }
+  over_columns<V>(0, n, [&](int64_t i, int k) CPUFT_INLINE_BODY { store_k<V>(out + i, k, f(load_k<V>(in + i, k))); });
 }
 
 template <class V>

@@ -16,28 +16,22 @@ void adamw_step_vec(float* w, float* m, float* v, uint16_t* w_bf16, float* g, in
                     int64_t step) {
   const AdamWScalars s = adamw_scalars(p, step);
   const bool decay = p.weight_decay != 0.0;
-  const int64_t chunks = (n + kFlatChunk - 1) / kFlatChunk;
-#pragma omp parallel for schedule(static)
-  for (int64_t ch = 0; ch < chunks; ++ch) {
-    const int64_t end = (ch + 1) * kFlatChunk < n ? (ch + 1) * kFlatChunk : n;
-    for (int64_t i = ch * kFlatChunk; i < end; i += V::W) {
-      int k = width_at<V>(i, end);
-      auto vw = load_k<V>(w + i, k);
-      auto vm = load_k<V>(m + i, k);
-      auto vv = load_k<V>(v + i, k);
-      auto vg = V::mul(load_k<V>(g + i, k), V::set1(p.grad_scale));
-      if (p.zero_grad) store_k<V>(g + i, k, V::zero());
-      if (decay) vw = V::mul(vw, V::set1(s.decay));
-      vm = V::fma(V::set1(s.one_m_b1), V::sub(vg, vm), vm);
-      vv = V::fma(V::mul(V::set1(s.one_m_b2), vg), vg, V::mul(vv, V::set1(s.b2)));
-      auto den = V::add(V::div(V::sqrt(vv), V::set1(s.bc2_sqrt)), V::set1(s.eps));
-      vw = V::add(vw, V::div(V::mul(V::set1(s.neg_step), vm), den));
-      store_k<V>(w + i, k, vw);
-      store_k<V>(m + i, k, vm);
-      store_k<V>(v + i, k, vv);
-      if (w_bf16) store_bf16_k<V>(w_bf16 + i, k, vw);
-    }
-  }
+  for_each_flat_chunk<V>(n, [=](int64_t i, int k) CPUFT_INLINE_BODY {
+    auto vw = load_k<V>(w + i, k);
+    auto vm = load_k<V>(m + i, k);
+    auto vv = load_k<V>(v + i, k);
+    auto vg = V::mul(load_k<V>(g + i, k), V::set1(p.grad_scale));
+    if (p.zero_grad) store_k<V>(g + i, k, V::zero());
+    if (decay) vw = V::mul(vw, V::set1(s.decay));
+    vm = V::fma(V::set1(s.one_m_b1), V::sub(vg, vm), vm);
+    vv = V::fma(V::mul(V::set1(s.one_m_b2), vg), vg, V::mul(vv, V::set1(s.b2)));
+    auto den = V::add(V::div(V::sqrt(vv), V::set1(s.bc2_sqrt)), V::set1(s.eps));
+    vw = V::add(vw, V::div(V::mul(V::set1(s.neg_step), vm), den));
+    store_k<V>(w + i, k, vw);
+    store_k<V>(m + i, k, vm);
+    store_k<V>(v + i, k, vv);
+    if (w_bf16) store_bf16_k<V>(w_bf16 + i, k, vw);
+  });
 }
 
 template <class V>
@@ -47,24 +41,16 @@ void block_sum_squares_vec(double* out, const float* x, int64_t n) {
   for (int64_t b = 0; b < blocks; ++b) {
     const int64_t end = (b + 1) * kSumSquaresBlock < n ? (b + 1) * kSumSquaresBlock : n;
     auto acc = V::dzero();
-    for (int64_t i = b * kSumSquaresBlock; i < end; i += V::W) {
-      acc = V::add_squares(acc, load_k<V>(x + i, width_at<V>(i, end)));
-    }
+    over_columns<V>(b * kSumSquaresBlock, end,
+                    [&](int64_t i, int k) CPUFT_INLINE_BODY { acc = V::add_squares(acc, load_k<V>(x + i, k)); });
     out[b] = V::dhsum(acc);
   }
 }
 
 template <class V>
 void scale_inplace_vec(float* x, int64_t n, float s) {
-  const int64_t chunks = (n + kFlatChunk - 1) / kFlatChunk;
-#pragma omp parallel for schedule(static)
-  for (int64_t ch = 0; ch < chunks; ++ch) {
-    const int64_t end = (ch + 1) * kFlatChunk < n ? (ch + 1) * kFlatChunk : n;
-    for (int64_t i = ch * kFlatChunk; i < end; i += V::W) {
-      int k = width_at<V>(i, end);
-      store_k<V>(x + i, k, V::mul(load_k<V>(x + i, k), V::set1(s)));
-    }
-  }
+  for_each_flat_chunk<V>(
+      n, [=](int64_t i, int k) CPUFT_INLINE_BODY { store_k<V>(x + i, k, V::mul(load_k<V>(x + i, k), V::set1(s))); });
 }
 
 }  // namespace cpuft

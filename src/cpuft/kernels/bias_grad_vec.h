@@ -16,10 +16,9 @@ void bias_grad_vec(float* db, const float* dy, int64_t M, int64_t N) {
     alignas(64) float acc[kColumnChunk];
     std::fill(acc, acc + (c1 - c0), 0.0f);
     for (int64_t m = 0; m < M; ++m)
-      for (int64_t c = c0; c < c1; c += V::W) {
-        const int k = width_at<V>(c, c1);
+      over_columns<V>(c0, c1, [&](int64_t c, int k) CPUFT_INLINE_BODY {
         store_k<V>(acc + (c - c0), k, V::add(load_k<V>(acc + (c - c0), k), load_k<V>(dy + m * N + c, k)));
-      }
+      });
     for (int64_t c = c0; c < c1; ++c) db[c] += acc[c - c0];
   });
 }

@@ -42,19 +42,13 @@ void dropout_apply_vec(float* out, uint16_t* out_bf16, const float* in, const ui
   const auto khi = V::iset1(static_cast<uint32_t>(key >> 32));
   const auto thr = V::iset1(threshold24);
   const auto vscale = V::set1(scale);
-  const int64_t chunks = (n + kFlatChunk - 1) / kFlatChunk;
-#pragma omp parallel for schedule(static)
-  for (int64_t ch = 0; ch < chunks; ++ch) {
-    const int64_t end = (ch + 1) * kFlatChunk < n ? (ch + 1) * kFlatChunk : n;
-    for (int64_t i = ch * kFlatChunk; i < end; i += V::W) {
-      int k = width_at<V>(i, end);
-      auto keep = dropout_keep_vec<V>(i, klo, khi, thr, steps);
-      // in * (keep ? scale : 0), as torch multiplies by the scaled Bernoulli mask.
-      auto y = V::mul(load_f32_or_bf16<V>(in, in_bf16, i, k), V::select(keep, vscale, V::zero()));
-      if (out) store_k<V>(out + i, k, y);
-      if (out_bf16) store_bf16_k<V>(out_bf16 + i, k, y);
-    }
-  }
+  for_each_flat_chunk<V>(n, [=](int64_t i, int k) CPUFT_INLINE_BODY {
+    auto keep = dropout_keep_vec<V>(i, klo, khi, thr, steps);
+    // in * (keep ? scale : 0), as torch multiplies by the scaled Bernoulli mask.
+    auto y = V::mul(load_f32_or_bf16<V>(in, in_bf16, i, k), V::select(keep, vscale, V::zero()));
+    if (out) store_k<V>(out + i, k, y);
+    if (out_bf16) store_bf16_k<V>(out_bf16 + i, k, y);
+  });
 }
 
 }  // namespace cpuft

@@ -18,12 +18,11 @@ void embedding_fwd_vec(float* out, const int32_t* ids, const int8_t* type_ids, c
     const float* p = wpe + static_cast<int64_t>(positions[n]) * C;
     const float* tt = wtt ? wtt + (type_ids ? static_cast<int64_t>(type_ids[n]) * C : 0) : nullptr;
     float* o = out + n * C;
-    for (int64_t c = 0; c < C; c += V::W) {
-      int k = width_at<V>(c, C);
+    over_columns<V>(0, C, [&](int64_t c, int k) CPUFT_INLINE_BODY {
       auto x = load_k<V>(w + c, k);
       if (tt) x = V::add(x, load_k<V>(tt + c, k));
       store_k<V>(o + c, k, V::add(x, load_k<V>(p + c, k)));
-    }
+    });
   }
 }
 
@@ -49,10 +48,9 @@ void embedding_bwd_vec(float* dwte, float* dwpe, float* dwtt, const float* dout,
                                 : nullptr};
       for (float* g : targets) {
         if (!g) continue;
-        for (int64_t c = c0; c < c1; c += V::W) {
-          int k = width_at<V>(c, c1);
+        over_columns<V>(c0, c1, [&](int64_t c, int k) CPUFT_INLINE_BODY {
           store_k<V>(g + c, k, V::add(load_k<V>(g + c, k), load_k<V>(d + c, k)));
-        }
+        });
       }
     }
   }

@@ -24,11 +24,11 @@ struct GeluHeads {
   alignas(64) float half_t[kHeadBlock];
   // The heads of x[c0, c1), c1 - c0 <= kHeadBlock (a tail's missing lanes read 0).
   void compute(const float* x, int64_t c0, int64_t c1) {
-    for (int64_t c = c0; c < c1; c += V::W) {
-      const NormalCdfHead<V> h = normal_cdf_head<V>(load_k<V>(x + c, width_at<V>(c, c1)));
+    over_columns<V>(c0, c1, [&](int64_t c, int k) CPUFT_INLINE_BODY {
+      const NormalCdfHead<V> h = normal_cdf_head<V>(load_k<V>(x + c, k));
       V::store(exp_arg + (c - c0), h.exp_arg);
       V::store(half_t + (c - c0), h.half_t);
-    }
+    });
   }
   NormalCdfHead<V> at(int64_t j) const { return {V::load(exp_arg + j), V::load(half_t + j)}; }
 };
@@ -64,22 +64,25 @@ void gelu_fwd_vec(float* out, uint16_t* out_bf16, const float* pre, const uint16
   for (int64_t m = 0; m < M; ++m) {
     const int64_t off = m * N;
     GeluHeads<V> heads;
-    for (int64_t b0 = 0; b0 < N; b0 += kHeadBlock) {
-      const int64_t b1 = std::min(N, b0 + kHeadBlock);
-      if (!values) heads.compute(pre + off, b0, b1);
-      for (int64_t c = b0; c < b1; c += V::W) {
-        const int k = width_at<V>(c, b1);
-        typename V::F y;
-        if (values) {
-          y = look_up_bf16<V>(values, pre_bf16 + off + c, k);
-        } else {  // gelu_of, from the head
-          const auto x = load_k<V>(pre + off + c, k);
-          y = V::mul(x, normal_cdf_tail<V>(x, heads.at(c - b0)));
-        }
-        if (out) store_k<V>(out + off + c, k, y);
-        if (out_bf16) store_bf16_k<V>(out_bf16 + off + c, k, y);
-      }
-    }
+    with_flags(
+        [&](auto by_table) {
+          for (int64_t b0 = 0; b0 < N; b0 += kHeadBlock) {
+            const int64_t b1 = std::min(N, b0 + kHeadBlock);
+            if constexpr (!by_table) heads.compute(pre + off, b0, b1);
+            over_columns<V>(b0, b1, [&](int64_t c, int k) CPUFT_INLINE_BODY {
+              typename V::F y;
+              if constexpr (by_table) {
+                y = look_up_bf16<V>(values, pre_bf16 + off + c, k);
+              } else {  // gelu_of, from the head
+                const auto x = load_k<V>(pre + off + c, k);
+                y = V::mul(x, normal_cdf_tail<V>(x, heads.at(c - b0)));
+              }
+              if (out) store_k<V>(out + off + c, k, y);
+              if (out_bf16) store_bf16_k<V>(out_bf16 + off + c, k, y);
+            });
+          }
+        },
+        values != nullptr);
   }
 }
 
@@ -113,13 +116,12 @@ void gelu_recompute_vec(float* out, float* pre, int64_t M, int64_t N) {
     for (int64_t b0 = 0; b0 < N; b0 += kHeadBlock) {
       const int64_t b1 = std::min(N, b0 + kHeadBlock);
       heads.compute(x_row, b0, b1);
-      for (int64_t c = b0; c < b1; c += V::W) {
-        const int k = width_at<V>(c, b1);
+      over_columns<V>(b0, b1, [&](int64_t c, int k) CPUFT_INLINE_BODY {
         const auto x = load_k<V>(x_row + c, k);
         const auto cdf = normal_cdf_tail<V>(x, heads.at(c - b0));
         store_k<V>(out + m * N + c, k, V::mul(x, cdf));
         store_k<V>(x_row + c, k, gelu_grad_factor_of_cdf<V>(x, cdf));
-      }
+      });
     }
   }
 }
@@ -167,13 +169,12 @@ void gelu_bwd_rows(float* dpre, uint16_t* dpre_bf16, float* dbias, const float* 
       for (int64_t b0 = c0; b0 < c1; b0 += kHeadBlock) {
         const int64_t b1 = std::min(c1, b0 + kHeadBlock);
         f.block(row, b0, b1);
-        for (int64_t c = b0; c < b1; c += V::W) {
-          const int k = width_at<V>(c, b1);
+        over_columns<V>(b0, b1, [&](int64_t c, int k) CPUFT_INLINE_BODY {
           auto g = V::mul(load_f32_or_bf16<V>(dout, dout_bf16, row + c, k), f.at(row, c, k, b0));
           if (dpre) store_k<V>(dpre + row + c, k, g);
           if (dpre_bf16) store_bf16_k<V>(dpre_bf16 + row + c, k, g);
           if (dbias) store_k<V>(acc + (c - c0), k, V::add(load_k<V>(acc + (c - c0), k), g));
-        }
+        });
       }
     }
     if (dbias)

@@ -19,15 +19,14 @@ void layernorm_fwd_vec(float* out, uint16_t* out_bf16, float* mean, float* rstd,
     const int64_t off = n * C;
     // Pass 1: x = a + r (kept in x_sum when given) and its sum.
     F acc = V::zero();
-    for (int64_t c = 0; c < C; c += V::W) {
-      int k = width_at<V>(c, C);
+    over_columns<V>(0, C, [&](int64_t c, int k) CPUFT_INLINE_BODY {
       F x = load_f32_or_bf16<V>(a, a_bf16, off + c, k);
       if (r) x = V::add(x, load_k<V>(r + off + c, k));
       if (x_sum) store_k<V>(x_sum + off + c, k, x);
       acc = V::add(acc, x);
-    }
+    });
     const float* xs = x_sum ? x_sum + off : nullptr;
-    auto load_x = [&](int64_t c, int k) {
+    auto load_x = [&](int64_t c, int k) CPUFT_INLINE_BODY {
       if (xs) return load_k<V>(xs + c, k);
       F x = load_f32_or_bf16<V>(a, a_bf16, off + c, k);
       return r ? V::add(x, load_k<V>(r + off + c, k)) : x;
@@ -36,24 +35,22 @@ void layernorm_fwd_vec(float* out, uint16_t* out_bf16, float* mean, float* rstd,
     // Pass 2: biased variance about the mean (two-pass for accuracy).
     const F vmu = V::set1(mu);
     F acc2 = V::zero();
-    for (int64_t c = 0; c < C; c += V::W) {
-      int k = width_at<V>(c, C);
+    over_columns<V>(0, C, [&](int64_t c, int k) CPUFT_INLINE_BODY {
       F d = V::sub(load_x(c, k), vmu);
       if (k < V::W) d = V::select(V::first(k), d, V::zero());
       acc2 = V::fma(d, d, acc2);
-    }
+    });
     const float rs = 1.0f / std::sqrt(V::hsum(acc2) / static_cast<float>(C) + eps);
     if (mean) mean[n] = mu;
     if (rstd) rstd[n] = rs;
     // Pass 3: normalise, scale, shift.
     const F vrs = V::set1(rs);
-    for (int64_t c = 0; c < C; c += V::W) {
-      int k = width_at<V>(c, C);
+    over_columns<V>(0, C, [&](int64_t c, int k) CPUFT_INLINE_BODY {
       F y = V::mul(V::sub(load_x(c, k), vmu), vrs);
       y = V::fma(y, load_k<V>(w + c, k), load_k<V>(b + c, k));
       store_k<V>(out + off + c, k, y);
       if (out_bf16) store_bf16_k<V>(out_bf16 + off + c, k, y);
-    }
+    });
   }
 }
 
@@ -71,13 +68,12 @@ void layernorm_bwd_vec(float* dx, float* dw, float* db, const float* dout, const
       const F vmu = V::set1(mean[n]);
       const F vrs = V::set1(rstd[n]);
       const int64_t off = n * C;
-      for (int64_t c = c0; c < c1; c += V::W) {
-        const int k = width_at<V>(c, c1);
+      over_columns<V>(c0, c1, [&](int64_t c, int k) CPUFT_INLINE_BODY {
         const F d = load_k<V>(dout + off + c, k);
         const F xhat = V::mul(V::sub(load_k<V>(x + off + c, k), vmu), vrs);
         store_k<V>(aw + (c - c0), k, V::fma(d, xhat, load_k<V>(aw + (c - c0), k)));
         store_k<V>(ab + (c - c0), k, V::add(load_k<V>(ab + (c - c0), k), d));
-      }
+      });
     }
     for (int64_t c = c0; c < c1; ++c) {
       dw[c] += aw[c - c0];
@@ -95,22 +91,20 @@ void layernorm_bwd_vec(float* dx, float* dw, float* db, const float* dout, const
     const F vmu = V::set1(mean[n]);
     const F vrs = V::set1(rstd[n]);
     F sg = V::zero(), sgx = V::zero();
-    for (int64_t c = 0; c < C; c += V::W) {
-      int k = width_at<V>(c, C);
+    over_columns<V>(0, C, [&](int64_t c, int k) CPUFT_INLINE_BODY {
       F g = V::mul(load_k<V>(dout + off + c, k), load_k<V>(w + c, k));
       F xhat = V::mul(V::sub(load_k<V>(x + off + c, k), vmu), vrs);
       sg = V::add(sg, g);
       sgx = V::fma(g, xhat, sgx);
-    }
+    });
     const F mg = V::set1(V::hsum(sg) / static_cast<float>(C));
     const F mgx = V::set1(V::hsum(sgx) / static_cast<float>(C));
-    for (int64_t c = 0; c < C; c += V::W) {
-      int k = width_at<V>(c, C);
+    over_columns<V>(0, C, [&](int64_t c, int k) CPUFT_INLINE_BODY {
       F g = V::mul(load_k<V>(dout + off + c, k), load_k<V>(w + c, k));
       F xhat = V::mul(V::sub(load_k<V>(x + off + c, k), vmu), vrs);
       F t = V::sub(V::sub(g, mg), V::mul(xhat, mgx));
       store_k<V>(dx + off + c, k, V::mul(t, vrs));
-    }
+    });
   }
 }
 

@@ -35,20 +35,19 @@ void quantize_rows_u8_vec(uint8_t* q, float* scale, int32_t* zero, const float* 
   for (int64_t r = 0; r < rows; ++r) {
     const float* row = x + r * cols;
     F lo = V::zero(), hi = V::zero();
-    for (int64_t c = 0; c < cols; c += V::W) {
-      const F v = load_k<V>(row + c, width_at<V>(c, cols));  // tail lanes read 0, inside the range
+    over_columns<V>(0, cols, [&](int64_t c, int k) CPUFT_INLINE_BODY {
+      const F v = load_k<V>(row + c, k);  // tail lanes read 0, inside the range
       lo = V::min(lo, v);
       hi = V::max(hi, v);
-    }
+    });
     const float lo_s = -V::hmax(V::sub(V::zero(), lo)), hi_s = V::hmax(hi);
     const quant_detail::RowQuant p = quant_detail::row_quant(lo_s, hi_s, levels);
     scale[r] = p.scale;
     zero[r] = p.zero;
     const F inv = V::set1(p.inv_scale), z = V::set1(static_cast<float>(p.zero)), top = V::set1(float(levels));
-    for (int64_t c = 0; c < cols; c += V::W) {
-      const int k = width_at<V>(c, cols);
+    over_columns<V>(0, cols, [&](int64_t c, int k) CPUFT_INLINE_BODY {
       quantize_lanes<V, X>(q + r * cols + c, load_k<V>(row + c, k), inv, z, top, k);
-    }
+    });
   }
 }
 
@@ -59,10 +58,9 @@ void quantize_u8_vec(uint8_t* q, const float* x, int64_t rows, int64_t cols, flo
   const F inv = V::set1(inv_scale), z = V::set1(static_cast<float>(zero)), top = V::set1(float(levels));
 #pragma omp parallel for schedule(static)
   for (int64_t r = 0; r < rows; ++r)
-    for (int64_t c = 0; c < cols; c += V::W) {
-      const int k = width_at<V>(c, cols);
+    over_columns<V>(0, cols, [&](int64_t c, int k) CPUFT_INLINE_BODY {
       quantize_lanes<V, X>(q + r * cols + c, load_k<V>(x + r * cols + c, k), inv, z, top, k);
-    }
+    });
 }
 
 template <class V, class X>
@@ -73,8 +71,7 @@ void dequantize_s32_vec(float* y, const void* acc, const float* a_scale, const i
   for (int64_t r = 0; r < rows; ++r) {
     const auto zr = V::iset1(static_cast<uint32_t>(a_zero[r]));
     const auto sr = V::set1(a_scale[r]);
-    for (int64_t c = 0; c < cols; c += V::W) {
-      const int k = width_at<V>(c, cols);
+    over_columns<V>(0, cols, [&](int64_t c, int k) CPUFT_INLINE_BODY {
       const int64_t i = r * cols + c;
       typename V::I a, cs;
       if (k == V::W) {
@@ -90,7 +87,7 @@ void dequantize_s32_vec(float* y, const void* acc, const float* a_scale, const i
       const auto v = X::to_float(V::isub(a, V::imul(zr, cs)));
       const auto b = bias ? load_k<V>(bias + c, k) : V::zero();
       store_k<V>(y + i, k, V::fma(v, V::mul(sr, load_k<V>(w_scale + c, k)), b));
-    }
+    });
   }
 }
 

@@ -79,7 +79,7 @@ void softmax_fwd_vec(float* probs, uint16_t* probs_bf16, const float* scores, co
     const F vmax = with_flags(
         [&](auto scale, auto bf16, auto mask) {
           F m = V::set1(-__builtin_inff());
-          over_columns<V>(0, T, [&](int64_t c, int k) {
+          over_columns<V>(0, T, [&](int64_t c, int k) CPUFT_INLINE_BODY {
             const F s = scores_as_read<V, scale, bf16, mask>(scores + off, c, k, rd, km, masked);
             store_k<V>(probs + off + c, k, s);
             m = V::max(m, s);
@@ -91,7 +91,7 @@ void softmax_fwd_vec(float* probs, uint16_t* probs_bf16, const float* scores, co
     const F mx = V::set1(max);
     // Pass 2: e = exp(s - max) and its sum.
     F vsum = V::zero();
-    over_columns<V>(0, T, [&](int64_t c, int k) {
+    over_columns<V>(0, T, [&](int64_t c, int k) CPUFT_INLINE_BODY {
       F e = vexp<V>(V::sub(load_k<V>(probs + off + c, k), mx));
       if (k < V::W) e = V::select(V::first(k), e, V::zero());
       store_k<V>(probs + off + c, k, e);
@@ -107,7 +107,7 @@ void softmax_fwd_vec(float* probs, uint16_t* probs_bf16, const float* scores, co
     const DropoutPass d = drop ? *drop : DropoutPass{};
     with_flags(
         [&](auto dropping) {
-          over_columns<V>(0, T, [&](int64_t c, int k) {
+          over_columns<V>(0, T, [&](int64_t c, int k) CPUFT_INLINE_BODY {
             const F p = V::mul(load_k<V>(probs + off + c, k), inv);
             store_k<V>(probs + off + c, k, p);
             if (probs_bf16) store_bf16_k<V>(probs_bf16 + off + c, k, p);
@@ -145,11 +145,11 @@ void softmax_recompute_bwd_vec(float* dscores, uint16_t* dscores_bf16, float* dr
           ExpHeads<V> heads;
           for (int64_t b0 = 0; b0 < T; b0 += kHeadBlock) {
             const int64_t b1 = std::min(T, b0 + kHeadBlock);
-            over_columns<V>(b0, b1, [&](int64_t c, int k) {
+            over_columns<V>(b0, b1, [&](int64_t c, int k) CPUFT_INLINE_BODY {
               const F s = scores_as_read<V, scale, bf16, mask>(scores + off, c, k, rd, key_mask, masked);
               heads.put(c - b0, vexp_head<V>(V::sub(s, mx)));
             });
-            over_columns<V>(b0, b1, [&](int64_t c, int k) {
+            over_columns<V>(b0, b1, [&](int64_t c, int k) CPUFT_INLINE_BODY {
               F p = V::mul(vexp_tail<V>(heads.at(c - b0)), inv);
               if (k < V::W) p = V::select(V::first(k), p, V::zero());
               store_k<V>(scores + off + c, k, p);
@@ -171,7 +171,7 @@ void softmax_recompute_bwd_vec(float* dscores, uint16_t* dscores_bf16, float* dr
     const F dot = V::set1(V::hsum(acc));
     with_flags(
         [&](auto dropping, auto mask) {
-          over_columns<V>(0, T, [&](int64_t c, int k) {
+          over_columns<V>(0, T, [&](int64_t c, int k) CPUFT_INLINE_BODY {
             const F p = load_k<V>(scores + off + c, k);
             F dp = load_k<V>(ddropped + off + c, k);
             if constexpr (dropping) dp = softmax_kept<V>(d, row, c, T, k, dp);

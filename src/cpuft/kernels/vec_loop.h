@@ -82,6 +82,12 @@ template <class Fn, class... Flags>
   return with_flags([&](auto... f) { return fn(std::false_type{}, f...); }, rest...);
 }
 
+// Written between a loop body lambda's parameters and its braces, [&](int64_t c, int k) CPUFT_INLINE_BODY
+// { ... }, for every body given to over_columns or for_each_flat_chunk: the body is then inlined at both of
+// over_columns' calls. Left to its heuristics, GCC made the AVX-512 backward softmax's second loop body (the
+// exps' tails and the dropout) a function call per vector.
+#define CPUFT_INLINE_BODY __attribute__((always_inline))
+
 // body(c, k) over the columns [c0, c1): the whole vectors with k the constant W (the width tests of
 // load_k / store_k fold away), then the tail, if any, with its k.
 template <class V, class Body>
@@ -91,10 +97,18 @@ template <class V, class Body>
   if (c < c1) body(c, static_cast<int>(c1 - c));
 }
 
-// Width of the chunk starting at i of a row of n: W, or the tail.
-template <class V>
-int width_at(int64_t i, int64_t n) {
-  return n - i >= V::W ? V::W : static_cast<int>(n - i);
+// body(i, k) over the elements [0, n) of a flat array, in chunks of kFlatChunk that the OpenMP threads
+// share (static schedule), each chunk as over_columns runs it. Each chunk runs a copy of body (a lambda
+// that captures by value): its captures are then the thread's own, kept in registers, not loaded again
+// after every store as a shared closure's would be (a float store may alias a float capture).
+template <class V, class Body>
+void for_each_flat_chunk(int64_t n, const Body& body) {
+  const int64_t chunks = (n + kFlatChunk - 1) / kFlatChunk;
+#pragma omp parallel for schedule(static)
+  for (int64_t ch = 0; ch < chunks; ++ch) {
+    Body own = body;
+    over_columns<V>(ch * kFlatChunk, std::min(n, (ch + 1) * kFlatChunk), own);
+  }
 }
 
 }  // namespace cpuft

@@ -71,14 +71,23 @@ void BM_LayerNormBwd(benchmark::State& state) {
   set_bytes(state, kRows * kC * 4.0 * 5);  // dout, x read twice; dx written
 }
 
+// The FFN's GELU as the model's forward runs it: f32 in and out (f32 mode), or bf16 in and out, by table
+// (bf16 mode). Args: isa, bf16.
 void BM_GeluFwd(benchmark::State& state) {
   const KernelTable* k = table_for(state);
   if (!k) return;
   auto pre = random_floats(kRows * kFfn, 2.0f);
   std::vector<float> out(pre.size());
-  std::vector<uint16_t> bf(pre.size());
-  for (auto _ : state) k->gelu_fwd(out.data(), bf.data(), pre.data(), nullptr, kRows, kFfn);
-  set_bytes(state, kRows * kFfn * (4.0 * 2 + 2));
+  std::vector<uint16_t> pre_bf16(pre.size()), out_bf16(pre.size());
+  for (size_t i = 0; i < pre.size(); ++i) pre_bf16[i] = f32_to_bf16(pre[i]);
+  const bool bf16 = state.range(1) != 0;
+  for (auto _ : state) {
+    if (bf16)
+      k->gelu_fwd(nullptr, out_bf16.data(), nullptr, pre_bf16.data(), kRows, kFfn);
+    else
+      k->gelu_fwd(out.data(), nullptr, pre.data(), nullptr, kRows, kFfn);
+  }
+  set_bytes(state, kRows * kFfn * (bf16 ? 2.0 * 2 : 4.0 * 2));
 }
 
 void BM_GeluBwd(benchmark::State& state) {
@@ -249,7 +258,11 @@ void isa_args(benchmark::internal::Benchmark* b) {
 
 BENCHMARK(BM_LayerNormFwd)->Apply(isa_args);
 BENCHMARK(BM_LayerNormBwd)->Apply(isa_args);
-BENCHMARK(BM_GeluFwd)->Apply(isa_args);
+BENCHMARK(BM_GeluFwd)
+    ->ArgsProduct({{0, 1, 2}, {0, 1}})
+    ->ArgNames({"isa", "bf16"})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 BENCHMARK(BM_GeluBwd)->Apply(isa_args);
 BENCHMARK(BM_GeluBwdBf16Bias)->Apply(isa_args);
 BENCHMARK(BM_GeluF32Backward)

@@ -11,18 +11,7 @@
 
 namespace cpuft::test {
 
-template <class V>
-void exp_f32_vec(float* out, const float* in, int64_t n) {
-  over_columns<V>(0, n,
-                  [&](int64_t i, int k) CPUFT_INLINE_BODY { store_k<V>(out + i, k, vexp<V>(load_k<V>(in + i, k))); });
-}
-
-template <class V>
-void normal_cdf_f32_vec(float* out, const float* in, int64_t n) {
-  over_columns<V>(
-      0, n, [&](int64_t i, int k) CPUFT_INLINE_BODY { store_k<V>(out + i, k, vnormal_cdf<V>(load_k<V>(in + i, k))); });
-}
-
+// out[i] = f(in[i]), vector by vector.
 template <class V, typename V::F (*f)(typename V::F)>
 void map_f32_vec(float* out, const float* in, int64_t n) {
   over_columns<V>(0, n, [&](int64_t i, int k) CPUFT_INLINE_BODY { store_k<V>(out + i, k, f(load_k<V>(in + i, k))); });
@@ -30,8 +19,8 @@ void map_f32_vec(float* out, const float* in, int64_t n) {
 
 template <class V>
 const VecMathFns& vec_math_fns() {
-  static const VecMathFns fns{V::kName, exp_f32_vec<V>, normal_cdf_f32_vec<V>, map_f32_vec<V, gelu_of<V>>,
-                              map_f32_vec<V, gelu_grad_factor<V>>};
+  static const VecMathFns fns{V::kName, map_f32_vec<V, vexp<V>>, map_f32_vec<V, vnormal_cdf<V>>,
+                              map_f32_vec<V, gelu_of<V>>, map_f32_vec<V, gelu_grad_factor<V>>};
   return fns;
 }
 

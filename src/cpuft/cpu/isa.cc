@@ -15,6 +15,10 @@ constexpr Isa kLevels[] = {Isa::kRef, Isa::kAvx2, Isa::kAvx512, Isa::kAvx512Bf16
 // What this CPU lacks for `isa`, nullptr when it has everything.
 const char* missing(Isa isa) {
   const CpuFeatures& f = cpu_features();
+#ifdef CPUFT_EMULATED_AVX512
+  // The emulated test build (CMake option CPUFT_EMULATE_AVX512): the avx512 builds run on AVX2.
+  if (isa == Isa::kAvx512 || isa == Isa::kAvx512Bf16) return f.avx2 && f.fma ? nullptr : "AVX2+FMA";
+#endif
   switch (isa) {
     case Isa::kRef: return nullptr;
     case Isa::kAvx2: return f.avx2 && f.fma ? nullptr : "AVX2+FMA";

@@ -6,8 +6,9 @@
 # runs the README's two commands, `make test` and `make demo`, inside it with chroot. Prints PASS or
 # FAIL and the time of each step. A long-lived machine keeps whatever was installed on it before, so
 # only a run like this proves that install-deps and the CMake find logic are complete.
+# `--only emulated` runs `make test-isa-emulated` there instead (its own package group, libsimde-dev).
 #
-#   sudo scripts/check-fresh-install.sh [--keep] [--only test|demo] [ROOT]
+#   sudo scripts/check-fresh-install.sh [--keep] [--only test|demo|emulated] [ROOT]
 #
 # ROOT defaults to /var/tmp/cpuft-fresh (removed first, and afterwards unless --keep). Needs root,
 # Debian's package mirror and about 3 GB of disk; takes 20-40 minutes on 2 cores. The multi-host
@@ -21,12 +22,12 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --keep) keep=1; shift ;;
     --only) only=${2:-}; shift 2 ;;
-    -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "check-fresh-install: unknown flag '$1'" >&2; exit 2 ;;
     *) root=$1; shift ;;
   esac
 done
-case "$only" in ""|test|demo) ;; *) echo "check-fresh-install: --only takes test or demo, found '$only'" >&2; exit 2 ;; esac
+case "$only" in ""|test|demo|emulated) ;; *) echo "check-fresh-install: --only takes test, demo or emulated, found '$only'" >&2; exit 2 ;; esac
 [ "$(id -u)" -eq 0 ] || { echo "check-fresh-install: needs root (debootstrap, chroot, mounts)" >&2; exit 2; }
 case "$root" in /|/usr|/var|/tmp|/home|/root|"") echo "check-fresh-install: refusing ROOT '$root'" >&2; exit 2 ;; esac
 
@@ -104,8 +105,12 @@ run_step() {  # name command
   report+=("$(printf '%-10s %s  %dm%02ds' "$1" "$([ "$rc" = 0 ] && echo PASS || echo "FAIL (rc $rc)")" $((secs / 60)) $((secs % 60)))")
   if [ "$rc" = 0 ]; then rm -f "$root.$1.log"; else result=FAIL; echo "check-fresh-install: full log in $root.$1.log"; fi
 }
-[ "$only" = demo ] || run_step "make-test" "make test"
-[ "$only" = test ] || run_step "make-demo" "make demo"
+case "$only" in
+  "") run_step "make-test" "make test"; run_step "make-demo" "make demo" ;;
+  test) run_step "make-test" "make test" ;;
+  demo) run_step "make-demo" "make demo" ;;
+  emulated) run_step "make-test-isa-emulated" "make test-isa-emulated" ;;
+esac
 
 total=$(( $(date +%s) - t_start ))
 echo

@@ -40,17 +40,19 @@ test-isa: build
 
 # The in-process tests (labels unit and parity) with the avx512 and avx512_bf16 kernel builds on any AVX2
 # CPU: a separate build folder whose *_avx512.cc (and *_amx.cc) sources are compiled for AVX2 with the
-# AVX-512 and AVX512_BF16 intrinsics emulated (tests/emulation/avx512_on_avx2.h, SIMDe). The same kernel
-# source as on an AVX-512 CPU, so its logic (masks, tails, lane order, bf16 pairs) is tested where
-# `make test-isa` cannot run it; its speed and the instructions themselves only on such a CPU. AMX is not
-# emulated.
+# AVX-512 and AVX512_BF16 intrinsics emulated (tests/emulation/avx512_on_avx2.h, SIMDe), under
+# AddressSanitizer + UndefinedBehaviorSanitizer. The same kernel source as on an AVX-512 CPU, so its logic
+# (masks, tails, lane order, bf16 pairs) is tested where `make test-isa` cannot run it, and a full vector
+# read or written past an array's end (where a masked one belongs) is caught, which the instructions
+# themselves would mostly let pass. Their speed and the instructions need such a CPU; AMX is not emulated.
 EMU_BUILD ?= build-emu
 test-isa-emulated:
 	@bash scripts/install-deps.sh emulated
-	@cmake -S . -B $(EMU_BUILD) -DCMAKE_BUILD_TYPE=Release -DCPUFT_EMULATE_AVX512=ON -DCPUFT_BUILD_BENCH=OFF > /dev/null
+	@cmake -S . -B $(EMU_BUILD) -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG=-O1 -DCPUFT_SANITIZE=ON \
+	  -DCPUFT_EMULATE_AVX512=ON -DCPUFT_BUILD_BENCH=OFF > /dev/null
 	@cmake --build $(EMU_BUILD) -j $(JOBS)
 	@for isa in avx512 avx512_bf16; do \
-	  echo "test-isa-emulated: unit tests with CPUFT_ISA=$$isa (emulated on AVX2)"; \
+	  echo "test-isa-emulated: unit tests with CPUFT_ISA=$$isa (emulated on AVX2, ASan + UBSan)"; \
 	  (cd $(EMU_BUILD) && CPUFT_ISA=$$isa ctest -L 'unit|parity' -j $(JOBS) --output-on-failure) || exit 1; \
 	done
 

@@ -141,6 +141,18 @@ inline simde__mmask16 mm512_cmpgt_epu32_mask(simde__m512i a, simde__m512i b) {
   return static_cast<simde__mmask16>(k);
 }
 
+// 32-bit integer arithmetic wraps, as the instructions do, on each half (SIMDe 0.7.4's portable code
+// overflows signed ints, which UBSan stops on in the sanitized emulated build).
+inline simde__m512i mm512_add_epi32(simde__m512i a, simde__m512i b) {
+  return join256i(_mm256_add_epi32(low256i(a), low256i(b)), _mm256_add_epi32(high256i(a), high256i(b)));
+}
+inline simde__m512i mm512_sub_epi32(simde__m512i a, simde__m512i b) {
+  return join256i(_mm256_sub_epi32(low256i(a), low256i(b)), _mm256_sub_epi32(high256i(a), high256i(b)));
+}
+inline simde__m512i mm512_mullo_epi32(simde__m512i a, simde__m512i b) {
+  return join256i(_mm256_mullo_epi32(low256i(a), low256i(b)), _mm256_mullo_epi32(high256i(a), high256i(b)));
+}
+
 // Conversions. Those with an AVX2 instruction of the same definition run it on each half.
 inline simde__m512i mm512_cvtps_epi32(simde__m512 a) {
   return join256i(_mm256_cvtps_epi32(low256(a)), _mm256_cvtps_epi32(high256(a)));
@@ -265,6 +277,12 @@ inline double mm512_reduce_add_pd(simde__m512d a) {
 
 }  // namespace cpuft_emu
 
+#undef _mm512_add_epi32
+#define _mm512_add_epi32 cpuft_emu::mm512_add_epi32
+#undef _mm512_sub_epi32
+#define _mm512_sub_epi32 cpuft_emu::mm512_sub_epi32
+#undef _mm512_mullo_epi32
+#define _mm512_mullo_epi32 cpuft_emu::mm512_mullo_epi32
 #define _mm512_mask_loadu_ps cpuft_emu::mm512_mask_loadu_ps
 #define _mm512_maskz_loadu_ps cpuft_emu::mm512_maskz_loadu_ps
 #define _mm512_mask_storeu_ps cpuft_emu::mm512_mask_storeu_ps

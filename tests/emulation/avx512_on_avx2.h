@@ -47,44 +47,33 @@ inline V vector_of(const Lanes<T, N>& l) {
   return x;
 }
 
-// The two 256-bit halves of a 512-bit vector, and back (no templates over the vector types: GCC drops
-// their attributes there).
-inline void split(const void* a, void* lo, void* hi) {
-  std::memcpy(lo, a, 32);
-  std::memcpy(hi, static_cast<const char*>(a) + 32, 32);
+// Half h (0: lanes 0-7, 1: lanes 8-15) of a 512-bit vector, and two halves as one (no templates over the
+// vector types: GCC drops their attributes there).
+inline void copy_half(void* dst, const void* src, int h) {
+  std::memcpy(dst, static_cast<const char*>(src) + 32 * h, 32);
 }
-inline void join(void* a, const void* lo, const void* hi) {
-  std::memcpy(a, lo, 32);
-  std::memcpy(static_cast<char*>(a) + 32, hi, 32);
+inline void put_halves(void* dst, const void* lo, const void* hi) {
+  std::memcpy(dst, lo, 32);
+  std::memcpy(static_cast<char*>(dst) + 32, hi, 32);
 }
-inline __m256 low256(simde__m512 a) {
-  __m256 lo, hi;
-  split(&a, &lo, &hi);
-  return lo;
+inline __m256 half(simde__m512 a, int h) {
+  __m256 r;
+  copy_half(&r, &a, h);
+  return r;
 }
-inline __m256 high256(simde__m512 a) {
-  __m256 lo, hi;
-  split(&a, &lo, &hi);
-  return hi;
+inline __m256i half(simde__m512i a, int h) {
+  __m256i r;
+  copy_half(&r, &a, h);
+  return r;
 }
 inline simde__m512 join256(__m256 lo, __m256 hi) {
   simde__m512 a;
-  join(&a, &lo, &hi);
+  put_halves(&a, &lo, &hi);
   return a;
 }
-inline __m256i low256i(simde__m512i a) {
-  __m256i lo, hi;
-  split(&a, &lo, &hi);
-  return lo;
-}
-inline __m256i high256i(simde__m512i a) {
-  __m256i lo, hi;
-  split(&a, &lo, &hi);
-  return hi;
-}
-inline simde__m512i join256i(__m256i lo, __m256i hi) {
+inline simde__m512i join256(__m256i lo, __m256i hi) {
   simde__m512i a;
-  join(&a, &lo, &hi);
+  put_halves(&a, &lo, &hi);
   return a;
 }
 
@@ -144,33 +133,33 @@ inline simde__mmask16 mm512_cmpgt_epu32_mask(simde__m512i a, simde__m512i b) {
 // 32-bit integer arithmetic wraps, as the instructions do, on each half (SIMDe 0.7.4's portable code
 // overflows signed ints, which UBSan stops on in the sanitized emulated build).
 inline simde__m512i mm512_add_epi32(simde__m512i a, simde__m512i b) {
-  return join256i(_mm256_add_epi32(low256i(a), low256i(b)), _mm256_add_epi32(high256i(a), high256i(b)));
+  return join256(_mm256_add_epi32(half(a, 0), half(b, 0)), _mm256_add_epi32(half(a, 1), half(b, 1)));
 }
 inline simde__m512i mm512_sub_epi32(simde__m512i a, simde__m512i b) {
-  return join256i(_mm256_sub_epi32(low256i(a), low256i(b)), _mm256_sub_epi32(high256i(a), high256i(b)));
+  return join256(_mm256_sub_epi32(half(a, 0), half(b, 0)), _mm256_sub_epi32(half(a, 1), half(b, 1)));
 }
 inline simde__m512i mm512_mullo_epi32(simde__m512i a, simde__m512i b) {
-  return join256i(_mm256_mullo_epi32(low256i(a), low256i(b)), _mm256_mullo_epi32(high256i(a), high256i(b)));
+  return join256(_mm256_mullo_epi32(half(a, 0), half(b, 0)), _mm256_mullo_epi32(half(a, 1), half(b, 1)));
 }
 
 // Conversions. Those with an AVX2 instruction of the same definition run it on each half.
 inline simde__m512i mm512_cvtps_epi32(simde__m512 a) {
-  return join256i(_mm256_cvtps_epi32(low256(a)), _mm256_cvtps_epi32(high256(a)));
+  return join256(_mm256_cvtps_epi32(half(a, 0)), _mm256_cvtps_epi32(half(a, 1)));
 }
 inline simde__m512 mm512_cvtepi32_ps(simde__m512i a) {
-  return join256(_mm256_cvtepi32_ps(low256i(a)), _mm256_cvtepi32_ps(high256i(a)));
+  return join256(_mm256_cvtepi32_ps(half(a, 0)), _mm256_cvtepi32_ps(half(a, 1)));
 }
 inline simde__m512i mm512_cvtepu16_epi32(__m256i a) {
-  return join256i(_mm256_cvtepu16_epi32(_mm256_castsi256_si128(a)),
-                  _mm256_cvtepu16_epi32(_mm256_extracti128_si256(a, 1)));
+  return join256(_mm256_cvtepu16_epi32(_mm256_castsi256_si128(a)),
+                 _mm256_cvtepu16_epi32(_mm256_extracti128_si256(a, 1)));
 }
 inline simde__m512d mm512_cvtps_pd(__m256 a) {
   const __m256d lo = _mm256_cvtps_pd(_mm256_castps256_ps128(a)), hi = _mm256_cvtps_pd(_mm256_extractf128_ps(a, 1));
   simde__m512d r;
-  join(&r, &lo, &hi);
+  put_halves(&r, &lo, &hi);
   return r;
 }
-inline __m256 mm512_extractf32x8_ps(simde__m512 a, int imm) { return (imm & 1) ? high256(a) : low256(a); }
+inline __m256 mm512_extractf32x8_ps(simde__m512 a, int imm) { return half(a, imm & 1); }
 // Truncation to the low 16 bits (vpmovdw).
 inline __m256i mm512_cvtepi32_epi16(simde__m512i a) {
   const Lanes<uint32_t, 16> x = lanes<uint32_t, 16>(a);
@@ -261,7 +250,7 @@ inline simde__m512 mm512_dpbf16_ps(simde__m512 src, __m512bh a, __m512bh b) {
 
 // GCC 12's avx512fintrin.h reductions, the same operations in the same order.
 inline float mm512_reduce_max_ps(simde__m512 a) {
-  const __m256 t3 = _mm256_max_ps(high256(a), low256(a));
+  const __m256 t3 = _mm256_max_ps(half(a, 1), half(a, 0));
   const __m128 t6 = _mm_max_ps(_mm256_extractf128_ps(t3, 1), _mm256_castps256_ps128(t3));
   const __m128 t8 = _mm_max_ps(t6, _mm_shuffle_ps(t6, t6, _MM_SHUFFLE(1, 0, 3, 2)));
   const __m128 t10 = _mm_max_ps(t8, _mm_shuffle_ps(t8, t8, _MM_SHUFFLE(0, 1, 0, 1)));
@@ -269,7 +258,8 @@ inline float mm512_reduce_max_ps(simde__m512 a) {
 }
 inline double mm512_reduce_add_pd(simde__m512d a) {
   __m256d lo, hi;
-  split(&a, &lo, &hi);
+  copy_half(&lo, &a, 0);
+  copy_half(&hi, &a, 1);
   const __m256d t3 = _mm256_add_pd(hi, lo);
   const __m128d t6 = _mm_add_pd(_mm256_extractf128_pd(t3, 1), _mm256_castpd256_pd128(t3));
   return _mm_cvtsd_f64(t6) + _mm_cvtsd_f64(_mm_unpackhi_pd(t6, t6));

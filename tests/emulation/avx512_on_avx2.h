@@ -183,12 +183,15 @@ inline simde__m512 mm512_i32gather_ps(simde__m512i idx, const void* base, int sc
   return vector_of<simde__m512>(r);
 }
 
+// AVX512_BF16's reading of an f32 denormal: zero of its sign.
+inline float flush_denormal(float x) { return std::fpclassify(x) == FP_SUBNORMAL ? std::copysign(0.0f, x) : x; }
+
 // vcvtneps2bf16 on one lane: round to nearest even; a denormal reads as zero of its sign; a NaN keeps
 // its top mantissa bits with the quiet bit set.
 inline uint16_t cvtne_bf16(float f) {
+  f = flush_denormal(f);
   uint32_t u;
   std::memcpy(&u, &f, sizeof u);
-  if ((u & 0x7f800000u) == 0) return static_cast<uint16_t>((u >> 16) & 0x8000u);
   if ((u & 0x7fffffffu) > 0x7f800000u) return static_cast<uint16_t>((u >> 16) | 0x40u);
   return static_cast<uint16_t>((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
 }
@@ -230,7 +233,6 @@ inline simde__m512 mm512_scalef_ps(simde__m512 a, simde__m512 b) {
 // vdpbf16ps, as Intel defines it and kernels/gemm_tile_paths.h's scalar model computes it: per f32 lane
 // i, acc = (acc + a[2i+1] b[2i+1]) + a[2i] b[2i], each product of two bf16 exact in f32, denormal inputs
 // and sums flushed to zero. (SIMDe 0.7.4 adds the even product first and keeps denormals.)
-inline float flush_denormal(float x) { return std::fpclassify(x) == FP_SUBNORMAL ? std::copysign(0.0f, x) : x; }
 inline float bf16_value(uint16_t h) {
   const uint32_t u = static_cast<uint32_t>(h) << 16;
   float f;

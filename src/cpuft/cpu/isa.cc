@@ -17,7 +17,7 @@ const char* missing(Isa isa) {
   const CpuFeatures& f = cpu_features();
 #ifdef CPUFT_EMULATED_AVX512
   // The emulated test build (CMake option CPUFT_EMULATE_AVX512): the avx512 builds run on AVX2.
-  if (isa == Isa::kAvx512 || isa == Isa::kAvx512Bf16) return f.avx2 && f.fma ? nullptr : "AVX2+FMA";
+  if (isa == Isa::kAvx512 || isa == Isa::kAvx512Bf16) return missing(Isa::kAvx2);
 #endif
   switch (isa) {
     case Isa::kRef: return nullptr;

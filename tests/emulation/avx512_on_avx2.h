@@ -7,7 +7,7 @@
 // aliases"). The ones SIMDe 0.7.4 lacks, or defines otherwise than the instruction, are written below
 // by the instruction's definition in Intel's manual: masked lanes are neither read nor written; the
 // AVX512_BF16 conversion rounds to nearest even, reads an f32 denormal as zero and quiets a NaN;
-// vscalefps keeps denormals; vdpbf16ps adds the odd pair's product first and flushes denormals. The
+// vscalefps keeps denormals; |x| clears the sign bit (of -0 too); vdpbf16ps adds the odd pair's product first and flushes denormals. The
 // reductions follow GCC's own header, operation for operation, so their bits are the native build's.
 // A kernel test that compares an AVX-512 build with the reference or with AVX2 bit for bit therefore
 // tests the kernel's own logic here; the instructions themselves are tested only on a CPU that has
@@ -142,6 +142,13 @@ inline simde__m512i mm512_mullo_epi32(simde__m512i a, simde__m512i b) {
   return join256(_mm256_mullo_epi32(half(a, 0), half(b, 0)), _mm256_mullo_epi32(half(a, 1), half(b, 1)));
 }
 
+// |a| clears the sign bit, as the instruction (vpandd) does: |-0| is +0 (SIMDe's negates the negative
+// lanes and keeps -0).
+inline simde__m512 mm512_abs_ps(simde__m512 a) {
+  const __m256 sign = _mm256_set1_ps(-0.0f);
+  return join256(_mm256_andnot_ps(sign, half(a, 0)), _mm256_andnot_ps(sign, half(a, 1)));
+}
+
 // Conversions. Those with an AVX2 instruction of the same definition run it on each half.
 inline simde__m512i mm512_cvtps_epi32(simde__m512 a) {
   return join256(_mm256_cvtps_epi32(half(a, 0)), _mm256_cvtps_epi32(half(a, 1)));
@@ -213,9 +220,18 @@ inline __m512bh mm512_cvtne2ps_pbh(simde__m512 a, simde__m512 b) {
 }
 
 // vscalefps: a * 2^floor(b), rounded once; a denormal a is read as it is and a denormal result kept
-// (MXCSR's defaults). SIMDe 0.7.4 flushes both, so exp's denormal results would differ.
+// (MXCSR's defaults). SIMDe 0.7.4 flushes both, so exp's denormal results would differ. The special
+// cases are the manual's table: a quiet NaN a scaled by +inf is +inf and by -inf +0 (which is what exp(-inf)
+// gives on the CPU), a signaling NaN a stays a NaN.
 inline float scalef(float a, float b) {
-  if (std::isnan(a) || std::isnan(b)) return std::isnan(a) ? a + 0.0f : b + 0.0f;
+  if (std::isnan(a)) {
+    uint32_t bits;
+    std::memcpy(&bits, &a, sizeof bits);
+    const bool quiet = (bits & 0x00400000u) != 0;
+    if (quiet && std::isinf(b)) return b > 0 ? std::numeric_limits<float>::infinity() : 0.0f;
+    return a + 0.0f;
+  }
+  if (std::isnan(b)) return b + 0.0f;
   if (std::isinf(b)) {
     if (b > 0) return (a == 0.0f) ? std::numeric_limits<float>::quiet_NaN() : a * b;
     return std::isinf(a) ? std::numeric_limits<float>::quiet_NaN() : std::copysign(0.0f, a);
@@ -231,21 +247,28 @@ inline simde__m512 mm512_scalef_ps(simde__m512 a, simde__m512 b) {
 }
 
 // vdpbf16ps, as Intel defines it and kernels/gemm_tile_paths.h's scalar model computes it: per f32 lane
-// i, acc = (acc + a[2i+1] b[2i+1]) + a[2i] b[2i], each product of two bf16 exact in f32, denormal inputs
-// and sums flushed to zero. (SIMDe 0.7.4 adds the even product first and keeps denormals.)
-inline float bf16_value(uint16_t h) {
+// i, acc = (acc + a[2i+1] b[2i+1]) + a[2i] b[2i], each sum rounded once, denormal inputs and sums flushed
+// to zero. Each product enters its sum exactly: a product below f32's range still gives the sum its sign
+// (+0 + -2^-200 is -0 on the CPU, where a product rounded to f32 first would give +0). The products of
+// two bf16 values are exact in double, and so is a sum of one with an f32 whenever it can round
+// otherwise than the exact sum (16 product bits reach at most 41 bits below the f32's top): one rounding
+// to f32. (SIMDe 0.7.4 adds the even product first and keeps denormals.)
+inline double bf16_value(uint16_t h) {
   const uint32_t u = static_cast<uint32_t>(h) << 16;
   float f;
   std::memcpy(&f, &u, sizeof f);
   return flush_denormal(f);
 }
+inline float add_product(float acc, double product) {
+  return flush_denormal(static_cast<float>(static_cast<double>(flush_denormal(acc)) + product));
+}
 inline simde__m512 mm512_dpbf16_ps(simde__m512 src, __m512bh a, __m512bh b) {
   Lanes<float, 16> acc = lanes<float, 16>(src);
   const Lanes<uint16_t, 32> x = lanes<uint16_t, 32>(a), y = lanes<uint16_t, 32>(b);
   for (int i = 0; i < 16; ++i) {
-    const float odd = bf16_value(x.v[2 * i + 1]) * bf16_value(y.v[2 * i + 1]);
-    const float even = bf16_value(x.v[2 * i]) * bf16_value(y.v[2 * i]);
-    acc.v[i] = flush_denormal(flush_denormal(flush_denormal(acc.v[i]) + odd) + even);
+    const double odd = bf16_value(x.v[2 * i + 1]) * bf16_value(y.v[2 * i + 1]);
+    const double even = bf16_value(x.v[2 * i]) * bf16_value(y.v[2 * i]);
+    acc.v[i] = add_product(add_product(acc.v[i], odd), even);
   }
   return vector_of<simde__m512>(acc);
 }
@@ -275,6 +298,8 @@ inline double mm512_reduce_add_pd(simde__m512d a) {
 #define _mm512_sub_epi32 cpuft_emu::mm512_sub_epi32
 #undef _mm512_mullo_epi32
 #define _mm512_mullo_epi32 cpuft_emu::mm512_mullo_epi32
+#undef _mm512_abs_ps
+#define _mm512_abs_ps cpuft_emu::mm512_abs_ps
 #define _mm512_mask_loadu_ps cpuft_emu::mm512_mask_loadu_ps
 #define _mm512_maskz_loadu_ps cpuft_emu::mm512_maskz_loadu_ps
 #define _mm512_mask_storeu_ps cpuft_emu::mm512_mask_storeu_ps

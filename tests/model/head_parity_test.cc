@@ -97,7 +97,7 @@ TEST_P(HeadParity, LossAndEveryGradientMatchTransformers) {
   const float want = ref.f32("loss")[0];
   std::printf("%s loss %.8f ref %.8f\n", GetParam(), loss, want);
   EXPECT_NEAR(loss, want, 1e-5 * std::abs(want));
-  const double worst = check_gradients(m, ref, "grad.", 1e-3, 2e-4);
+  const double worst = check_gradients(m, ref, "grad.", 1e-2, 2e-4);
   std::printf("%s worst gradient rel diff %.2e over %zu tensors\n", GetParam(), worst, m.table().entries().size());
 }
 

@@ -7,11 +7,12 @@
 // aliases"). The ones SIMDe 0.7.4 lacks, or defines otherwise than the instruction, are written below
 // by the instruction's definition in Intel's manual: masked lanes are neither read nor written; the
 // AVX512_BF16 conversion rounds to nearest even, reads an f32 denormal as zero and quiets a NaN;
-// vscalefps keeps denormals; |x| clears the sign bit (of -0 too); vdpbf16ps adds the odd pair's product first and flushes denormals. The
-// reductions follow GCC's own header, operation for operation, so their bits are the native build's.
-// A kernel test that compares an AVX-512 build with the reference or with AVX2 bit for bit therefore
-// tests the kernel's own logic here; the instructions themselves are tested only on a CPU that has
-// them (`make test-isa`). AMX has no emulation: the amx level stays unsupported in this build.
+// vscalefps keeps denormals; |x| clears the sign bit (of -0 too); vdpbf16ps adds the odd pair's
+// product first, each product exactly, and flushes denormals. The reductions follow GCC's own header,
+// operation for operation, so their bits are the native build's. A kernel test that compares an
+// AVX-512 build with the reference or with AVX2 bit for bit therefore tests the kernel's own logic
+// here; the emulation itself is held to the instructions by test_emulation on a CPU that has them
+// (fidelity_test.cc). AMX has no emulation: the amx level stays unsupported in this build.
 #pragma once
 
 #include <immintrin.h>

@@ -403,6 +403,29 @@ TEST(TileMatmul, Bf16KernelMatchesItsScalarModel) {
           }
 }
 
+// Products below f32's range: vdpbf16ps adds each product exactly, so a sum of such products is a zero
+// with the sign of the last one added (+0 + -2^-200 is -0), where products rounded to f32 first would
+// give +0 (+0 + -0). The kernel and its scalar model give the same bits, signs of zero included.
+TEST(TileMatmul, Bf16KernelAndItsModelAddEachProductExactly) {
+  if (kernel_isa() != Isa::kAvx512Bf16)
+    GTEST_SKIP() << "the kernel level is " << isa_name(kernel_isa()) << ", not avx512_bf16";
+  const int64_t m = 3, n = 16, k = 4;
+  std::vector<uint16_t> a(m * k), b(k * n);
+  for (int64_t i = 0; i < m * k; ++i) a[i] = f32_to_bf16(std::ldexp(i % 3 == 1 ? -1.0f : 1.0f, -100));
+  for (int64_t i = 0; i < k * n; ++i) b[i] = f32_to_bf16(std::ldexp(i % 5 < 2 ? -1.5f : 1.0f, -100));
+  std::vector<float> got(m * n, 7.0f), want(m * n, 7.0f);
+  tile_matmul_bf16(false, false, m, n, k, 0.5f, a.data(), k, b.data(), n, got.data(), n, TileStore::kF32);
+  gemm_tile::bf16_reference(false, false, m, n, k, 0.5f, a.data(), k, b.data(), n, want.data(), n, TileStore::kF32);
+  int negative_zeros = 0;
+  for (int64_t i = 0; i < m * n; ++i) {
+    ASSERT_EQ(got[i], 0.0f) << "at " << i;
+    ASSERT_EQ(std::signbit(got[i]), std::signbit(want[i])) << "sign of the zero at " << i;
+    negative_zeros += std::signbit(got[i]) ? 1 : 0;
+  }
+  EXPECT_GT(negative_zeros, 0);
+  EXPECT_LT(negative_zeros, m * n);
+}
+
 // The AMX kernel has no scalar model (gemm_tile_paths.h): it agrees with the pair model within a few
 // f32 roundings of the products' magnitudes (and one bf16 step more for the rounded stores), writes
 // nothing past n, and each output's bits come from its own row of A and column of B only: a row or a

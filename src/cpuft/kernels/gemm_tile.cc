@@ -73,9 +73,11 @@ void bf16_reference(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k,
       float acc = 0.0f;
       for (int64_t p = 0; 2 * p < k; ++p) {
         const int64_t e = 2 * p, o = 2 * p + 1;
-        const float odd = o < k ? bf16_in(at(a, lda, trans_a, i, o)) * bf16_in(at(b, ldb, trans_b, o, j)) : 0.0f;
-        const float even = bf16_in(at(a, lda, trans_a, i, e)) * bf16_in(at(b, ldb, trans_b, e, j));
-        acc = flush(flush(acc + odd) + even);
+        const double odd =
+            o < k ? double{bf16_in(at(a, lda, trans_a, i, o))} * bf16_in(at(b, ldb, trans_b, o, j)) : 0.0;
+        const double even = double{bf16_in(at(a, lda, trans_a, i, e))} * bf16_in(at(b, ldb, trans_b, e, j));
+        acc = flush(static_cast<float>(acc + odd));
+        acc = flush(static_cast<float>(acc + even));
       }
       store_at(c, i * ldc + j, acc * alpha, store);
     }

@@ -26,8 +26,10 @@ void bf16_amx(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float
               int64_t lda, const uint16_t* b, int64_t ldb, void* c, int64_t ldc, TileStore store);
 
 // The same arithmetic in scalar code, for the tests: for each pair p, acc = (acc + a[2p+1] b[2p+1]) +
-// a[2p] b[2p] in f32 (each product of two bf16 values is exact in f32), as vdpbf16ps defines it,
-// with denormal inputs and results flushed to zero; then acc * alpha, stored as `store` says.
+// a[2p] b[2p], each sum rounded once to f32, as vdpbf16ps defines it, with denormal inputs and results
+// flushed to zero; then acc * alpha, stored as `store` says. Each product enters its sum exactly, as on
+// the CPU (in double, where the product of two bf16 values and its sum with an f32 are exact whenever the
+// sum could round otherwise): a product below f32's range still gives a zero sum its sign.
 void bf16_reference(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, const uint16_t* a,
                     int64_t lda, const uint16_t* b, int64_t ldb, void* c, int64_t ldc, TileStore store);
 

@@ -222,8 +222,8 @@ inline __m512bh mm512_cvtne2ps_pbh(simde__m512 a, simde__m512 b) {
 
 // vscalefps: a * 2^floor(b), rounded once; a denormal a is read as it is and a denormal result kept
 // (MXCSR's defaults). SIMDe 0.7.4 flushes both, so exp's denormal results would differ. The special
-// cases are the manual's table: a quiet NaN a scaled by +inf is +inf and by -inf +0 (which is what exp(-inf)
-// gives on the CPU), a signaling NaN a stays a NaN.
+// cases are the manual's table: a quiet NaN a scaled by +inf is +inf and by -inf +0 (which is what
+// exp(-inf) gives on the CPU), a signaling NaN a stays a NaN.
 inline float scalef(float a, float b) {
   if (std::isnan(a)) {
     uint32_t bits;

@@ -76,7 +76,7 @@ class AdamWIsa : public IsaTest {};
 // The clip coefficient and the zeroing inside the update give what scaling the gradients in place
 // first (scale_inplace, clip_grad_norm_'s pass) gives, bit for bit, and leave the gradients at 0.
 TEST_P(AdamWIsa, GradScaleAndZeroingAreTheSeparatePasses) {
-  for (int64_t n : {1, 17, 769, 70001}) {
+  for (int64_t n : flat_lengths()) {
     for (const KernelTable* k : {&ref(), &vec()}) {
       const auto w0 = randn(n, 1, 0.05f), g0 = randn(n, 2, 3.0f);
       std::vector<float> w1 = w0, w2 = w0, m1(n, 0.01f), m2 = m1, v1(n, 0.02f), v2 = v1, g1 = g0, g2 = g0;
@@ -103,7 +103,7 @@ TEST_P(AdamWIsa, GradScaleAndZeroingAreTheSeparatePasses) {
 }
 
 TEST_P(AdamWIsa, VectorAndReferenceEqualTheFormulaBitForBit) {
-  for (int64_t n : {1, 17, 768, 769, 70001}) {
+  for (int64_t n : flat_lengths()) {
     auto w0 = randn(n, 1, 0.05f);
     AdamWParams p;
     p.weight_decay = n % 2 ? 0.01 : 0.0;
@@ -131,7 +131,7 @@ TEST_P(AdamWIsa, VectorAndReferenceEqualTheFormulaBitForBit) {
 }
 
 TEST_P(AdamWIsa, BlockSumsOfSquaresMatchReference) {
-  for (int64_t n : {1, 17, 769, 4096, 4097, 100000}) {
+  for (int64_t n : flat_lengths()) {
     auto x = randn(n, 3, 2.0f);
     const int64_t blocks = (n + kSumSquaresBlock - 1) / kSumSquaresBlock;
     std::vector<double> a(blocks), b(blocks);

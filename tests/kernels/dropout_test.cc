@@ -12,7 +12,7 @@ namespace {
 class Dropout : public IsaTest {};
 
 TEST_P(Dropout, VectorMatchesReferenceBitForBit) {
-  for (int64_t n : {1, 7, 17, 768, 769, 70001}) {
+  for (int64_t n : flat_lengths()) {
     auto x = randn(n, 1);
     std::vector<float> a(n), b(n);
     std::vector<uint16_t> hb(n);
@@ -25,7 +25,7 @@ TEST_P(Dropout, VectorMatchesReferenceBitForBit) {
 
 // bf16 input (the bf16 output of a product): the values of the f32 input that holds the same numbers.
 TEST_P(Dropout, Bf16InputGivesWhatItsValuesGive) {
-  for (int64_t n : {1, 7, 17, 769, 70001}) {
+  for (int64_t n : flat_lengths()) {
     auto x = randn(n, 2, 3.0f);
     std::vector<uint16_t> x16(n);
     for (int64_t i = 0; i < n; ++i) {

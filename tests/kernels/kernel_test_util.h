@@ -14,6 +14,7 @@
 
 #include "cpuft/cpu/isa.h"
 #include "cpuft/kernels/kernel_table.h"
+#include "cpuft/kernels/vec_loop.h"
 #include "cpuft/util/error.h"
 
 namespace cpuft::test {
@@ -44,10 +45,32 @@ inline double max_abs(const std::vector<float>& a) {
   return m;
 }
 
-// Shapes every vector-vs-reference test covers: full vectors, tails and single elements.
+// Shapes every vector-vs-reference test covers: 1 to 33 elements (each tail of 1 to 15 lanes of an
+// AVX-512 vector and 1 to 7 of an AVX2 one, after 0, 1 and 2 whole vectors; each partial load and
+// store mask), then 768 (DistilBERT's hidden size: whole vectors only) and 769.
 inline const std::vector<int>& tail_widths() {
-  static const std::vector<int> widths = {768, 769, 1, 17};
+  static const std::vector<int> widths = [] {
+    std::vector<int> w;
+    for (int n = 1; n <= 33; ++n) w.push_back(n);
+    w.push_back(768);
+    w.push_back(769);
+    return w;
+  }();
   return widths;
+}
+
+// Lengths of the flat elementwise kernels (dropout, AdamW, the sums of squares): the tail widths above,
+// a block of the sums of squares (kSumSquaresBlock) and a chunk of the threads' shared loop (kFlatChunk),
+// each one short, exact and one past, and 70001 (several chunks, a tail of 1 lane in the last).
+inline const std::vector<int64_t>& flat_lengths() {
+  static const std::vector<int64_t> lengths = [] {
+    std::vector<int64_t> n(tail_widths().begin(), tail_widths().end());
+    for (int64_t more : {kSumSquaresBlock - 1, kSumSquaresBlock, kSumSquaresBlock + 1, kFlatChunk - 1, kFlatChunk,
+                         kFlatChunk + 1, int64_t{70001}})
+      n.push_back(more);
+    return n;
+  }();
+  return lengths;
 }
 
 // A test parameterised over the vector ISAs; skips (and says so) on CPUs that lack one.

@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cpuft/cpu/isa.h"
 #include "cpuft/util/huge_pages.h"
 
 namespace {
@@ -77,6 +78,27 @@ TEST(Doctor, CpuftIsaForcesTheKernelIsa) {
   std::string out = run_cpuft_env("CPUFT_ISA=ref", "doctor", &rc);
   EXPECT_EQ(rc, 0);
   EXPECT_NE(out.find("\nkernels:  ref "), std::string::npos) << out;
+}
+
+// The emulated test build (CMake option CPUFT_EMULATE_AVX512) says that its avx512 levels are emulated,
+// in the text and in the JSON; a native build says nothing of the kind at any level.
+TEST(Doctor, SaysWhenTheKernelsAreEmulated) {
+  for (cpuft::Isa isa : {cpuft::Isa::kRef, cpuft::Isa::kAvx2, cpuft::Isa::kAvx512, cpuft::Isa::kAvx512Bf16}) {
+    if (!cpuft::isa_supported(isa)) continue;
+    const std::string env = std::string("CPUFT_ISA=") + cpuft::isa_name(isa);
+#ifdef CPUFT_EMULATED_AVX512
+    const bool emulated = isa == cpuft::Isa::kAvx512 || isa == cpuft::Isa::kAvx512Bf16;
+#else
+    const bool emulated = false;
+#endif
+    int rc = -1;
+    const std::string out = run_cpuft_env(env, "doctor", &rc);
+    EXPECT_EQ(rc, 0) << env;
+    EXPECT_EQ(out.find(" emulated on AVX2: a test build") != std::string::npos, emulated) << env << "\n" << out;
+    nlohmann::json j = nlohmann::json::parse(run_cpuft_env(env, "doctor --json", &rc));
+    EXPECT_EQ(rc, 0) << env;
+    EXPECT_EQ(j["kernels_emulated"].get<bool>(), emulated) << env;
+  }
 }
 
 // An unknown name is one line naming the variable, the value and the names it takes; exit 1.

@@ -65,6 +65,7 @@ int cmd_doctor(const Argv& argv) {
               {"amx_tile", f.amx_tile},   {"amx_bf16", f.amx_bf16},       {"amx_int8", f.amx_int8}};
   j["amx"] = {{"os_enabled", bf16.os_amx}, {"permitted", bf16.amx_permitted}};
   j["kernels_isa"] = isa_name(kernel_isa());
+  j["kernels_emulated"] = isa_emulated(kernel_isa());
   j["onednn"] = {{"version", onednn_version()}, {"isa", onednn_isa()}, {"bf16_matmul_native", gemm_bf16_native()}};
   j["bf16_matmul"] = {{"impl", bf16.impl}, {"amx", bf16_matmul_uses_amx(bf16)}, {"summary", explain_bf16_matmul(bf16)}};
   const std::string int8_kind = int8_vnni_kind(onednn_isa(), gemm_int8_impl());
@@ -90,7 +91,8 @@ int cmd_doctor(const Argv& argv) {
   }
   std::printf("cpuft %s\n", CPUFT_VERSION);
   std::printf("cpu:      %s\n", describe_cpu().c_str());
-  std::printf("kernels:  %s (force with CPUFT_ISA=ref|avx2|avx512|avx512_bf16|amx)\n", isa_name(kernel_isa()));
+  std::printf("kernels:  %s%s (force with CPUFT_ISA=ref|avx2|avx512|avx512_bf16|amx)\n", isa_name(kernel_isa()),
+              isa_emulated(kernel_isa()) ? " emulated on AVX2: a test build, slow" : "");
   std::printf("oneDNN:   %s\n", describe_onednn().c_str());
   std::printf("bf16:     %s\n", explain_bf16_matmul(bf16).c_str());
   std::printf("int8:     %s\n", describe_int8_matmul().c_str());

@@ -63,6 +63,15 @@ const char* isa_name(Isa isa) {
 
 bool isa_supported(Isa isa) { return missing(isa) == nullptr; }
 
+bool isa_emulated(Isa isa) {
+#ifdef CPUFT_EMULATED_AVX512
+  return isa == Isa::kAvx512 || isa == Isa::kAvx512Bf16;
+#else
+  (void)isa;
+  return false;
+#endif
+}
+
 Isa best_isa() {
   Isa best = Isa::kRef;
   for (Isa isa : kLevels)

@@ -21,6 +21,11 @@ const char* isa_name(Isa isa);
 // True when this CPU (and its OS) can run `isa`.
 bool isa_supported(Isa isa);
 
+// True when this build runs `isa`'s kernels with their intrinsics emulated on AVX2: the avx512 and
+// avx512_bf16 levels of the emulated test build (CMake option CPUFT_EMULATE_AVX512), whose results are
+// the instructions' and whose speed is not.
+bool isa_emulated(Isa isa);
+
 // The best level this CPU runs.
 Isa best_isa();
 

@@ -22,6 +22,8 @@ namespace cpuft {
 namespace {
 
 using test::check_gradients;
+using test::kBf16Parity;
+using test::kF32Parity;
 using test::model_fixture_dir;
 using test::Reference;
 using test::rel_max_diff;
@@ -88,7 +90,7 @@ TEST_P(HeadParity, EvalLogitsMatchTransformers) {
   QaModel m = load(false);
   const double d = logits_diff(m, ref.f32("logits"));
   std::printf("%s logits rel diff %.2e\n", GetParam(), d);
-  EXPECT_LT(d, 1e-5);
+  EXPECT_LT(d, kF32Parity.logits);
 }
 
 TEST_P(HeadParity, LossAndEveryGradientMatchTransformers) {
@@ -96,8 +98,8 @@ TEST_P(HeadParity, LossAndEveryGradientMatchTransformers) {
   const float loss = m.forward_backward(batch(), 0);
   const float want = ref.f32("loss")[0];
   std::printf("%s loss %.8f ref %.8f\n", GetParam(), loss, want);
-  EXPECT_NEAR(loss, want, 1e-5 * std::abs(want));
-  const double worst = check_gradients(m, ref, "grad.", 1e-2, 2e-4);
+  EXPECT_NEAR(loss, want, kF32Parity.loss * std::abs(want));
+  const double worst = check_gradients(m, ref, "grad.", kF32Parity);
   std::printf("%s worst gradient rel diff %.2e over %zu tensors\n", GetParam(), worst, m.table().entries().size());
 }
 
@@ -106,10 +108,10 @@ TEST_P(HeadParity, Bf16MatchesTorchAutocast) {
   const float loss = m.forward_backward(batch(), 0);
   const float want = ref.f32("bf16.loss")[0];
   std::printf("%s bf16 loss %.6f ref %.6f\n", GetParam(), loss, want);
-  EXPECT_NEAR(loss, want, 1e-2 * std::abs(want));
+  EXPECT_NEAR(loss, want, kBf16Parity.loss * std::abs(want));
   const double d = logits_diff(m, ref.f32("bf16.logits"));
-  EXPECT_LT(d, 3e-2);
-  const double worst = check_gradients(m, ref, "bf16.grad.", 3e-2, 5e-2);
+  EXPECT_LT(d, kBf16Parity.logits);
+  const double worst = check_gradients(m, ref, "bf16.grad.", kBf16Parity);
   std::printf("%s bf16 logits rel diff %.2e, worst gradient rel diff %.2e\n", GetParam(), d, worst);
 }
 

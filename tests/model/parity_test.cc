@@ -18,6 +18,8 @@ namespace {
 using test::model_fixture_dir;
 using test::Reference;
 using test::check_gradients;
+using test::kBf16Parity;
+using test::kF32Parity;
 using test::rel_max_diff;
 
 class ModelParity : public ::testing::TestWithParam<const char*> {
@@ -39,8 +41,8 @@ TEST_P(ModelParity, EvalLogitsMatchTransformers) {
   const double ds = rel_max_diff(ref.real_positions(s.data(), ref.f32("start_logits")).data(), ref.f32("start_logits"));
   const double de = rel_max_diff(ref.real_positions(e.data(), ref.f32("end_logits")).data(), ref.f32("end_logits"));
   std::printf("%s logits rel diff start %.2e end %.2e\n", GetParam(), ds, de);
-  EXPECT_LT(ds, 1e-5);
-  EXPECT_LT(de, 1e-5);
+  EXPECT_LT(ds, kF32Parity.logits);
+  EXPECT_LT(de, kF32Parity.logits);
 }
 
 TEST_P(ModelParity, LossAndEveryGradientMatchTransformers) {
@@ -48,8 +50,8 @@ TEST_P(ModelParity, LossAndEveryGradientMatchTransformers) {
   const float loss = m.forward_backward(ref.batch_view(), 0);
   const float want = ref.f32("loss")[0];
   std::printf("%s loss %.8f ref %.8f\n", GetParam(), loss, want);
-  EXPECT_NEAR(loss, want, 1e-5 * std::abs(want));
-  const double worst = check_gradients(m, ref, "grad.", 1e-2, 2e-4);
+  EXPECT_NEAR(loss, want, kF32Parity.loss * std::abs(want));
+  const double worst = check_gradients(m, ref, "grad.", kF32Parity);
   std::printf("%s worst gradient rel diff %.2e over %zu tensors\n", GetParam(), worst, m.table().entries().size());
 }
 
@@ -60,7 +62,7 @@ TEST_P(ModelParity, AdamWStepsMatchTorch) {
   for (size_t i = 0; i < want.size(); ++i) {
     m.zero_grads();
     const float loss = m.forward_backward(ref.batch_view(), 0);
-    EXPECT_NEAR(loss, want[i], 1e-5 * std::abs(want[i])) << "step " << i;
+    EXPECT_NEAR(loss, want[i], kF32Parity.loss * std::abs(want[i])) << "step " << i;
     clip_grad_norm(m, 1.0);
     opt.step(m, 1e-3);
   }
@@ -89,23 +91,20 @@ TEST_P(ModelParity, AdamWStepsMatchTorch) {
 }
 
 TEST_P(ModelParity, Bf16MatchesTorchAutocast) {
-  // bf16 rounding noise is ~4e-3 of each product's terms, and the sums that are zero in exact
-  // arithmetic (see check_gradients) cancel terms of the size of the largest gradients: hence the
-  // floor of 3e-2 x the largest gradient, and 5e-2 relative elsewhere (logits 3e-2, loss 1e-2).
   QaModel m = load(true);
   const float loss = m.forward_backward(ref.batch_view(), 0);
   const float want = ref.f32("bf16.loss")[0];
   std::printf("%s bf16 loss %.6f ref %.6f\n", GetParam(), loss, want);
-  EXPECT_NEAR(loss, want, 1e-2 * std::abs(want));
+  EXPECT_NEAR(loss, want, kBf16Parity.loss * std::abs(want));
   std::vector<float> s(static_cast<size_t>(ref.batch * ref.seq_len)), e(s.size());
   m.forward(ref.batch_view(), s.data(), e.data());
   const double ds =
       rel_max_diff(ref.real_positions(s.data(), ref.f32("bf16.start_logits")).data(), ref.f32("bf16.start_logits"));
   const double de =
       rel_max_diff(ref.real_positions(e.data(), ref.f32("bf16.end_logits")).data(), ref.f32("bf16.end_logits"));
-  EXPECT_LT(ds, 3e-2);
-  EXPECT_LT(de, 3e-2);
-  const double worst = check_gradients(m, ref, "bf16.grad.", 3e-2, 5e-2);
+  EXPECT_LT(ds, kBf16Parity.logits);
+  EXPECT_LT(de, kBf16Parity.logits);
+  const double worst = check_gradients(m, ref, "bf16.grad.", kBf16Parity);
   std::printf("%s bf16 logits rel diff %.2e/%.2e, worst gradient rel diff %.2e\n", GetParam(), ds, de, worst);
 }
 

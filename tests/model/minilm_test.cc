@@ -46,8 +46,8 @@ TEST(MiniLM, RealWeightsLogitsMatchTransformers) {
   m.reserve(ref.batch, ref.seq_len);
   std::vector<float> s(static_cast<size_t>(ref.batch * ref.seq_len)), e(s.size());
   m.forward(ref.batch_view(), s.data(), e.data());
-  const double ds = test::rel_max_diff(ref.real_positions(s.data(), ref.f32("start_logits")).data(), ref.f32("start_logits"));
-  const double de = test::rel_max_diff(ref.real_positions(e.data(), ref.f32("end_logits")).data(), ref.f32("end_logits"));
+  const double ds = test::real_positions_diff(ref, s.data(), "start_logits");
+  const double de = test::real_positions_diff(ref, e.data(), "end_logits");
   std::printf("MiniLM-L6 384-token logits rel diff start %.2e end %.2e\n", ds, de);
   EXPECT_LT(ds, 2e-5);
   EXPECT_LT(de, 2e-5);

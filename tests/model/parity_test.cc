@@ -20,7 +20,7 @@ using test::Reference;
 using test::check_gradients;
 using test::kBf16Parity;
 using test::kF32Parity;
-using test::rel_max_diff;
+using test::real_positions_diff;
 
 class ModelParity : public ::testing::TestWithParam<const char*> {
  protected:
@@ -38,8 +38,8 @@ TEST_P(ModelParity, EvalLogitsMatchTransformers) {
   QaModel m = load(false);
   std::vector<float> s(static_cast<size_t>(ref.batch * ref.seq_len)), e(s.size());
   m.forward(ref.batch_view(), s.data(), e.data());
-  const double ds = rel_max_diff(ref.real_positions(s.data(), ref.f32("start_logits")).data(), ref.f32("start_logits"));
-  const double de = rel_max_diff(ref.real_positions(e.data(), ref.f32("end_logits")).data(), ref.f32("end_logits"));
+  const double ds = real_positions_diff(ref, s.data(), "start_logits");
+  const double de = real_positions_diff(ref, e.data(), "end_logits");
   std::printf("%s logits rel diff start %.2e end %.2e\n", GetParam(), ds, de);
   EXPECT_LT(ds, kF32Parity.logits);
   EXPECT_LT(de, kF32Parity.logits);
@@ -98,10 +98,8 @@ TEST_P(ModelParity, Bf16MatchesTorchAutocast) {
   EXPECT_NEAR(loss, want, kBf16Parity.loss * std::abs(want));
   std::vector<float> s(static_cast<size_t>(ref.batch * ref.seq_len)), e(s.size());
   m.forward(ref.batch_view(), s.data(), e.data());
-  const double ds =
-      rel_max_diff(ref.real_positions(s.data(), ref.f32("bf16.start_logits")).data(), ref.f32("bf16.start_logits"));
-  const double de =
-      rel_max_diff(ref.real_positions(e.data(), ref.f32("bf16.end_logits")).data(), ref.f32("bf16.end_logits"));
+  const double ds = real_positions_diff(ref, s.data(), "bf16.start_logits");
+  const double de = real_positions_diff(ref, e.data(), "bf16.end_logits");
   EXPECT_LT(ds, kBf16Parity.logits);
   EXPECT_LT(de, kBf16Parity.logits);
   const double worst = check_gradients(m, ref, "bf16.grad.", kBf16Parity);

@@ -93,6 +93,13 @@ inline double rel_max_diff(const float* a, const std::vector<float>& b, double f
   return diff / scale;
 }
 
+// rel_max_diff of a model's (batch, seq_len) logits against the fixture's tensor `name` over the real
+// positions (Reference::real_positions checks that padding holds kPadLogit), the tensor read once.
+inline double real_positions_diff(const Reference& ref, const float* got, const std::string& name) {
+  const std::vector<float> want = ref.f32(name);
+  return rel_max_diff(ref.real_positions(got, want).data(), want);
+}
+
 // How close cpuft must come to transformers' fixtures: the loss relative to the reference loss, the
 // logits relative to the largest reference logit (rel_max_diff), and each gradient tensor as
 // check_gradients measures it (grad_floor, grad). Named once so that every parity test holds the same line.

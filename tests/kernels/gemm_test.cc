@@ -240,6 +240,31 @@ TEST(Gemm, Bf16WeightGradientOfWholeBlocksIsTheProduct) {
     }
 }
 
+// bf16 weight gradients of at least kBlockedXMinRows rows read x from a copy in oneDNN's blocked layout,
+// written first (gemm.h): the product, written or accumulated, for token counts and widths that leave
+// padding in the copy's blocks. Where bf16 products are not native the copy is made in a stand-in layout
+// (set_pair_blocks_everywhere) and the product reads x itself.
+TEST(Gemm, Bf16WeightGradientFromABlockedXIsTheProduct) {
+  EXPECT_TRUE(weight_gradient_blocks_x(768, DType::kBf16));
+  EXPECT_TRUE(weight_gradient_blocks_x(kBlockedXMinRows, DType::kBf16));
+  EXPECT_FALSE(weight_gradient_blocks_x(kBlockedXMinRows - 1, DType::kBf16));
+  EXPECT_FALSE(weight_gradient_blocks_x(2, DType::kBf16));  // a QA head's
+  EXPECT_FALSE(weight_gradient_blocks_x(768, DType::kF32));
+  gemm_detail::set_pair_blocks_everywhere(!gemm_bf16_native());
+  uint32_t seed = 370;
+  const Shape shapes[] = {{1, 256, 70}, {37, 300, 33}, {129, 256, 130}, {300, 384, 96}};
+  for (const Shape& s : shapes)
+    for (bool acc : {false, true}) {
+      ASSERT_FALSE(kernel_isa() == Isa::kAmx && gemm_weight_grad::amx_shape(s.N, s.K));
+      Buf dy(DType::kBf16, s.M * s.N, ++seed), x(DType::kBf16, s.M * s.K, ++seed), dw(DType::kF32, s.N * s.K, ++seed);
+      const std::vector<float> before = dw.f;
+      linear_backward_weight(s.M, s.N, s.K, dy.data(), x.data(), DType::kBf16, dw.f.data(), acc);
+      expect_weight_gradient(dy, x, before, dw.f, s.M, s.N, s.K, acc,
+                             tag("bwd_weight blocked x", s, DType::kBf16, DType::kF32, acc));
+    }
+  gemm_detail::set_pair_blocks_everywhere(false);
+}
+
 // On AMX each element of dW is computed by one thread, chunk after chunk in order: the same bits for any
 // thread count (reproducible training, as the kernels of kernel_table.h promise).
 TEST(Gemm, Bf16WeightGradientOnAmxIsTheSameOnAnyThreadCount) {

@@ -73,6 +73,9 @@ TEST(WeightBlocks, EveryPairBlockTagGetsOneDnnsReorderOfTheRoundedWeight) {
       std::vector<uint16_t> alone(want_bwd.size(), 0x7777);
       write_weight_blocks(nullptr, &*fwd, alone.data(), &*bwd, w16.data(), DType::kBf16, s.N, s.K);
       EXPECT_EQ(alone, want_bwd) << "backward-data alone, from bf16, " << what;
+      std::vector<uint16_t> any(want_bwd.size(), 0x7777);  // the same copy of any bf16 operand
+      write_pair_blocks(any.data(), *bwd, w16.data(), s.N, s.K);
+      EXPECT_EQ(any, want_bwd) << "write_pair_blocks, " << what;
       std::vector<uint16_t> inner(want_fwd.size(), 0x7777);
 #pragma omp parallel num_threads(2)
       {

@@ -8,6 +8,7 @@
 #include "cpuft/cpu/onednn_info.h"
 #include "cpuft/kernels/gemm_primitives.h"
 #include "cpuft/kernels/gemm_weight_grad.h"
+#include "cpuft/kernels/weight_blocks.h"
 #include "cpuft/tensor/bf16.h"
 #include "cpuft/util/aligned_vector.h"
 #include "cpuft/util/error.h"
@@ -42,9 +43,9 @@ void validate(int64_t B, int64_t H, int64_t M, int64_t N, int64_t K, const MatIn
   if (opt.gelu && opt.accumulate) fail("matmul: gelu and accumulate together, expected one of them");
 }
 
-// Scratch for the f32 emulation (slots 0-2), the transposed weight gradient (3) and the re-strided f32
-// weight of backward-data (4), grown on demand and kept: after the first step of a training run no more
-// memory is allocated here.
+// Scratch for the f32 emulation (slots 0-2), the transposed weight gradient or a bf16 weight gradient's
+// blocked x (3) and the re-strided f32 weight of backward-data (4), grown on demand and kept: after the
+// first step of a training run no more memory is allocated here.
 float* scratch(int slot, int64_t n) {
   thread_local AlignedVector<float> buffers[5];
   AlignedVector<float>& v = buffers[slot];
@@ -266,7 +267,13 @@ void linear_backward_weight(int64_t M, int64_t N, int64_t K, const void* dy, con
   if (!weight_gradient_by_transpose(N, K, in)) {
     MatmulOptions opt;
     opt.accumulate = accumulate;
-    matmul(1, 1, N, K, M, MatIn{dy, in, N, /*trans=*/true}, MatIn{x, in, K}, MatOut{dw, DType::kF32, K}, opt);
+    MatIn b{x, in, K};
+    if (const PairBlockLayout* l = weight_gradient_blocks_x(N, in) ? gemm_detail::blocked_layout(M, K) : nullptr) {
+      auto* xb = reinterpret_cast<uint16_t*>(scratch(3, static_cast<int64_t>(l->bytes + 3) / 4));
+      write_pair_blocks(xb, *l, static_cast<const uint16_t*>(x), M, K);
+      b.blocked = xb;
+    }
+    matmul(1, 1, N, K, M, MatIn{dy, in, N, /*trans=*/true}, b, MatOut{dw, DType::kF32, K}, opt);
     return;
   }
   // dW^T [K, N] = x^T dy into scratch, then into dW transposed, 32 x 32 at a time.
@@ -280,6 +287,8 @@ void linear_backward_weight(int64_t M, int64_t N, int64_t K, const void* dy, con
         for (int64_t k = k0; k < std::min(K, k0 + kBlock); ++k)
           dw[n * K + k] = accumulate ? dw[n * K + k] + t[k * N + n] : t[k * N + n];
 }
+
+bool weight_gradient_blocks_x(int64_t N, DType in) { return in == DType::kBf16 && N >= kBlockedXMinRows; }
 
 bool weight_gradient_by_transpose(int64_t N, int64_t K, DType in) {
   return in == DType::kF32 && K > N && f32_rows_alias(K);

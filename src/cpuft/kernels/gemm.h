@@ -105,15 +105,24 @@ void linear_backward_data(int64_t M, int64_t N, int64_t K, const void* dy, const
 // accumulation over micro-batches). bf16 products of a weight that gemm_weight_grad::amx_shape takes (N
 // and K multiples of 32, at least 512 x 512 elements) run on cpuft's AMX tile kernel at the amx kernel
 // level (gemm_weight_grad.h: 1.1-1.9x oneDNN 2.6.3's, which reads dy transposed; the same bits for any
-// thread count); every other product is oneDNN's.
+// thread count); every other product is oneDNN's, and where weight_gradient_blocks_x says so it reads x
+// from a copy in the blocked layout oneDNN picks for it (gemm_primitives.h, blocked_layout), written first.
 void linear_backward_weight(int64_t M, int64_t N, int64_t K, const void* dy, const void* x, DType in,
                             float* dw, bool accumulate);
+// Where bf16 products are native, oneDNN 2.6.3 repacks a row-major x inside each weight-gradient product:
+// the model's ran at 337-365 GFLOP/s in a Zen 4 training step, and at 425-429 reading a blocked copy that
+// cpuft writes first in one pass over x (docs/performance.md, "The weight gradients from a blocked x").
+// That pass reads M x K values for a product of M x N x K, so it pays from this many rows of dW up
+// (DistilBERT's and MiniLM's layers: 384 to 3,072; a QA or classification head's: 2 to a few dozen).
+constexpr int64_t kBlockedXMinRows = 256;
+// True where linear_backward_weight reads x from its blocked copy (where blocked_layout gives one).
+bool weight_gradient_blocks_x(int64_t N, DType in);
 // True where linear_backward_weight computes dW^T = x^T dy [K, N] instead (into scratch kept for the
 // next call, then added to dW transposed): f32 products whose x rows are a multiple of 4 KiB long and
 // longer than dy's. oneDNN reads such a B operand slowly (its rows fall into the same few L1 sets: about
 // 95 against 250 GFLOP/s for an FFN output layer's f32 weight gradient on Sapphire Rapids) and reads it
 // fast as the transposed A operand. Another summation order: not the bits of the direct product. bf16
-// products keep the direct form (not measured to gain).
+// products keep the direct form (not measured to gain; their x is blocked instead, above).
 bool weight_gradient_by_transpose(int64_t N, int64_t K, DType in);
 
 // db (N) += sum over the M rows of dy (M,N): the bias gradient of a Linear layer whose output

@@ -38,6 +38,9 @@ inline int64_t pair_block_offset(const PairBlockLayout& l, int64_t r, int64_t c)
 void write_weight_blocks(uint16_t* forward, const PairBlockLayout* fwd, uint16_t* backward, const PairBlockLayout* bwd,
                          const void* w, DType w_type, int64_t N, int64_t K);
 
+// src, a bf16 [rows, cols] operand stored row-major, into layout l at dst (padding zeros, 4-byte aligned):
+// write_weight_blocks' backward-data copy of any such operand (the products' activations too).
+void write_pair_blocks(uint16_t* dst, const PairBlockLayout& l, const uint16_t* src, int64_t rows, int64_t cols);
 // dst = the [rows, cols] operand stored in layout l at src (its padding left out), dense: row-major, or
 // stored transposed ([cols, rows] row-major) where `transposed`.
 void read_pair_blocks(uint16_t* dst, const PairBlockLayout& l, const uint16_t* src, int64_t rows, int64_t cols,

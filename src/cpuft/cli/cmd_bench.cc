@@ -162,7 +162,7 @@ void print_text(const BenchArgs& a, const Communicator& comm, double t, double a
   row("samples/s" + all, fmt("%.2f", ranks * a.batch / t));
   row("tokens/s" + all, fmt("%.0f", ranks * a.batch * a.seq / t));
   row(std::string("achieved GFLOP/s") + (dp ? " (per rank)" : ""), fmt("%.1f", achieved));
-  row(std::string("oneDNN ") + (a.bf16 ? "bf16" : "f32") + " matmul peak", fmt("%.1f GFLOP/s (2048^3, same run)", peak));
+  row(std::string("oneDNN ") + (a.bf16 ? "bf16" : "f32") + " matmul peak", fmt("%.1f GFLOP/s (2048^3, model's weight layout, same run)", peak));
   row("share of peak (MFU)", fmt("%.1f%%", 100.0 * achieved / peak));
   row("peak RSS", fmt("%.0f MiB", static_cast<double>(peak_rss_mib())));
   if (dp) {

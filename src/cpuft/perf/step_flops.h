@@ -16,7 +16,10 @@ double step_flops(const ModelConfig& config, int batch, int seq, bool train);
 // GFLOP/s of oneDNN's matrix product in this dtype on 2048 x 2048 x 2048 (median of four runs after
 // one warm-up), on the threads this process has, with operands of pseudo-random values in [-1, 1): a
 // product of zeros runs faster than one of real values where the chip's power depends on the data (AMX:
-// about 2.0 against 1.7 TFLOP/s, docs/performance.md), and the model's operands are real values.
+// about 2.0 against 1.7 TFLOP/s, docs/performance.md), and the model's operands are real values. The
+// weight is read as the model's products read theirs: in bf16, from oneDNN's blocked layout where bf16
+// products are native (faster than a row-major weight, which the product repacks: on Zen 4 443-453
+// against 428-432 GFLOP/s), so that MFU is read against the fastest of the products the model runs.
 double gemm_peak_gflops(bool bf16);
 
 // The peak's operand: n values in [-1, 1) from seed, as f32 or (bf16) as n bf16 words in x's storage.

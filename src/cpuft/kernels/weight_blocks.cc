@@ -53,9 +53,9 @@ struct Tile {
 
 // The copies are written with streaming stores, 16 bytes at a time, where the blocks allow it: whole
 // cache lines that are not read first (they are written whole) and that the products read only in the
-// next step (a weight's), or megabytes later (an activation's for its weight gradient: cached stores made
-// that product no faster on Zen 4). Otherwise (a destination not 16-byte aligned, blocks of other sizes)
-// one 4-byte pair at a time.
+// next step (a weight's), or right after by a product over megabytes of them (an activation's, for its
+// weight gradient: cached stores made that product no faster on Zen 4). Otherwise (a destination not
+// 16-byte aligned, blocks of other sizes) one 4-byte pair at a time.
 bool whole_vectors(const uint16_t* dst, const PairBlockLayout& l) {
   return reinterpret_cast<uintptr_t>(dst) % 16 == 0 && l.row_block_stride % 8 == 0 && l.col_block_stride % 8 == 0 &&
          l.row_block % 8 == 0 && l.col_block % 8 == 0;

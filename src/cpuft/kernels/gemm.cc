@@ -40,7 +40,6 @@ void validate(int64_t B, int64_t H, int64_t M, int64_t N, int64_t K, const MatIn
   if (opt.bias && (B != 1 || H != 1))
     fail("matmul: a bias needs B == H == 1, got B = ", B, ", H = ", H);
   if (opt.bias && opt.alpha != 1.0f) fail("matmul: a bias needs alpha == 1, got ", opt.alpha);
-  if (opt.gelu && opt.accumulate) fail("matmul: gelu and accumulate together, expected one of them");
 }
 
 // Scratch for the f32 emulation (slots 0-2), the transposed weight gradient or a bf16 weight gradient's
@@ -155,7 +154,7 @@ void matmul(int64_t B, int64_t H, int64_t M, int64_t N, int64_t K, const MatIn& 
   s.b_row = b.row_stride, s.b_batch = B > 1 ? b.batch_stride : 0, s.b_head = H > 1 ? b.head_stride : 0;
   s.c_row = c.row_stride, s.c_batch = B > 1 ? c.batch_stride : 0, s.c_head = H > 1 ? c.head_stride : 0;
   s.a_trans = a.trans, s.b_trans = b.trans;
-  s.alpha = opt.alpha, s.bias = opt.bias != nullptr, s.accumulate = opt.accumulate, s.gelu = opt.gelu;
+  s.alpha = opt.alpha, s.bias = opt.bias != nullptr, s.accumulate = opt.accumulate;
   if (b.blocked) {
     s.b_blocked = true;
     if (const gemm_detail::Primitive* p = gemm_detail::find_primitive(s)) {
@@ -231,14 +230,6 @@ void linear_forward(int64_t M, int64_t N, int64_t K, const void* x, const void* 
                     const float* bias, void* y, DType out, const void* w_blocked) {
   MatmulOptions opt;
   opt.bias = bias;
-  matmul(1, 1, M, N, K, MatIn{x, in, K}, weight_operand(w, in, K, true, w_blocked), MatOut{y, out, N}, opt);
-}
-
-void linear_forward_gelu(int64_t M, int64_t N, int64_t K, const void* x, const void* w, DType in,
-                         const float* bias, void* y, DType out, const void* w_blocked) {
-  MatmulOptions opt;
-  opt.bias = bias;
-  opt.gelu = true;
   matmul(1, 1, M, N, K, MatIn{x, in, K}, weight_operand(w, in, K, true, w_blocked), MatOut{y, out, N}, opt);
 }
 

@@ -78,7 +78,7 @@ Key make_key(const ProductShape& s) {
   put(s.a_row), put(s.a_batch), put(s.a_head), put(s.a_trans);
   put(s.b_row), put(s.b_batch), put(s.b_head), put(s.b_trans);
   put(s.c_row), put(s.c_batch), put(s.c_head);
-  put(s.alpha), put(s.bias), put(s.accumulate), put(s.gelu), put(s.b_blocked);
+  put(s.alpha), put(s.bias), put(s.accumulate), put(s.b_blocked);
   return k;
 }
 
@@ -147,10 +147,9 @@ std::unique_ptr<Primitive> build(const ProductShape& s) {
   dnnl::primitive_attr attr;
   attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
   if (s.alpha != 1.0f) attr.set_output_scales(0, {s.alpha});
-  if (s.accumulate || s.gelu) {
+  if (s.accumulate) {
     dnnl::post_ops ops;
-    if (s.accumulate) ops.append_sum(1.0f);
-    if (s.gelu) ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_gelu_erf, 0.0f, 0.0f);
+    ops.append_sum(1.0f);
     attr.set_post_ops(ops);
   }
   try {

@@ -23,7 +23,6 @@ struct ProductShape {
   float alpha = 1.0f;
   bool bias = false;
   bool accumulate = false;
-  bool gelu = false;
   bool b_blocked = false;  // B (B == H == 1, bf16) in the blocked layout of blocked_bytes (K, N)
 };
 

@@ -88,7 +88,7 @@ void QaModel::forward_pass(const Batch& b, const Acts& a, bool train, uint64_t s
       dropout_fwd(out, nullptr, out, N * H, p, seed, site, hidden_first);
       return {out, nullptr};
     }
-    linear_bf16_fwd(a.proj16, saved_operand(in, in16), gemm_weight(l.w), P + l.b, M, K, H, false);
+    linear_bf16_fwd(a.proj16, saved_operand(in, in16), gemm_weight(l.w), P + l.b, M, K, H);
     if (p == 0.f) return {nullptr, a.proj16};
     dropout_fwd_bf16_in(out, a.proj16, N * H, p, seed, site, hidden_first);
     return {out, nullptr};
@@ -102,7 +102,7 @@ void QaModel::forward_pass(const Batch& b, const Acts& a, bool train, uint64_t s
     const Acts::Layer& L = a.layers[static_cast<size_t>(li)];
     // q, k, v as one product: row r of qkv is q | k | v (bf16 mode: bf16, as the product writes it).
     if (bf16_)
-      linear_bf16_fwd(L.qkv16, saved_operand(L.x, L.xb), gemm_weight(lo.qkv.w), P + lo.qkv.b, M, H, 3 * H, false);
+      linear_bf16_fwd(L.qkv16, saved_operand(L.x, L.xb), gemm_weight(lo.qkv.w), P + lo.qkv.b, M, H, 3 * H);
     else
       linear(L.qkv, L.x, saved_operand(L.x, L.xb), lo.qkv, M, H, 3 * H);
     if (scale.q_divisor > 0.f) divide_q(L.qkv, L.qkv16, N, H, scale.q_divisor);
@@ -121,11 +121,11 @@ void QaModel::forward_pass(const Batch& b, const Acts& a, bool train, uint64_t s
     if (L.f1) {  // f32
       linear(L.f1, L.h1, saved_operand(L.h1, L.h1b), lo.ff1, M, H, I);
       gelu_fwd(L.g, nullptr, L.f1, nullptr, N, I);
-    } else if (L.f1b) {  // bf16 training: the bf16 pre-activation kept for backward, as autocast keeps it
-      linear_bf16_fwd(L.f1b, saved_operand(L.h1, L.h1b), gemm_weight(lo.ff1.w), P + lo.ff1.b, M, H, I, false);
-      gelu_fwd(nullptr, L.gb, nullptr, L.f1b, N, I);
-    } else {  // bf16 forward only: the GELU in the product, its bf16 output the only copy
-      linear_bf16_fwd(L.gb, saved_operand(L.h1, L.h1b), gemm_weight(lo.ff1.w), P + lo.ff1.b, M, H, I, true);
+    } else {  // bf16: the bf16 pre-activation, as autocast keeps it (training: for backward; forward only:
+              // in the output's place, the GELU then in place), then the GELU of those bf16 values
+      uint16_t* const pre = L.f1b ? L.f1b : L.gb;
+      linear_bf16_fwd(pre, saved_operand(L.h1, L.h1b), gemm_weight(lo.ff1.w), P + lo.ff1.b, M, H, I);
+      gelu_fwd(nullptr, L.gb, nullptr, pre, N, I);
     }
     const SublayerOut f = sublayer_out(L.res2, L.g, L.gb, lo.ff2, I, hidden_p, dropout_site::ffn_output(li));
     uint16_t* const next_xb = li + 1 < c.layers ? a.layers[static_cast<size_t>(li + 1)].xb : nullptr;

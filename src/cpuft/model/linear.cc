@@ -1,6 +1,5 @@
 #include "cpuft/model/linear.h"
 
-#include "cpuft/kernels/gelu.h"
 #include "cpuft/kernels/gemm.h"
 #include "cpuft/tensor/bf16.h"
 #include "cpuft/util/error.h"
@@ -35,14 +34,10 @@ void linear_fwd(float* y, GemmIn x, GemmIn w, const float* bias, int64_t rows, i
   linear_forward(rows, out, in, x.data, w.data, x.dtype, bias, y, DType::kF32, w.forward_blocked);
 }
 
-void linear_bf16_fwd(uint16_t* y, GemmIn x, GemmIn w, const float* bias, int64_t rows, int64_t in, int64_t out,
-                     bool gelu) {
+void linear_bf16_fwd(uint16_t* y, GemmIn x, GemmIn w, const float* bias, int64_t rows, int64_t in, int64_t out) {
   OpScope scope(Op::kMatmul);
   check_same_dtype("linear_bf16_fwd", x, w);
-  if (gelu)
-    linear_forward_gelu(rows, out, in, x.data, w.data, x.dtype, bias, y, DType::kBf16, w.forward_blocked);
-  else
-    linear_forward(rows, out, in, x.data, w.data, x.dtype, bias, y, DType::kBf16, w.forward_blocked);
+  linear_forward(rows, out, in, x.data, w.data, x.dtype, bias, y, DType::kBf16, w.forward_blocked);
 }
 
 void linear_bwd(GemmOut dx, float* dw, float* dbias, const float* dy32, GemmIn dy, GemmIn x, GemmIn w, int64_t rows,

@@ -34,10 +34,10 @@ inline GemmIn saved_operand(const float* x, const uint16_t* b16) {
 
 // y[rows, out] = x[rows, in] W[out, in]^T + bias[out]  (x and W of one dtype).
 void linear_fwd(float* y, GemmIn x, GemmIn w, const float* bias, int64_t rows, int64_t in, int64_t out);
-// y[rows, out] = x W^T + bias, or gelu of it, as bf16 in one product: bf16 mode's q, k and v, which
-// the attention core reads as bf16, and the forward-only FFN, whose pre-activation is not kept.
-void linear_bf16_fwd(uint16_t* y, GemmIn x, GemmIn w, const float* bias, int64_t rows, int64_t in, int64_t out,
-                     bool gelu);
+// y[rows, out] = x W^T + bias as bf16, as autocast's bf16 product leaves it: bf16 mode's q, k and v,
+// which the attention core reads as bf16, the projections whose bf16 outputs dropout or the residual
+// read, and the FFN's pre-activation, which GELU reads.
+void linear_bf16_fwd(uint16_t* y, GemmIn x, GemmIn w, const float* bias, int64_t rows, int64_t in, int64_t out);
 
 // Where a product writes: f32, or bf16 (uint16_t) storage where a bf16 product reads the result next.
 struct GemmOut {

@@ -265,6 +265,29 @@ TEST(Gemm, Bf16WeightGradientFromABlockedXIsTheProduct) {
   gemm_detail::set_pair_blocks_everywhere(false);
 }
 
+// The weight gradients ask for x's blocked layout with the token count, which varies from batch to batch
+// under dynamic padding: the layouts' cache stays bounded, a layout asked again after it started again is
+// the one given before, and a weight gradient after that is still the product.
+TEST(Gemm, BlockedLayoutCacheStaysBounded) {
+  gemm_detail::set_pair_blocks_everywhere(!gemm_bf16_native());
+  const auto first = gemm_detail::blocked_layout(130, 96);
+  ASSERT_TRUE(first.has_value());
+  for (int64_t tokens = 1; tokens <= gemm_detail::kCacheCapacity + 40; ++tokens) {
+    ASSERT_TRUE(gemm_detail::blocked_layout(tokens, 96).has_value()) << tokens << " tokens";
+    ASSERT_LE(gemm_detail::blocked_layouts_cached(), gemm_detail::kCacheCapacity) << "after " << tokens << " tokens";
+  }
+  const auto again = gemm_detail::blocked_layout(130, 96);
+  ASSERT_TRUE(again.has_value());
+  EXPECT_EQ(0, std::memcmp(&*first, &*again, sizeof(PairBlockLayout)));
+  const Shape s{129, 256, 130};
+  Buf dy(DType::kBf16, s.M * s.N, 401), x(DType::kBf16, s.M * s.K, 402), dw(DType::kF32, s.N * s.K, 403);
+  const std::vector<float> before = dw.f;
+  linear_backward_weight(s.M, s.N, s.K, dy.data(), x.data(), DType::kBf16, dw.f.data(), /*accumulate=*/false);
+  expect_weight_gradient(dy, x, before, dw.f, s.M, s.N, s.K, false,
+                         tag("bwd_weight after the layouts' cache started again", s, DType::kBf16, DType::kF32, false));
+  gemm_detail::set_pair_blocks_everywhere(false);
+}
+
 // On AMX each element of dW is computed by one thread, chunk after chunk in order: the same bits for any
 // thread count (reproducible training, as the kernels of kernel_table.h promise).
 TEST(Gemm, Bf16WeightGradientOnAmxIsTheSameOnAnyThreadCount) {

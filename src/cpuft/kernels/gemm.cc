@@ -166,7 +166,7 @@ void matmul(int64_t B, int64_t H, int64_t M, int64_t N, int64_t K, const MatIn& 
       // No product of oneDNN's reads this blocked B here (gemm_detail::set_pair_blocks_everywhere): the
       // product of its values read back as a dense B stored as b says (transposed or not), which is
       // the product the row-major weight gives.
-      const PairBlockLayout* l = gemm_detail::blocked_layout(K, N);
+      const std::optional<PairBlockLayout> l = gemm_detail::blocked_layout(K, N);
       if (!l) fail_internal("matmul: a blocked B of K=", K, " N=", N, " where there is no blocked layout");
       std::vector<uint16_t> values(static_cast<size_t>(K * N));
       read_pair_blocks(values.data(), *l, static_cast<const uint16_t*>(b.blocked), K, N, b.trans);
@@ -189,25 +189,27 @@ namespace {
 
 // The layout of W [N, K]'s copy for `use`: the forward reads W^T ([K, N], stored [N, K]); backward-data
 // reads W ([N, K] as stored).
-const PairBlockLayout* weight_layout(int64_t N, int64_t K, WeightUse use) {
+std::optional<PairBlockLayout> weight_layout(int64_t N, int64_t K, WeightUse use) {
   return use == WeightUse::kForward ? gemm_detail::blocked_layout(K, N) : gemm_detail::blocked_layout(N, K);
 }
 
 }  // namespace
 
 size_t blocked_weight_bytes(int64_t N, int64_t K, WeightUse use) {
-  const PairBlockLayout* l = weight_layout(N, K, use);
+  const std::optional<PairBlockLayout> l = weight_layout(N, K, use);
   return l ? l->bytes : 0;
 }
 
 void block_weight(void* forward, void* backward_data, const void* w, DType w_type, int64_t N, int64_t K) {
-  const PairBlockLayout* fwd = forward ? weight_layout(N, K, WeightUse::kForward) : nullptr;
-  const PairBlockLayout* bwd = backward_data ? weight_layout(N, K, WeightUse::kBackwardData) : nullptr;
+  const std::optional<PairBlockLayout> fwd =
+      forward ? weight_layout(N, K, WeightUse::kForward) : std::nullopt;
+  const std::optional<PairBlockLayout> bwd =
+      backward_data ? weight_layout(N, K, WeightUse::kBackwardData) : std::nullopt;
   if ((forward && !fwd) || (backward_data && !bwd))
     fail("block_weight: no blocked layout here (bf16 products are not native)");
   if (!is_float(w_type)) fail("block_weight: weight dtype ", dtype_name(w_type), ", expected f32 or bf16");
-  write_weight_blocks(static_cast<uint16_t*>(forward), fwd, static_cast<uint16_t*>(backward_data), bwd, w, w_type, N,
-                      K);
+  write_weight_blocks(static_cast<uint16_t*>(forward), fwd ? &*fwd : nullptr, static_cast<uint16_t*>(backward_data),
+                      bwd ? &*bwd : nullptr, w, w_type, N, K);
 }
 
 namespace {
@@ -259,7 +261,8 @@ void linear_backward_weight(int64_t M, int64_t N, int64_t K, const void* dy, con
     MatmulOptions opt;
     opt.accumulate = accumulate;
     MatIn b{x, in, K};
-    if (const PairBlockLayout* l = weight_gradient_blocks_x(N, in) ? gemm_detail::blocked_layout(M, K) : nullptr) {
+    if (const std::optional<PairBlockLayout> l =
+            weight_gradient_blocks_x(N, in) ? gemm_detail::blocked_layout(M, K) : std::nullopt) {
       auto* xb = reinterpret_cast<uint16_t*>(scratch(3, static_cast<int64_t>(l->bytes + 3) / 4));
       write_pair_blocks(xb, *l, static_cast<const uint16_t*>(x), M, K);
       b.blocked = xb;

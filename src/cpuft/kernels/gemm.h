@@ -59,7 +59,6 @@ struct MatmulOptions {
   float alpha = 1.0f;           // scales the product (not the accumulated C); must be 1 with a bias
   const float* bias = nullptr;  // optional f32 bias[N] added to every row (only with B == H == 1)
   bool accumulate = false;      // C += result instead of C = result
-  bool gelu = false;            // C = gelu(result), the exact (erf) GELU; not with accumulate
 };
 
 // For every b < B, h < H:  C[b,h] (+)= alpha * A[b,h] · Bm[b,h] (+ bias),
@@ -89,10 +88,6 @@ void block_weight(void* forward, void* backward_data, const void* w, DType w_typ
 // y[M,N] = x[M,K] · W[N,K]^T (+ bias[N], may be null).
 void linear_forward(int64_t M, int64_t N, int64_t K, const void* x, const void* w, DType in,
                     const float* bias, void* y, DType out = DType::kF32, const void* w_blocked = nullptr);
-// y[M,N] = gelu(x[M,K] · W[N,K]^T + bias[N]): a linear layer and its exact GELU in one product (the
-// GELU applied to the f32 result before it is rounded to `out`), where the pre-activation is not kept.
-void linear_forward_gelu(int64_t M, int64_t N, int64_t K, const void* x, const void* w, DType in,
-                         const float* bias, void* y, DType out, const void* w_blocked = nullptr);
 
 // dx[M,K] (+)= dy[M,N] · W[N,K]. An f32 W whose rows are a multiple of 4 KiB long (an FFN output layer's
 // [768, 3072]) is first copied into kept scratch with rows 64 bytes longer, which oneDNN reads about 2x

@@ -107,20 +107,32 @@ std::optional<PairBlockLayout> pair_blocks_of(const dnnl::memory::desc& d) {
 
 // The layout oneDNN's bf16 product picks for a [K, N] B given the choice (format_tag::any), asked with
 // a 64-row A, with its descriptor; none where that product is not native or the layout is not pairs of
-// rows in blocks (the only one cpuft writes: then the products read row-major weights). Cached per (K, N).
+// rows in blocks (the only one cpuft writes: then the products read row-major weights). Cached per (K, N)
+// and handed out by value: the weight gradients ask with the token count, which varies from batch to batch
+// under dynamic padding, so the cache starts again past kCacheCapacity, as the primitives' does.
 struct BlockedB {
   dnnl::memory::desc desc;
   std::optional<PairBlockLayout> layout;
   PairBlockLayout stand_in;  // BA16a64b2a's, for set_pair_blocks_everywhere
 };
 
-const BlockedB& blocked_b(int64_t K, int64_t N) {
-  static std::mutex mu;
-  static auto* cache = new std::unordered_map<std::string, BlockedB>;
+struct BlockedBCache {
+  std::mutex mu;
+  std::unordered_map<std::string, BlockedB> map;
+};
+
+BlockedBCache& blocked_b_cache() {
+  static auto* c = new BlockedBCache;  // never destroyed, as the primitives' cache
+  return *c;
+}
+
+BlockedB blocked_b(int64_t K, int64_t N) {
+  BlockedBCache& c = blocked_b_cache();
   std::string key = std::to_string(K) + "x" + std::to_string(N);
-  std::lock_guard<std::mutex> lock(mu);
-  auto it = cache->find(key);
-  if (it != cache->end()) return it->second;
+  std::lock_guard<std::mutex> lock(c.mu);
+  auto it = c.map.find(key);
+  if (it != c.map.end()) return it->second;
+  if (static_cast<int64_t>(c.map.size()) >= kCacheCapacity) c.map.clear();
   BlockedB blocked;
   blocked.stand_in = *pair_blocks_of(dnnl::memory::desc({K, N}, dt::bf16, dnnl::memory::format_tag::BA16a64b2a));
   try {
@@ -134,7 +146,7 @@ const BlockedB& blocked_b(int64_t K, int64_t N) {
     }
   } catch (const dnnl::error&) {
   }
-  return cache->emplace(std::move(key), std::move(blocked)).first->second;
+  return c.map.emplace(std::move(key), std::move(blocked)).first->second;
 }
 
 std::unique_ptr<Primitive> build(const ProductShape& s) {
@@ -231,10 +243,17 @@ std::atomic<bool> pair_blocks_everywhere{false};
 
 }  // namespace
 
-const PairBlockLayout* blocked_layout(int64_t K, int64_t N) {
-  const BlockedB& b = blocked_b(K, N);
-  if (b.layout) return &*b.layout;
-  return pair_blocks_everywhere ? &b.stand_in : nullptr;
+std::optional<PairBlockLayout> blocked_layout(int64_t K, int64_t N) {
+  const BlockedB b = blocked_b(K, N);
+  if (b.layout) return b.layout;
+  if (pair_blocks_everywhere) return b.stand_in;
+  return std::nullopt;
+}
+
+int64_t blocked_layouts_cached() {
+  BlockedBCache& c = blocked_b_cache();
+  std::lock_guard<std::mutex> lock(c.mu);
+  return static_cast<int64_t>(c.map.size());
 }
 
 void set_pair_blocks_everywhere(bool on) { pair_blocks_everywhere = on; }

@@ -34,9 +34,11 @@ class Primitive;
 const Primitive* find_primitive(const ProductShape& shape);
 
 // The layout oneDNN's bf16 product prefers for a bf16 [K, N] B operand (its blocked weights format: the
-// same for every M), which write_weight_blocks writes; null where bf16 products are not native, or where
-// that layout is not pairs of rows in blocks (the products then read row-major weights).
-const PairBlockLayout* blocked_layout(int64_t K, int64_t N);
+// same for every M), which write_weight_blocks writes; nullopt where bf16 products are not native, or where
+// that layout is not pairs of rows in blocks (the products then read row-major weights). Cached per
+// (K, N), at most kCacheCapacity of them (blocked_layouts_cached).
+std::optional<PairBlockLayout> blocked_layout(int64_t K, int64_t N);
+int64_t blocked_layouts_cached();
 // For tests on CPUs whose bf16 products are not native: on, blocked_layout gives BA16a64b2a's layout
 // where it would give none, so that blocked weight copies are made, and matmul reads such copies back
 // row-major (no product of oneDNN's reads them here): the blocked path of a model runs end to end on

@@ -185,6 +185,22 @@ TEST_P(Gelu, OutputsAreOptionalAndBf16IsTheRoundedOutput) {
   }
 }
 
+// Evaluation in bf16 writes the FFN's pre-activation where its GELU goes and runs the GELU over it in place
+// (model/encoder_forward.cc): the bits the training forward's GELU gives out of place, with tails.
+TEST_P(Gelu, Bf16InPlaceGivesTheBitsOutOfPlace) {
+  for (int N : {1, 17, 255, 3072}) {
+    const int M = 3;
+    const size_t n = size_t(M) * N;
+    const auto x = randn(n, 60 + N, 3.0f);
+    std::vector<uint16_t> pre(n), apart(n);
+    for (size_t i = 0; i < n; ++i) pre[i] = f32_to_bf16(x[i]);
+    vec().gelu_fwd(nullptr, apart.data(), nullptr, pre.data(), M, N);
+    std::vector<uint16_t> in_place = pre;
+    vec().gelu_fwd(nullptr, in_place.data(), nullptr, in_place.data(), M, N);
+    ASSERT_EQ(in_place, apart) << "N=" << N;
+  }
+}
+
 CPUFT_INSTANTIATE_ISA_TEST(Gelu);
 
 TEST(GeluRef, MatchesTheErfFormulaAndItsDerivative) {

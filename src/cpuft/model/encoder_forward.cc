@@ -121,8 +121,9 @@ void QaModel::forward_pass(const Batch& b, const Acts& a, bool train, uint64_t s
     if (L.f1) {  // f32
       linear(L.f1, L.h1, saved_operand(L.h1, L.h1b), lo.ff1, M, H, I);
       gelu_fwd(L.g, nullptr, L.f1, nullptr, N, I);
-    } else {  // bf16: the bf16 pre-activation, as autocast keeps it (training: for backward; forward only:
-              // in the output's place, the GELU then in place), then the GELU of those bf16 values
+    } else {
+      // bf16: the product's bf16 pre-activation, as autocast keeps it (training keeps it for backward; a
+      // forward only writes it where the GELU goes), then the GELU of those values: the same bits either way.
       uint16_t* const pre = L.f1b ? L.f1b : L.gb;
       linear_bf16_fwd(pre, saved_operand(L.h1, L.h1b), gemm_weight(lo.ff1.w), P + lo.ff1.b, M, H, I);
       gelu_fwd(nullptr, L.gb, nullptr, pre, N, I);

@@ -1,7 +1,7 @@
 // Matrix-product throughput on the DistilBERT training shapes (8 sequences x 384 tokens = 3072
 // rows; hidden 768, FFN 3072, 12 heads of 64), in f32 and bf16, plus a large square product as the
-// machine's practical peak and a streaming copy for memory bandwidth. Counters are rates, shown
-// as GFLOP=x/s (floating-point operations) and GB=x/s (bytes read + written).
+// machine's practical peak, a streaming copy for memory bandwidth and the weight gradient's dy^T copy.
+// Counters are rates, shown as GFLOP=x/s (floating-point operations) and GB=x/s (bytes read + written).
 #include <benchmark/benchmark.h>
 #include <dnnl.hpp>
 
@@ -14,6 +14,7 @@
 #include "cpuft/cpu/isa.h"
 #include "cpuft/kernels/gemm.h"
 #include "cpuft/kernels/gemm_primitives.h"
+#include "cpuft/kernels/transpose.h"
 #include "cpuft/kernels/weight_blocks.h"
 #include "cpuft/tensor/bf16.h"
 #include "cpuft/tensor/dtype.h"
@@ -134,6 +135,21 @@ void BM_SquarePeak(benchmark::State& state) {
 }
 BENCHMARK(BM_SquarePeak)->Args({2048, 0})->Args({2048, 1})->ArgNames({"n", "bf16"})
     ->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// The weight gradient's dy^T copy (kernels/transpose.h) at the training shapes: dy [3072 tokens, N] bf16
+// into rows on cache lines, as linear_backward_weight writes it; GB=x/s counts the bytes read + written,
+// comparable with BM_StreamCopy's. Args: N (dy's width: 768, 2304 or 3072).
+void BM_TransposeBf16(benchmark::State& state) {
+  const int64_t M = kTokens, N = state.range(0), ld = transpose_bf16_ld(M);
+  Buffer dy = random_values(DType::kBf16, M * N, 5), dyt(DType::kBf16, N * ld);
+  for (auto _ : state) {
+    transpose_bf16(dyt.data<uint16_t>(), ld, dy.data<uint16_t>(), M, N);
+    benchmark::DoNotOptimize(dyt.raw());
+  }
+  state.counters["GB"] = benchmark::Counter(2.0 * M * N * sizeof(uint16_t) * 1e-9,
+                                            benchmark::Counter::kIsIterationInvariantRate);
+}
+BENCHMARK(BM_TransposeBf16)->Arg(768)->Arg(2304)->Arg(3072)->ArgName("N")->Unit(benchmark::kMillisecond)->UseRealTime();
 
 // Streaming copy of a 256 MiB float array (bytes read + bytes written per second).
 void BM_StreamCopy(benchmark::State& state) {

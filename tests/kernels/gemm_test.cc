@@ -240,10 +240,12 @@ TEST(Gemm, Bf16WeightGradientOfWholeBlocksIsTheProduct) {
     }
 }
 
-// bf16 weight gradients of at least kBlockedXMinRows rows read x from a copy in oneDNN's blocked layout,
-// written first (gemm.h): the product, written or accumulated, for token counts and widths that leave
-// padding in the copy's blocks. Where bf16 products are not native the copy is made in a stand-in layout
-// (set_pair_blocks_everywhere) and the product reads x itself.
+// bf16 weight gradients of at least kBlockedXMinRows rows read x from a copy in oneDNN's blocked layout
+// and dy^T from a row-major copy, both written first (gemm.h): the product, written or accumulated, for
+// token counts and widths that leave padding in the copy's blocks and partial blocks in the transpose
+// (token counts that are and are not multiples of 32; a width that is not a multiple of 8). Where bf16
+// products are not native the x copy is made in a stand-in layout (set_pair_blocks_everywhere) and the
+// product reads x itself.
 TEST(Gemm, Bf16WeightGradientFromABlockedXIsTheProduct) {
   EXPECT_TRUE(weight_gradient_blocks_x(768, DType::kBf16));
   EXPECT_TRUE(weight_gradient_blocks_x(kBlockedXMinRows, DType::kBf16));
@@ -252,7 +254,7 @@ TEST(Gemm, Bf16WeightGradientFromABlockedXIsTheProduct) {
   EXPECT_FALSE(weight_gradient_blocks_x(768, DType::kF32));
   gemm_detail::set_pair_blocks_everywhere(!gemm_bf16_native());
   uint32_t seed = 370;
-  const Shape shapes[] = {{1, 256, 70}, {37, 300, 33}, {129, 256, 130}, {300, 384, 96}};
+  const Shape shapes[] = {{1, 256, 70}, {37, 300, 33}, {129, 256, 130}, {300, 384, 96}, {320, 260, 40}};
   for (const Shape& s : shapes)
     for (bool acc : {false, true}) {
       ASSERT_FALSE(kernel_isa() == Isa::kAmx && gemm_weight_grad::amx_shape(s.N, s.K));

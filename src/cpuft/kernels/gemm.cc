@@ -8,6 +8,7 @@
 #include "cpuft/cpu/onednn_info.h"
 #include "cpuft/kernels/gemm_primitives.h"
 #include "cpuft/kernels/gemm_weight_grad.h"
+#include "cpuft/kernels/transpose.h"
 #include "cpuft/kernels/weight_blocks.h"
 #include "cpuft/tensor/bf16.h"
 #include "cpuft/util/aligned_vector.h"
@@ -43,10 +44,10 @@ void validate(int64_t B, int64_t H, int64_t M, int64_t N, int64_t K, const MatIn
 }
 
 // Scratch for the f32 emulation (slots 0-2), the transposed weight gradient or a bf16 weight gradient's
-// blocked x (3) and the re-strided f32 weight of backward-data (4), grown on demand and kept: after the
-// first step of a training run no more memory is allocated here.
+// blocked x (3), the re-strided f32 weight of backward-data (4) and a bf16 weight gradient's dy^T (5),
+// grown on demand and kept: after the first step of a training run no more memory is allocated here.
 float* scratch(int slot, int64_t n) {
-  thread_local AlignedVector<float> buffers[5];
+  thread_local AlignedVector<float> buffers[6];
   AlignedVector<float>& v = buffers[slot];
   if (static_cast<int64_t>(v.size()) < n) v.resize(static_cast<size_t>(n));
   return v.data();
@@ -260,14 +261,19 @@ void linear_backward_weight(int64_t M, int64_t N, int64_t K, const void* dy, con
   if (!weight_gradient_by_transpose(N, K, in)) {
     MatmulOptions opt;
     opt.accumulate = accumulate;
-    MatIn b{x, in, K};
+    MatIn a{dy, in, N, /*trans=*/true}, b{x, in, K};
     if (const std::optional<PairBlockLayout> l =
             weight_gradient_blocks_x(N, in) ? gemm_detail::blocked_layout(M, K) : std::nullopt) {
       auto* xb = reinterpret_cast<uint16_t*>(scratch(3, static_cast<int64_t>(l->bytes + 3) / 4));
       write_pair_blocks(xb, *l, static_cast<const uint16_t*>(x), M, K);
       b.blocked = xb;
+      // dy^T row-major, its rows on cache lines.
+      const int64_t ld = transpose_bf16_ld(M);
+      auto* dyt = reinterpret_cast<uint16_t*>(scratch(5, (N * ld + 1) / 2));
+      transpose_bf16(dyt, ld, static_cast<const uint16_t*>(dy), M, N);
+      a = MatIn{dyt, in, ld};
     }
-    matmul(1, 1, N, K, M, MatIn{dy, in, N, /*trans=*/true}, b, MatOut{dw, DType::kF32, K}, opt);
+    matmul(1, 1, N, K, M, a, b, MatOut{dw, DType::kF32, K}, opt);
     return;
   }
   // dW^T [K, N] = x^T dy into scratch, then into dW transposed, 32 x 32 at a time.

@@ -101,7 +101,8 @@ void linear_backward_data(int64_t M, int64_t N, int64_t K, const void* dy, const
 // and K multiples of 32, at least 512 x 512 elements) run on cpuft's AMX tile kernel at the amx kernel
 // level (gemm_weight_grad.h: 1.1-1.9x oneDNN 2.6.3's, which reads dy transposed; the same bits for any
 // thread count); every other product is oneDNN's, and where weight_gradient_blocks_x says so it reads x
-// from a copy in the blocked layout oneDNN picks for it (gemm_primitives.h, blocked_layout), written first.
+// from a copy in the blocked layout oneDNN picks for it (gemm_primitives.h, blocked_layout) and dy^T from a
+// row-major copy (kernels/transpose.h), both written first.
 void linear_backward_weight(int64_t M, int64_t N, int64_t K, const void* dy, const void* x, DType in,
                             float* dw, bool accumulate);
 // Where bf16 products are native, oneDNN 2.6.3 repacks a row-major x inside each weight-gradient product:
@@ -109,8 +110,12 @@ void linear_backward_weight(int64_t M, int64_t N, int64_t K, const void* dy, con
 // cpuft writes first in one pass over x (docs/performance.md, "The weight gradients from a blocked x").
 // That pass reads M x K values for a product of M x N x K, so it pays from this many rows of dW up
 // (DistilBERT's and MiniLM's layers: 384 to 3,072; a QA or classification head's: 2 to a few dozen).
+// The same products read dy transposed, which oneDNN copies inside them too: they read a row-major dy^T
+// that cpuft writes first (in a pass over dy at about the machine's copy bandwidth), at 430-443 GFLOP/s
+// instead of 395-408 in a Zen 4 training step at b32 s128 (docs/performance.md, "dy^T written first").
 constexpr int64_t kBlockedXMinRows = 256;
-// True where linear_backward_weight reads x from its blocked copy (where blocked_layout gives one).
+// True where linear_backward_weight reads x from its blocked copy and dy^T from its row-major one (where
+// blocked_layout gives a layout).
 bool weight_gradient_blocks_x(int64_t N, DType in);
 // True where linear_backward_weight computes dW^T = x^T dy [K, N] instead (into scratch kept for the
 // next call, then added to dW transposed): f32 products whose x rows are a multiple of 4 KiB long and

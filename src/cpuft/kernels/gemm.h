@@ -111,8 +111,8 @@ void linear_backward_weight(int64_t M, int64_t N, int64_t K, const void* dy, con
 // That pass reads M x K values for a product of M x N x K, so it pays from this many rows of dW up
 // (DistilBERT's and MiniLM's layers: 384 to 3,072; a QA or classification head's: 2 to a few dozen).
 // The same products read dy transposed, which oneDNN copies inside them too: they read a row-major dy^T
-// that cpuft writes first (in a pass over dy at about the machine's copy bandwidth), at 430-443 GFLOP/s
-// instead of 395-408 in a Zen 4 training step at b32 s128 (docs/performance.md, "dy^T written first").
+// that cpuft writes first (in a pass over dy at about the machine's copy bandwidth), at 412-438 GFLOP/s
+// instead of 385-408 in a Zen 4 training step at b32 s128 (docs/performance.md, "dy^T written first").
 constexpr int64_t kBlockedXMinRows = 256;
 // True where linear_backward_weight reads x from its blocked copy and dy^T from its row-major one (where
 // blocked_layout gives a layout).

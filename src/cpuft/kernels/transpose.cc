@@ -3,14 +3,12 @@
 #include <emmintrin.h>
 #include <omp.h>
 
-#include <algorithm>
-
 #include "cpuft/util/error.h"
 
 namespace cpuft {
 namespace {
 
-// src's rows a block of dst's lines takes: 32 bf16 values, 64 bytes.
+// The bf16 values of one cache line (64 bytes): the rows of src that one block writes as whole lines of dst.
 constexpr int64_t kLineValues = 32;
 // Fewer values than this are transposed on the calling thread.
 constexpr int64_t kParallelValues = int64_t{1} << 16;

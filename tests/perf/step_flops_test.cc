@@ -1,11 +1,14 @@
-// What `cpuft bench` measures a step against: the step's matrix FLOPs and the operands of its peak product.
+// What `cpuft bench` measures a step against: the step's matrix FLOPs, the operands of its peak product and
+// how long that product is timed.
 #include "cpuft/perf/step_flops.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <set>
+#include <thread>
 #include <vector>
 
 #include "cpuft/tensor/bf16.h"
@@ -53,6 +56,43 @@ TEST(StepFlops, DistilBertBaseCountedFromItsShapes) {
   const double forward = tokens * (2 * (6 * (4.0 * 768 * 768 + 2.0 * 768 * 3072) + 2 * 768) + 6 * 4.0 * 384 * 768);
   EXPECT_DOUBLE_EQ(step_flops(c, 8, 384, false), forward);
   EXPECT_DOUBLE_EQ(step_flops(c, 8, 384, true), 3 * forward);
+}
+
+void sleep_ms(int ms) { std::this_thread::sleep_for(std::chrono::milliseconds(ms)); }
+
+// A slow start is run off before the timing: six runs of 30 ms and then runs of 1 ms, warmed up for a
+// quarter second, time at about 1 ms. Timed from the second run (one warm-up run, as the peak was
+// before), five slow runs would fill the series and its median.
+TEST(RateTiming, SlowFirstRunsAreWarmUpNotTimed) {
+  int calls = 0;
+  const double median = median_run_seconds([&] { sleep_ms(calls++ < 6 ? 30 : 1); },
+                                           RateTiming{/*warmup_s=*/0.25, /*timed_s=*/0.02, /*min_runs=*/5, 100});
+  EXPECT_GT(calls, 6 + 5);
+  EXPECT_LT(median, 0.015);
+}
+
+// The middle run, not the mean or the slowest: after one warm-up run, timed runs of 2, 2, 2, 40 and 40 ms.
+TEST(RateTiming, MedianOfTheTimedRuns) {
+  const int ms[] = {1, 2, 2, 2, 40, 40};
+  int calls = 0;
+  const double median = median_run_seconds([&] { sleep_ms(ms[calls++]); }, RateTiming{0.0, 0.0, 5, 5});
+  EXPECT_EQ(calls, 6);
+  EXPECT_GE(median, 0.002);
+  EXPECT_LT(median, 0.02);
+}
+
+// At least min_runs timed runs however long they take, at most max_runs however short timed_s says,
+// and one warm-up run where warmup_s is 0.
+TEST(RateTiming, RunCountsWithinTheirBounds) {
+  int calls = 0;
+  median_run_seconds([&] { sleep_ms(20); ++calls; }, RateTiming{0.0, 0.001, 4, 100});
+  EXPECT_EQ(calls, 1 + 4);
+  calls = 0;
+  median_run_seconds([&] { ++calls; }, RateTiming{0.0, 60.0, 5, 7});
+  EXPECT_EQ(calls, 1 + 7);
+  calls = 0;
+  median_run_seconds([&] { ++calls; }, RateTiming{0.0, 0.05, 5, 1000000});
+  EXPECT_GT(calls, 1 + 5);  // fast runs go on until timed_s has passed
 }
 
 }  // namespace

@@ -45,15 +45,28 @@ double gemm_peak_gflops(bool bf16) {
   const size_t blocked_bytes = bf16 ? blocked_weight_bytes(n, n, WeightUse::kForward) : 0;
   AlignedVector<uint16_t> blocked(blocked_bytes / 2);
   if (blocked_bytes) block_weight(blocked.data(), nullptr, w.data(), dt, n, n);
-  std::vector<double> runs;
-  for (int r = 0; r < 5; ++r) {
-    const double t0 = now_s();
+  const double seconds = median_run_seconds([&] {
     linear_forward(n, n, n, x.data(), w.data(), dt, nullptr, y.data(), DType::kF32,
                    blocked_bytes ? blocked.data() : nullptr);
-    if (r > 0) runs.push_back(now_s() - t0);
+  });
+  return 2.0 * n * n * n / seconds / 1e9;
+}
+
+double median_run_seconds(const std::function<void()>& run, const RateTiming& timing) {
+  const double warm = now_s();
+  do run();
+  while (now_s() - warm < timing.warmup_s);
+  std::vector<double> runs;
+  const double start = now_s();
+  while (static_cast<int>(runs.size()) < timing.max_runs) {
+    const double t0 = now_s();
+    run();
+    const double t1 = now_s();
+    runs.push_back(t1 - t0);
+    if (static_cast<int>(runs.size()) >= timing.min_runs && t1 - start >= timing.timed_s) break;
   }
-  std::sort(runs.begin(), runs.end());
-  return 2.0 * n * n * n / runs[runs.size() / 2] / 1e9;
+  std::nth_element(runs.begin(), runs.begin() + runs.size() / 2, runs.end());
+  return runs[runs.size() / 2];
 }
 
 }  // namespace cpuft

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 
 #include "cpuft/io/hf_config.h"
 
@@ -13,8 +14,24 @@ namespace cpuft {
 // weight products of every layer and the QA head, and attention's QK^T and PV.
 double step_flops(const ModelConfig& config, int batch, int seq, bool train);
 
-// GFLOP/s of oneDNN's matrix product in this dtype on 2048 x 2048 x 2048 (median of four runs after
-// one warm-up), on the threads this process has, with operands of pseudo-random values in [-1, 1): a
+// How long a rate is timed: untimed runs for warmup_s (at least one), then timed runs for at least
+// timed_s and min_runs, at most max_runs. On a shared machine single runs of the peak product move by
+// 10-15% (a 2-core Zen 4 VM: 370-455 GFLOP/s within a second), and its two cores sometimes run at half
+// the rate for the first half second after the second one was idle: the median of four runs after one
+// warm-up moved MFU by several points between runs, once to 166% (docs/performance.md, "A peak that holds
+// still").
+struct RateTiming {
+  double warmup_s = 0.5;
+  double timed_s = 1.0;
+  int min_runs = 5;
+  int max_runs = 200;
+};
+
+// The median duration of run() over the timed runs of `timing`.
+double median_run_seconds(const std::function<void()>& run, const RateTiming& timing = {});
+
+// GFLOP/s of oneDNN's matrix product in this dtype on 2048 x 2048 x 2048 (the median run under
+// RateTiming's defaults), on the threads this process has, with operands of pseudo-random values in [-1, 1): a
 // product of zeros runs faster than one of real values where the chip's power depends on the data (AMX:
 // about 2.0 against 1.7 TFLOP/s, docs/performance.md), and the model's operands are real values. The
 // weight is read as the model's products read theirs: in bf16, from oneDNN's blocked layout where bf16

@@ -81,8 +81,8 @@ TEST(RateTiming, MedianOfTheTimedRuns) {
   EXPECT_LT(median, 0.02);
 }
 
-// At least min_runs timed runs however long they take, at most max_runs however short timed_s says,
-// and one warm-up run where warmup_s is 0.
+// At least min_runs timed runs however long they take, at most max_runs however long timed_s says, one
+// warm-up run where warmup_s is 0, and one timed run where the bounds ask for none.
 TEST(RateTiming, RunCountsWithinTheirBounds) {
   int calls = 0;
   median_run_seconds([&] { sleep_ms(20); ++calls; }, RateTiming{0.0, 0.001, 4, 100});
@@ -91,8 +91,11 @@ TEST(RateTiming, RunCountsWithinTheirBounds) {
   median_run_seconds([&] { ++calls; }, RateTiming{0.0, 60.0, 5, 7});
   EXPECT_EQ(calls, 1 + 7);
   calls = 0;
-  median_run_seconds([&] { ++calls; }, RateTiming{0.0, 0.05, 5, 1000000});
-  EXPECT_GT(calls, 1 + 5);  // fast runs go on until timed_s has passed
+  median_run_seconds([&] { sleep_ms(1); ++calls; }, RateTiming{0.0, 0.05, 5, 100000});
+  EXPECT_GT(calls, 1 + 5);  // short runs go on until timed_s has passed
+  calls = 0;
+  EXPECT_GE(median_run_seconds([&] { ++calls; }, RateTiming{0.0, 0.0, 0, 0}), 0.0);
+  EXPECT_EQ(calls, 1 + 1);
 }
 
 }  // namespace

@@ -58,12 +58,13 @@ double median_run_seconds(const std::function<void()>& run, const RateTiming& ti
   while (now_s() - warm < timing.warmup_s);
   std::vector<double> runs;
   const double start = now_s();
-  while (static_cast<int>(runs.size()) < timing.max_runs) {
+  for (;;) {  // at least one timed run, whatever the bounds say
     const double t0 = now_s();
     run();
     const double t1 = now_s();
     runs.push_back(t1 - t0);
-    if (static_cast<int>(runs.size()) >= timing.min_runs && t1 - start >= timing.timed_s) break;
+    const int timed = static_cast<int>(runs.size());
+    if (timed >= timing.max_runs || (timed >= timing.min_runs && t1 - start >= timing.timed_s)) break;
   }
   std::nth_element(runs.begin(), runs.begin() + runs.size() / 2, runs.end());
   return runs[runs.size() / 2];

@@ -15,11 +15,11 @@ namespace cpuft {
 double step_flops(const ModelConfig& config, int batch, int seq, bool train);
 
 // How long a rate is timed: untimed runs for warmup_s (at least one), then timed runs for at least
-// timed_s and min_runs, at most max_runs. On a shared machine single runs of the peak product move by
-// 10-15% (a 2-core Zen 4 VM: 370-455 GFLOP/s within a second), and its two cores sometimes run at half
-// the rate for the first half second after the second one was idle: the median of four runs after one
-// warm-up moved MFU by several points between runs, once to 166% (docs/performance.md, "A peak that holds
-// still").
+// timed_s and min_runs, at most max_runs (at least one). On a shared machine single runs of the peak
+// product move by 10-15% (a 2-core Zen 4 VM: 370-455 GFLOP/s within a second), and the first runs of a
+// process there sometimes went at half the rate for up to half a second: the median of four runs after
+// one warm-up moved MFU by up to 11 points between runs, once to 166% (docs/performance.md, "A peak that
+// holds still").
 struct RateTiming {
   double warmup_s = 0.5;
   double timed_s = 1.0;

@@ -90,15 +90,25 @@ def build_model(a, transformers):
 
 
 def matmul_peak_gflops(torch, n, dtype):
-    """torch.matmul GFLOP/s of an n x n x n product in `dtype` (median of 3 after one warm-up)."""
+    """torch.matmul GFLOP/s of an n x n x n product in `dtype`, timed as `cpuft bench` times its peak
+    (src/cpuft/perf/step_flops.h RateTiming): untimed runs for half a second (at least one), then the
+    median of the runs of at least a second (at least 5, at most 200)."""
     x = torch.randn(n, n).to(dtype)
     w = torch.randn(n, n).to(dtype)
+    start = time.perf_counter()
+    while True:
+        torch.matmul(x, w)
+        if time.perf_counter() - start >= 0.5:
+            break
     runs = []
-    for r in range(4):
+    start = time.perf_counter()
+    while True:
         t0 = time.perf_counter()
         torch.matmul(x, w)
-        if r > 0:
-            runs.append(time.perf_counter() - t0)
+        t1 = time.perf_counter()
+        runs.append(t1 - t0)
+        if len(runs) >= 200 or (len(runs) >= 5 and t1 - start >= 1.0):
+            break
     return 2.0 * n ** 3 / statistics.median(runs) / 1e9
 
 

@@ -61,7 +61,7 @@ TEST(StepFlops, DistilBertBaseCountedFromItsShapes) {
 void sleep_ms(int ms) { std::this_thread::sleep_for(std::chrono::milliseconds(ms)); }
 
 // A slow start is run off before the timing: six runs of 30 ms and then runs of 1 ms, warmed up for a
-// quarter second, time at about 1 ms. Timed from the second run (one warm-up run, as the peak was
+// quarter second, timed at about 1 ms. Timed from the second run (one warm-up run, as the peak was
 // before), five slow runs would fill the series and its median.
 TEST(RateTiming, SlowFirstRunsAreWarmUpNotTimed) {
   int calls = 0;

@@ -1,9 +1,10 @@
 #include "cpuft/perf/step_flops.h"
 
-#include <algorithm>
+#include <utility>
 #include <vector>
 
 #include "cpuft/kernels/gemm.h"
+#include "cpuft/perf/data_parallel_timing.h"
 #include "cpuft/tensor/bf16.h"
 #include "cpuft/tensor/dtype.h"
 #include "cpuft/util/aligned_vector.h"
@@ -66,8 +67,7 @@ double median_run_seconds(const std::function<void()>& run, const RateTiming& ti
     const int timed = static_cast<int>(runs.size());
     if (timed >= timing.max_runs || (timed >= timing.min_runs && t1 - start >= timing.timed_s)) break;
   }
-  std::nth_element(runs.begin(), runs.begin() + runs.size() / 2, runs.end());
-  return runs[runs.size() / 2];
+  return median(std::move(runs));
 }
 
 }  // namespace cpuft

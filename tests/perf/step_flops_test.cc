@@ -98,5 +98,35 @@ TEST(RateTiming, RunCountsWithinTheirBounds) {
   EXPECT_EQ(calls, 1 + 1);
 }
 
+// The peak against a step at 380 GFLOP/s: read once when it is above the step; read again while it is
+// below, the highest reading kept (not the last); at most `tries` readings, and then said to be below.
+TEST(PeakForStep, ReadOnceWhenAboveTheStep) {
+  int calls = 0;
+  const PeakReading r = peak_for_step(380.0, [&] { return ++calls, 450.0; });
+  EXPECT_EQ(calls, 1);
+  EXPECT_EQ(r.readings, 1);
+  EXPECT_DOUBLE_EQ(r.gflops, 450.0);
+  EXPECT_FALSE(r.below_step);
+}
+
+TEST(PeakForStep, ReadAgainWhileBelowTheStepAndTheHighestKept) {
+  const double readings[] = {225.0, 440.0, 300.0};
+  int calls = 0;
+  const PeakReading r = peak_for_step(380.0, [&] { return readings[calls++]; });
+  EXPECT_EQ(calls, 2);
+  EXPECT_EQ(r.readings, 2);
+  EXPECT_DOUBLE_EQ(r.gflops, 440.0);
+  EXPECT_FALSE(r.below_step);
+}
+
+TEST(PeakForStep, BelowTheStepAfterEveryTryIsSaid) {
+  const double readings[] = {225.0, 260.0, 230.0, 450.0};
+  int calls = 0;
+  const PeakReading r = peak_for_step(380.0, [&] { return readings[calls++]; }, 3);
+  EXPECT_EQ(calls, 3);
+  EXPECT_DOUBLE_EQ(r.gflops, 260.0);
+  EXPECT_TRUE(r.below_step);
+}
+
 }  // namespace
 }  // namespace cpuft

@@ -143,8 +143,9 @@ std::string fmt(const char* f, double x) {
   return buf;
 }
 
-void print_text(const BenchArgs& a, const Communicator& comm, double t, double achieved, double peak, double total,
-                const Profile& prof, const DataParallelFigures* dp) {
+void print_text(const BenchArgs& a, const Communicator& comm, double t, double achieved, const PeakReading& reading,
+                double total, const Profile& prof, const DataParallelFigures* dp) {
+  const double peak = reading.gflops;
   const int ranks = comm.size();
   std::printf("cpuft bench: %s %s, %lld layers, hidden %lld, batch %d x seq %d, %d threads, %s\n",
               a.eval ? "forward" : "training step", a.bf16 ? "bf16" : "fp32", static_cast<long long>(a.model.layers),
@@ -164,6 +165,10 @@ void print_text(const BenchArgs& a, const Communicator& comm, double t, double a
   row(std::string("achieved GFLOP/s") + (dp ? " (per rank)" : ""), fmt("%.1f", achieved));
   row(std::string("oneDNN ") + (a.bf16 ? "bf16" : "f32") + " matmul peak", fmt("%.1f GFLOP/s (2048^3, model's weight layout, same run)", peak));
   row("share of peak (MFU)", fmt("%.1f%%", 100.0 * achieved / peak));
+  if (reading.below_step)
+    std::printf("  (the peak read below the step's own rate in all %d timings: the machine was busy while it was\n"
+                "   timed, so this MFU is not a measure; run again on an idle machine)\n",
+                reading.readings);
   row("peak RSS", fmt("%.0f MiB", static_cast<double>(peak_rss_mib())));
   if (dp) {
     row("one-rank step (no allreduce)", fmt("%.3f s", dp->local_step_s));
@@ -265,8 +270,9 @@ int cmd_bench(const Argv& argv, Communicator& comm, const StartComm& start_comm)
   if (dp) total = t * a.steps;  // the profile covers the data-parallel steps
   const Profile prof = a.profile ? collect_profile(total, a.steps) : Profile{};
   const double flops = step_flops(a.model, a.batch, a.seq, !a.eval);
-  const double peak = gemm_peak_gflops(a.bf16);
   const double achieved = flops / t / 1e9;
+  const PeakReading reading = peak_for_step(achieved, [&] { return gemm_peak_gflops(a.bf16); });
+  const double peak = reading.gflops;
   if (!comm.is_root()) return 0;
   if (a.json) {
     // The same figures as the text report, for scripts (bench/compare.sh); keys as the PyTorch bench's.
@@ -276,7 +282,8 @@ int cmd_bench(const Argv& argv, Communicator& comm, const StartComm& start_comm)
         {"seq", a.seq},
         {"threads", omp_get_max_threads()}, {"steps", a.steps}, {"step_s", t},
         {"samples_per_s", comm.size() * a.batch / t}, {"tokens_per_s", comm.size() * a.batch * a.seq / t},
-        {"gflops", achieved}, {"peak_gflops", peak}, {"mfu", achieved / peak}, {"peak_rss_mib", peak_rss_mib()},
+        {"gflops", achieved}, {"peak_gflops", peak}, {"peak_readings", reading.readings},
+        {"peak_below_step", reading.below_step}, {"mfu", achieved / peak}, {"peak_rss_mib", peak_rss_mib()},
         {"backend", describe_gemm()}};
     if (dp) {
       j["ranks"] = comm.size();
@@ -306,7 +313,7 @@ int cmd_bench(const Argv& argv, Communicator& comm, const StartComm& start_comm)
     std::printf("%s\n", j.dump().c_str());
     return 0;
   }
-  print_text(a, comm, t, achieved, peak, total, prof, dp ? &*dp : nullptr);
+  print_text(a, comm, t, achieved, reading, total, prof, dp ? &*dp : nullptr);
   return 0;
 }
 

@@ -1,5 +1,6 @@
 #include "cpuft/perf/step_flops.h"
 
+#include <algorithm>
 #include <utility>
 #include <vector>
 
@@ -51,6 +52,16 @@ double gemm_peak_gflops(bool bf16) {
                    blocked_bytes ? blocked.data() : nullptr);
   });
   return 2.0 * n * n * n / seconds / 1e9;
+}
+
+PeakReading peak_for_step(double achieved, const std::function<double()>& measure, int tries) {
+  PeakReading r;
+  do {
+    r.gflops = std::max(r.gflops, measure());
+    ++r.readings;
+  } while (r.gflops < achieved && r.readings < tries);
+  r.below_step = r.gflops < achieved;
+  return r;
 }
 
 double median_run_seconds(const std::function<void()>& run, const RateTiming& timing) {

@@ -39,6 +39,18 @@ double median_run_seconds(const std::function<void()>& run, const RateTiming& ti
 // against 428-432 GFLOP/s), so that MFU is read against the fastest of the products the model runs.
 double gemm_peak_gflops(bool bf16);
 
+// The peak that MFU divides by, for a step that ran at `achieved` GFLOP/s: measure() (gemm_peak_gflops),
+// timed again, up to `tries` readings in all, while the highest reading is below the step's own rate,
+// which the products' peak cannot be. A slow spell longer than RateTiming's window still read the peak at
+// half the rate (225 against 440 GFLOP/s on a Zen 4 VM, MFU 164%: docs/performance.md, "Four levers on
+// attention weighed"). Gives the highest reading; below_step when even that is below the step's rate.
+struct PeakReading {
+  double gflops = 0;
+  int readings = 0;
+  bool below_step = false;
+};
+PeakReading peak_for_step(double achieved, const std::function<double()>& measure, int tries = 3);
+
 // The peak's operand: n values in [-1, 1) from seed, as f32 or (bf16) as n bf16 words in x's storage.
 void fill_peak_operand(float* x, int64_t n, bool bf16, uint32_t seed);
 

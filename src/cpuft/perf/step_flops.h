@@ -42,7 +42,7 @@ double gemm_peak_gflops(bool bf16);
 // The peak that MFU divides by, for a step that ran at `achieved` GFLOP/s: measure() (gemm_peak_gflops),
 // timed again, up to `tries` readings in all, while the highest reading is below the step's own rate,
 // which the products' peak cannot be. A slow spell longer than RateTiming's window still read the peak at
-// half the rate (225 against 440 GFLOP/s on a Zen 4 VM, MFU 164%: docs/performance.md, "Four levers on
+// half the rate (about 230 against 440 GFLOP/s on a Zen 4 VM, MFU 164%: docs/performance.md, "Four levers on
 // attention weighed"). Gives the highest reading; below_step when even that is below the step's rate.
 struct PeakReading {
   double gflops = 0;
